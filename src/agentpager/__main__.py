@@ -1,0 +1,3 @@
+from agentpager.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,124 @@
+"""Profile ``forge``: byte ranges aligned to UTF-8 characters, answered as JSON (section 6)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from agentpager.engine.lineindex import read_exact
+from agentpager.engine.textfile import open_regular
+from agentpager.engine.utf8 import is_continuation
+from agentpager.tools.args import Param, ToolSpec
+from agentpager.tools.base import Call, Profile, Tool, ToolError, binary_message
+from agentpager.tools.paths import resolve
+
+MAX_RANGE_BYTES = 65536
+_ALIGNMENT = "UTF-8 character boundary alignment"
+
+
+def _json(value: dict[str, Any]) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def error_form(message: str) -> str:
+    return _json({"error": message})
+
+
+def fs_read(call: Call, path: str, start_byte: int | None, end_byte: int | None) -> str:
+    for name, value in (("start_byte", start_byte), ("end_byte", end_byte)):
+        if value is not None and value < 0:
+            raise ToolError(f"Invalid range specified: {name} ({value}) must be >= 0.")
+    if start_byte is not None and end_byte is not None and start_byte > end_byte:
+        raise ToolError(f"Invalid range specified: start_byte ({start_byte}) is greater than end_byte ({end_byte}).")
+    resolved = resolve(call.root, path, "file")
+    found, _ = call.store.inspect(resolved.real, resolved.display)
+    if found.kind != "text":
+        raise ToolError(binary_message(found.mime))
+    if found.encoding != "utf-8":
+        raise ToolError(f"Only UTF-8 text files are supported; '{path}' is {found.encoding}.")
+    fd, st = open_regular(resolved.real)
+    try:
+        return call.answer(_read_range(fd, st.st_size, resolved.display, start_byte, end_byte))
+    finally:
+        os.close(fd)
+
+
+def _read_range(fd: int, size: int, name: str, start_byte: int | None, end_byte: int | None) -> str:
+    start = start_byte or 0
+    end = size if end_byte is None else end_byte
+    if start > size:
+        raise ToolError(
+            f"Invalid range specified: start_byte ({start}) is beyond the end of the file (file size {size})."
+        )
+    clamped = end > size
+    end = min(end, size)
+    if end - start > MAX_RANGE_BYTES:
+        raise ToolError(
+            f"Requested range is {end - start} bytes; the maximum per read is {MAX_RANGE_BYTES} bytes. "
+            f"Use start_byte and end_byte to read a smaller range (file size {size})."
+        )
+    # Read three bytes either side: enough to find the character boundaries.
+    window_start = max(0, start - 3)
+    window = read_exact(fd, min(end + 3, size) - window_start, window_start)
+
+    def byte_at(offset: int) -> int:
+        return window[offset - window_start]
+
+    actual_start = start
+    while 0 < actual_start < size and is_continuation(byte_at(actual_start)) and start - actual_start < 3:
+        actual_start -= 1
+    actual_end = end
+    while actual_end < size and is_continuation(byte_at(actual_end)) and actual_end - end < 3:
+        actual_end += 1
+    data = window[actual_start - window_start : actual_end - window_start]
+    try:
+        content, valid = data.decode("utf-8"), True
+    except UnicodeDecodeError:
+        content, valid = data.decode("utf-8", "replace"), False
+    start_adjusted = actual_start != start
+    end_reason = "Clamped to file size" if clamped else _ALIGNMENT if actual_end != end else None
+    return _json(
+        {
+            "path": name,
+            "content": content,
+            "metadata": {
+                "file_size": size,
+                "requested_range": {"start_byte": start_byte, "end_byte": end_byte},
+                "actual_range": {"start_byte": actual_start, "end_byte": actual_end},
+                "boundary_adjustments": {
+                    "start_adjusted": start_adjusted,
+                    "start_adjustment_reason": _ALIGNMENT if start_adjusted else None,
+                    "end_adjusted": end_reason is not None,
+                    "end_adjustment_reason": end_reason,
+                },
+                "is_partial": actual_start > 0 or actual_end < size,
+                "percent_of_file": round((actual_end - actual_start) * 100 / size, 1) if size else 100.0,
+                "valid_utf8": valid,
+            },
+        }
+    )
+
+
+PROFILE = Profile(
+    name="forge",
+    description="Byte ranges of UTF-8 text files, widened to whole characters, with JSON metadata.",
+    error_form=error_form,
+    guarded=False,
+    tools=(
+        Tool(
+            ToolSpec(
+                "fs_read",
+                "Read a UTF-8 text file, or the byte range [start_byte, end_byte) of it (at most "
+                "65536 bytes per read), widened to whole UTF-8 characters. Binary files are not "
+                "supported. Returns JSON with the content and metadata about the range.",
+                (
+                    Param("path", "string", "File path, relative to the workspace root or absolute inside it."),
+                    Param("start_byte", "integer", "First byte to read (0-based); default 0.", None, minimum=0),
+                    Param("end_byte", "integer", "Byte to stop before (exclusive); default the file size.", None, minimum=0),
+                ),
+            ),
+            fs_read,
+        ),
+    ),
+)

@@ -1,0 +1,90 @@
+"""Confinement to the workspace root and display paths (contract section 1)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from typing import Literal
+
+from agentpager.tools.base import ToolError
+
+Want = Literal["file", "directory"]
+
+
+def is_within(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or below it, by whole components (``/w/proj2`` is not in ``/w/proj``)."""
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+@dataclass(frozen=True)
+class Root:
+    """The workspace root as given (absolute, not resolved) and its real path."""
+
+    path: str
+    real: str
+
+    @classmethod
+    def of(cls, root: str | os.PathLike[str]) -> Root:
+        absolute = os.path.abspath(os.fspath(root))
+        return cls(absolute, os.path.realpath(absolute))
+
+    def display(self, argument: str) -> str:
+        """The argument as a path relative to the root, folded lexically, with ``/`` separators."""
+        joined = os.path.normpath(os.path.join(self.path, argument))
+        base = self.path
+        if os.path.isabs(argument) and not is_within(joined, self.path) and is_within(joined, self.real):
+            base = self.real
+        return os.path.relpath(joined, base).replace(os.sep, "/")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A path argument that passed every check: its real path, display path and stat."""
+
+    argument: str
+    real: str
+    display: str
+    st: os.stat_result
+
+    @property
+    def name(self) -> str:
+        return self.display
+
+
+# errno values that mean "cannot be resolved": counted as missing.
+_MISSING = {errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG}
+
+
+def resolve(root: Root, argument: str, want: Want) -> Resolved:
+    """Check a path argument in the contract's order; raise ToolError with the first failure."""
+    if argument == "":
+        raise ToolError("path must not be empty.")
+    if "\0" in argument:
+        raise ToolError("Path contains a NUL byte.")
+    real = os.path.realpath(os.path.join(root.path, argument))
+    if not is_within(real, root.real):
+        raise ToolError(f"Path '{argument}' is outside the workspace.")
+    noun = "File" if want == "file" else "Directory"
+    try:
+        st = os.stat(real)
+    except PermissionError:
+        raise ToolError(f"Permission denied: '{argument}'.") from None
+    except OSError as error:
+        if error.errno in _MISSING:
+            raise ToolError(f"{noun} '{argument}' does not exist.") from None
+        raise
+    if want == "file":
+        if stat.S_ISDIR(st.st_mode):
+            raise ToolError(f"'{argument}' is a directory.")
+        if not stat.S_ISREG(st.st_mode):
+            raise ToolError(f"'{argument}' is not a regular file.")
+        readable = os.access(real, os.R_OK)
+    else:
+        if not stat.S_ISDIR(st.st_mode):
+            raise ToolError(f"'{argument}' is not a directory.")
+        readable = os.access(real, os.R_OK | os.X_OK)
+    if not readable:
+        raise ToolError(f"Permission denied: '{argument}'.")
+    return Resolved(argument, real, root.display(argument), st)

@@ -1,0 +1,101 @@
+"""The Python API: a workspace root and a profile, answering tool calls with the contract's text."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentpager.engine.content import ContentStore
+from agentpager.engine.lineindex import FileChanged
+from agentpager.engine.tokens import count_tokens
+from agentpager.tools import get_profile
+from agentpager.tools.base import Call, ToolError, schema_of
+from agentpager.tools.guard import GuardSettings, guard
+from agentpager.tools.listing import ListingCache
+from agentpager.tools.paths import Root
+
+_ATTEMPTS = 3
+INTERNAL_ERROR = "Internal error in agentpager"
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    text: str
+    """The exact output the agent receives."""
+    is_error: bool
+    """Whether the output is one of the contract's error texts."""
+    truncated: bool = False
+    """Whether the output guard cut it."""
+
+
+class UnknownToolError(ValueError):
+    """The profile has no tool of that name."""
+
+
+class Workspace:
+    """Tool calls against one root with one profile.
+
+    ``max_output_chars`` defaults to ``$QQ_MAX_TOOL_OUTPUT``, else 28000. File indexes, converted
+    documents and listings are kept between calls, so paging through a file costs one window.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] = ".",
+        profile: str = "qq",
+        max_output_chars: int | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.root = Root.of(root)
+        self.profile = get_profile(profile)
+        self.guard_settings = GuardSettings.from_env(max_output_chars)
+        self.store = ContentStore(Path(cache_dir) if cache_dir else None)
+        self.listings = ListingCache()
+
+    def with_profile(self, profile: str) -> Workspace:
+        """The same workspace (sharing its indexes and caches) with another profile."""
+        other = object.__new__(Workspace)
+        other.__dict__.update(self.__dict__)
+        other.profile = get_profile(profile)
+        return other
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The profile's tools: name, description and JSON Schema of the arguments."""
+        return schema_of(self.profile)
+
+    def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+        """Run one tool call. Never raises for anything an agent can send."""
+        found = self.profile.tool(tool)
+        if found is None:
+            names = ", ".join(t.spec.name for t in self.profile.tools)
+            raise UnknownToolError(f"Profile '{self.profile.name}' has no tool '{tool}'. Tools: {names}.")
+        guard_settings = self.guard_settings if self.profile.guarded else None
+        for _ in range(_ATTEMPTS):
+            call = Call(self.root, self.store, self.listings, tool, guard_settings)
+            try:
+                bound = found.spec.bind(arguments or {})
+                return ToolResult(found.run(call, **bound), False, call.truncated)
+            except ToolError as error:
+                return self._error(tool, error.message)
+            except FileChanged:
+                continue
+            except OSError as error:
+                return self._error(tool, f"Could not read the file: {error.strerror or error}.")
+            except Exception as error:  # a bug: answer, so that no agent or UI goes down with it
+                return self._error(tool, f"{INTERNAL_ERROR}: {type(error).__name__}: {error}")
+        return self._error(tool, "The file kept changing while it was being read; try again.")
+
+    def _error(self, tool: str, message: str) -> ToolResult:
+        text = self.profile.error_form(message)
+        truncated = False
+        if self.profile.guarded:
+            text, truncated = guard([text], tool, self.guard_settings)
+        return ToolResult(text, True, truncated)
+
+    @staticmethod
+    def count_tokens(text: str) -> int:
+        """cl100k_base tokens in ``text`` (tiktoken, offline)."""
+        return count_tokens(text)
