@@ -16,7 +16,7 @@ from pathlib import Path
 from agentpager.engine import cache
 from agentpager.engine.classify import HEAD_SIZE, Classification, classify
 from agentpager.engine.documents import ConversionError, convert_document
-from agentpager.engine.lineindex import BLOCK_SIZE, Stamp, iter_bytes
+from agentpager.engine.lineindex import Stamp, iter_bytes
 from agentpager.engine.textfile import TextFile, open_regular
 
 
@@ -111,7 +111,7 @@ def _reencoded(path: str, found: Classification) -> Iterator[bytes]:
     decoder = codecs.getincrementaldecoder(found.encoding)("replace")
     fd, st = open_regular(path)
     try:
-        for chunk in iter_bytes(fd, found.bom_length, st.st_size, BLOCK_SIZE):
+        for chunk in iter_bytes(fd, found.bom_length, st.st_size):
             yield decoder.decode(chunk).encode("utf-8")
         yield decoder.decode(b"", final=True).encode("utf-8")
     finally:

@@ -253,11 +253,11 @@ class LineIndex:
         return self._starts[block], self._chars[block]
 
 
-def iter_bytes(fd: int, start: int, end: int, chunk: int = BLOCK_SIZE) -> Iterator[bytes]:
-    """The bytes ``[start, end)`` in chunks; FileChanged when the file no longer holds them."""
+def iter_bytes(fd: int, start: int, end: int) -> Iterator[bytes]:
+    """The bytes ``[start, end)`` a block at a time; FileChanged when the file no longer holds them."""
     position = start
     while position < end:
-        length = min(chunk, end - position)
+        length = min(BLOCK_SIZE, end - position)
         yield read_exact(fd, length, position)
         position += length
 

@@ -1,4 +1,4 @@
-"""The agent file tools, one module per profile, exact to docs/TOOLS contract."""
+"""The agent file tools, one module per profile, exact to the contract in docs/TOOLS.md."""
 
 from __future__ import annotations
 

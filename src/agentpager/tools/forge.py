@@ -66,10 +66,10 @@ def _read_range(fd: int, size: int, name: str, start_byte: int | None, end_byte:
         return window[offset - window_start]
 
     actual_start = start
-    while 0 < actual_start < size and is_continuation(byte_at(actual_start)) and start - actual_start < 3:
+    while 0 < actual_start < size and start - actual_start < 3 and is_continuation(byte_at(actual_start)):
         actual_start -= 1
     actual_end = end
-    while actual_end < size and is_continuation(byte_at(actual_end)) and actual_end - end < 3:
+    while actual_end < size and actual_end - end < 3 and is_continuation(byte_at(actual_end)):
         actual_end += 1
     data = window[actual_start - window_start : actual_end - window_start]
     try:

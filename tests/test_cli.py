@@ -1,0 +1,87 @@
+"""``agentpager call`` and ``agentpager schema`` (contract section 10)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def agentpager(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "agentpager", *args], capture_output=True, cwd=cwd, timeout=60)
+
+
+def test_call_writes_the_exact_output_without_a_newline(root: Path) -> None:
+    (root / "a.txt").write_text("héllo\n")
+    done = agentpager("call", "read_file", '{"path": "a.txt"}', cwd=root)
+    assert done.returncode == 0
+    assert done.stdout == (
+        "[File: a.txt | Lines 1-1 of 1]\n[Note: Output limited to 200 lines max per request.]\n"
+        + "-" * 40 + "\nhéllo\n" + "-" * 40 + "\n[File read completed. Total lines: 1]"
+    ).encode()
+    assert done.stderr == b""
+
+
+def test_error_answers_exit_1_and_are_still_written(root: Path) -> None:
+    done = agentpager("call", "--root", str(root), "read_file", '{"path": "nope"}')
+    assert (done.returncode, done.stdout) == (1, b"Error: File 'nope' does not exist.")
+
+
+def test_default_arguments_and_other_profiles(root: Path) -> None:
+    (root / "a.txt").write_text("x")
+    assert agentpager("call", "--root", str(root), "list_files").stdout == b"a.txt"
+    forge = agentpager("call", "--root", str(root), "--profile", "forge", "fs_read", '{"path": "a.txt"}')
+    assert json.loads(forge.stdout)["content"] == "x"
+
+
+def test_max_output_chars(root: Path) -> None:
+    (root / "a.txt").write_text("y" * 500)
+    done = agentpager("call", "--root", str(root), "--max-output-chars", "100", "--profile", "vault",
+                      "read_file", '{"path": "a.txt"}')  # fmt: skip
+    assert done.stdout.startswith(b"y" * 100 + b"\n\n[OUTPUT TRUNCATED]\nTool 'read_file' returned ~142 tokens")
+    ignored = agentpager("call", "--root", str(root), "--max-output-chars", "-3", "--profile", "vault",
+                         "read_file", '{"path": "a.txt"}')  # fmt: skip
+    assert ignored.stdout == b"y" * 500 and b"ignoring --max-output-chars" in ignored.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("call", "no_such_tool"),
+        ("call", "read_file", "[1, 2]"),
+        ("call", "read_file", "{not json"),
+        ("call", "--profile", "nope", "read_file"),
+        ("call",),
+        ("schema", "--profile", "nope"),
+        ("schema", "--format", "xml"),
+    ],
+)
+def test_wrong_commands_exit_2_with_nothing_on_stdout(root: Path, args: tuple[str, ...]) -> None:
+    done = agentpager(*args, cwd=root)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr
+
+
+def schema(*args: str) -> list:
+    done = agentpager("schema", *args)
+    assert done.returncode == 0
+    return json.loads(done.stdout)
+
+
+def test_schema_formats() -> None:
+    openai = schema()
+    assert [tool["function"]["name"] for tool in openai] == ["read_file", "list_files", "count_files"]
+    assert openai[0]["type"] == "function"
+    parameters = openai[0]["function"]["parameters"]
+    assert parameters["required"] == ["path"]
+    assert parameters["properties"]["start_line"] == {
+        "type": "integer", "description": "First line to read (1-based).", "minimum": 1, "default": 1,
+    }  # fmt: skip
+    anthropic = schema("--profile", "crush", "--format", "anthropic")
+    assert anthropic[0]["name"] == "file_read"
+    assert anthropic[0]["input_schema"]["properties"]["end_line"]["type"] == ["integer", "null"]
+    mcp = schema("--profile", "forge", "--format", "mcp")
+    assert set(mcp[0]) == {"name", "description", "inputSchema"}

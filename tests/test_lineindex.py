@@ -1,0 +1,93 @@
+"""The sparse line index over several blocks: line and character lookups."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from agentpager.engine import lineindex
+from agentpager.engine.lineindex import LineIndex, Stamp
+
+
+@pytest.fixture(params=[0, 1 << 16], ids=["numpy", "bytes"])
+def small_blocks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lineindex, "BLOCK_SIZE", 16)
+    monkeypatch.setattr(lineindex, "NUMPY_MIN_BYTES", request.param)
+
+
+def indexed(path: Path, base: int = 0) -> tuple[int, LineIndex]:
+    fd = os.open(path, os.O_RDONLY)
+    index = LineIndex(base)
+    index.sync(fd, Stamp.of(os.fstat(fd)))
+    index.scan(fd)
+    return fd, index
+
+
+def test_lines_across_blocks(tmp_path: Path, small_blocks: None) -> None:
+    lines = [f"line {n}" * (n % 4) for n in range(1, 60)]
+    data = ("\r\n".join(lines) + "\r\n").encode()
+    (tmp_path / "f").write_bytes(data)
+    fd, index = indexed(tmp_path / "f")
+    try:
+        assert len(index._starts) > 10, "the file spans many blocks"
+        assert index.line_count(fd) == len(lines)
+        for number, line in enumerate(lines, 1):
+            start, end = index.line_start(fd, number), index.line_end(fd, number)
+            assert data[start:end].decode() == line
+    finally:
+        os.close(fd)
+
+
+def test_progress_and_cancel(tmp_path: Path, small_blocks: None) -> None:
+    (tmp_path / "f").write_bytes(b"abc\n" * 40)
+    fd = os.open(tmp_path / "f", os.O_RDONLY)
+    try:
+        index = LineIndex()
+        index.sync(fd, Stamp.of(os.fstat(fd)))
+        seen: list[tuple[int, int]] = []
+        cancel = threading.Event()
+
+        def progress(scanned: int, size: int) -> None:
+            seen.append((scanned, size))
+            if len(seen) == 3:
+                cancel.set()
+
+        with pytest.raises(lineindex.Cancelled):
+            index.scan(fd, progress=progress, cancel=cancel)
+        assert not index.complete and index.scanned == seen[-1][0] < 160
+        assert index.newline_count == index.scanned // 4, "what was scanned is kept"
+        index.scan(fd, progress=progress)
+        assert index.complete and seen[-1] == (160, 160)
+        assert index.line_count(fd) == 40
+    finally:
+        os.close(fd)
+
+
+def test_characters_across_blocks(tmp_path: Path, small_blocks: None) -> None:
+    text = "aé🎉\n" * 30 + "tail"
+    data = text.encode() + b"\xff\xe2\x82"
+    (tmp_path / "f").write_bytes(data)
+    fd, index = indexed(tmp_path / "f")
+    try:
+        index.ensure_chars(fd)
+        decoded = data.decode("utf-8", "replace")
+        assert index.char_count() == len(decoded)
+        for offset in range(0, len(decoded), 7):
+            byte, chars = index.char_checkpoint(offset)
+            assert chars <= offset
+            assert data[byte:].decode("utf-8", "replace") == decoded[chars:]
+    finally:
+        os.close(fd)
+
+
+def test_bom_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(b"\xef\xbb\xbfa\nb")
+    fd, index = indexed(tmp_path / "f", base=3)
+    try:
+        assert index.line_count(fd) == 2
+        assert (index.line_start(fd, 1), index.line_end(fd, 1)) == (3, 4)
+    finally:
+        os.close(fd)

@@ -1,0 +1,152 @@
+"""Confinement and display paths (contract section 1), with the attacks that broke other servers."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from agentpager import Workspace
+
+
+def first_line(text: str) -> str:
+    return text.split("\n", 1)[0]
+
+
+@pytest.fixture
+def outside(root: Path) -> Path:
+    """A sibling of the root whose name starts with the root's name."""
+    sibling = root.parent / (root.name + "2")
+    sibling.mkdir()
+    (sibling / "secret.txt").write_text("secret\n")
+    return sibling
+
+
+def test_sibling_sharing_the_roots_prefix_is_outside(root: Path, outside: Path, call) -> None:
+    for argument in ("../proj2/secret.txt", str(outside / "secret.txt")):
+        result = call("read_file", path=argument)
+        assert (result.text, result.is_error) == (f"Error: Path '{argument}' is outside the workspace.", True)
+
+
+def test_symlink_inside_pointing_outside_is_outside(root: Path, outside: Path, call) -> None:
+    (root / "link.txt").symlink_to(outside / "secret.txt")
+    (root / "linkdir").symlink_to(outside)
+    assert call("read_file", path="link.txt").text == "Error: Path 'link.txt' is outside the workspace."
+    assert call("read_file", path="linkdir/secret.txt").text == (
+        "Error: Path 'linkdir/secret.txt' is outside the workspace."
+    )
+    assert call("list_files", path="linkdir").text == "Error: Path 'linkdir' is outside the workspace."
+
+
+def test_symlink_pointing_outside_is_left_out_of_listings(root: Path, outside: Path, call) -> None:
+    (root / "inside.txt").write_text("in\n")
+    (root / "link.txt").symlink_to(outside / "secret.txt")
+    (root / "alias.txt").symlink_to(root / "inside.txt")
+    assert call("list_files").text == "alias.txt\ninside.txt"
+
+
+def test_symlink_inside_pointing_inside_keeps_its_name(root: Path, call) -> None:
+    (root / "real.txt").write_text("x\n")
+    (root / "alias.txt").symlink_to("real.txt")
+    assert call("read_file", path="alias.txt").text.startswith("[File: alias.txt | Lines 1-1 of 1]")
+
+
+def test_dotdot_back_into_the_root_is_folded(root: Path, call) -> None:
+    (root / "a.txt").write_text("x\n")
+    assert call("read_file", path="../proj/a.txt").text.startswith("[File: a.txt | ")
+    assert call("read_file", path="./sub/../a.txt").text.startswith("[File: a.txt | ")
+    assert call("read_file", path=str(root / "a.txt")).text.startswith("[File: a.txt | ")
+
+
+def test_dotdot_out_of_the_root_is_outside(call) -> None:
+    assert call("read_file", path="../../etc/passwd").text == (
+        "Error: Path '../../etc/passwd' is outside the workspace."
+    )
+    assert call("read_file", path="/etc/passwd").text == "Error: Path '/etc/passwd' is outside the workspace."
+
+
+def test_root_given_through_a_symlink(root: Path) -> None:
+    (root / "a.txt").write_text("x\n")
+    link = root.parent / "rootlink"
+    link.symlink_to(root)
+    workspace = Workspace(link)
+    for argument in ("a.txt", str(link / "a.txt"), str(root / "a.txt")):
+        assert first_line(workspace.call("read_file", {"path": argument}).text) == "[File: a.txt | Lines 1-1 of 1]"
+
+
+def test_empty_and_nul_paths(call) -> None:
+    assert call("read_file", path="").text == "Error: path must not be empty."
+    assert call("read_file", path="a\0b").text == "Error: Path contains a NUL byte."
+    assert call("list_files", path="").text == "Error: path must not be empty."
+
+
+def test_unresolvable_paths_count_as_missing(root: Path, call) -> None:
+    (root / "file.txt").write_text("x\n")
+    (root / "loop1").symlink_to("loop2")
+    (root / "loop2").symlink_to("loop1")
+    assert call("read_file", path="file.txt/x").text == "Error: File 'file.txt/x' does not exist."
+    assert call("read_file", path="loop1").text == "Error: File 'loop1' does not exist."
+    assert call("read_file", path="a" * 5000).text == f"Error: File '{'a' * 5000}' does not exist."[:28000]
+    assert call("list_files", path="nodir").text == "Error: Directory 'nodir' does not exist."
+    assert call("list_files", path="file.txt").text == "Error: 'file.txt' is not a directory."
+
+
+def run_briefly(function, *args):
+    """Run ``function`` in a thread and fail if it blocks (opening a FIFO would)."""
+    results = []
+    worker = threading.Thread(target=lambda: results.append(function(*args)), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert results, "the call blocked"
+    return results[0]
+
+
+def test_fifo_is_refused_without_blocking(root: Path, call) -> None:
+    os.mkfifo(root / "pipe")
+    for profile, tool, key in (("qq", "read_file", "path"), ("forge", "fs_read", "path"),
+                               ("crush", "file_read", "filename"), ("vault", "read_file", "path")):  # fmt: skip
+        result = run_briefly(lambda: call(tool, profile=profile, **{key: "pipe"}))
+        assert "'pipe' is not a regular file." in result.text
+        assert result.is_error
+
+
+def test_socket_is_refused(root: Path, call) -> None:
+    os.chdir(root)  # AF_UNIX paths are short; bind relative to the root
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind("sock")
+        assert call("read_file", path="sock").text == "Error: 'sock' is not a regular file."
+    finally:
+        server.close()
+
+
+def test_device_is_refused(root: Path, call) -> None:
+    try:
+        os.mknod(root / "null", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("creating a device node needs root")
+    assert call("read_file", path="null").text == "Error: 'null' is not a regular file."
+
+
+def test_unreadable_file_and_directory(public_root: Path, unprivileged) -> None:
+    (public_root / "locked.txt").write_text("secret\n")
+    (public_root / "locked.txt").chmod(0)
+    (public_root / "lockeddir").mkdir(mode=0)
+    workspace = Workspace(public_root)
+    output = unprivileged(
+        lambda: workspace.call("read_file", {"path": "locked.txt"}).text
+        + "|" + workspace.call("list_files", {"path": "lockeddir"}).text
+    )
+    assert output == "Error: Permission denied: 'locked.txt'.|Error: Permission denied: 'lockeddir'."
+
+
+@pytest.mark.parametrize(
+    ("argument", "display"),
+    [(".", "."), ("", "."), ("sub/../a.txt", "a.txt"), ("./a.txt", "a.txt"), ("../x/y", "../x/y")],
+)
+def test_display_path(root: Path, argument: str, display: str) -> None:
+    assert Workspace(root).root.display(argument) == display

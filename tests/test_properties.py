@@ -1,0 +1,180 @@
+"""Invariants over random files and arguments (hypothesis).
+
+Blocks are made tiny so that windows, characters and line breaks fall across block boundaries, and
+the numpy and bytes scanners both run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from unittest import mock
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentpager import Workspace
+from agentpager.engine import lineindex, utf8
+from agentpager.tools import PROFILE_NAMES, get_profile
+from agentpager.workspace import INTERNAL_ERROR
+
+FRAGMENTS = [b"a", b"xyz", b"\n", b"\r", b"\r\n", b"\x0c", "é".encode(), "🎉".encode(), "\u2028".encode(),
+             b"\xff", b"\xe2\x82", b"\x80", b"\x80\x80\x80\x80", b"\xf0\x9f", b"`"]  # fmt: skip
+text_files = st.lists(st.sampled_from(FRAGMENTS), max_size=80).map(lambda parts: b"".join(parts))
+block_sizes = st.sampled_from([4, 5, 13, 64, 1 << 20])
+scanners = st.sampled_from([0, 1 << 16])  # 0: numpy for every block; else bytes methods for small ones
+
+PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@contextmanager
+def workspace_with(data: bytes, block_size: int, numpy_min: int, profile: str = "qq"):
+    with tempfile.TemporaryDirectory() as directory, \
+            mock.patch.object(lineindex, "BLOCK_SIZE", block_size), \
+            mock.patch.object(lineindex, "NUMPY_MIN_BYTES", numpy_min):  # fmt: skip
+        Path(directory, "f.txt").write_bytes(data)
+        yield Workspace(directory, profile, max_output_chars=10**9)
+
+
+def contract_lines(data: bytes) -> list[str]:
+    """Section 3, written independently of the engine."""
+    text = data.decode("utf-8", "replace")
+    if not text:
+        return []
+    parts = text.split("\n")
+    last = parts.pop()
+    lines = [part[:-1] if part.endswith("\r") else part for part in parts]
+    return lines if text.endswith("\n") else [*lines, last]
+
+
+HEADER = re.compile(r"\[File: f\.txt \| Lines (\d+)-(\d+) of (\d+)\]")
+RULE = "\n" + "-" * 40 + "\n"
+
+
+@PROPERTY_SETTINGS
+@given(body=text_files, sizes=st.lists(st.integers(1, 7), min_size=1), block_size=block_sizes, numpy_min=scanners)
+def test_read_file_windows_reassemble_the_lines(body: bytes, sizes: list[int], block_size: int, numpy_min: int) -> None:
+    data = b"x" + body  # never a BOM or magic number
+    expected = contract_lines(data)
+    with workspace_with(data, block_size, numpy_min) as workspace:
+        lines: list[str] = []
+        start, turn = 1, 0
+        while True:
+            text = workspace.call("read_file", {"path": "f.txt", "start_line": start, "num_lines": sizes[turn % len(sizes)]}).text
+            first, last, total = map(int, HEADER.match(text).groups())
+            assert (first, total) == (start, len(expected))
+            body_text = text[text.index("\n", text.index(RULE.strip("\n"))) + 1 : text.rindex(RULE)]
+            window = body_text.split("\n")
+            assert len(window) == last - first + 1
+            lines.extend(window)
+            if last == total:
+                assert text.endswith(f"[File read completed. Total lines: {total}]")
+                break
+            assert text.endswith(f"request this again with start_line={last + 1}; total lines: {total}]")
+            start, turn = last + 1, turn + 1
+    assert lines == expected
+
+
+CONTINUING = re.compile(r"\[Continuing from char (\d+) of (\d+)\]\n\n")
+TRUNCATED = re.compile(r"\n\n\[\.\.\. truncated at char (\d+) of (\d+)\. Use offset=(\d+) to read more\.\]$")
+
+
+@PROPERTY_SETTINGS
+@given(body=text_files, length=st.integers(1, 9), block_size=block_sizes, numpy_min=scanners)
+def test_vault_chunks_reassemble_the_text(body: bytes, length: int, block_size: int, numpy_min: int) -> None:
+    data = b"x" + body
+    expected = data.decode("utf-8", "replace")
+    with workspace_with(data, block_size, numpy_min, "vault") as workspace:
+        pieces, offset = [], 0
+        while offset < len(expected):
+            text = workspace.call("read_file", {"path": "f.txt", "offset": offset, "length": length}).text
+            if offset:
+                continuing = CONTINUING.match(text)
+                assert continuing and continuing.groups() == (str(offset), str(len(expected)))
+                text = text[continuing.end() :]
+            truncated = TRUNCATED.search(text)
+            if truncated:
+                text = text[: truncated.start()]
+            pieces.append(text)
+            offset += length
+    assert "".join(pieces) == expected
+
+
+@PROPERTY_SETTINGS
+@given(
+    body=st.text(st.characters(blacklist_categories=("Cs", "Cc")) | st.just("\n"), max_size=60),
+    cuts=st.lists(st.integers(0, 400), max_size=8),
+)
+def test_forge_ranges_that_tile_a_file_reproduce_its_bytes(body: str, cuts: list[int]) -> None:
+    data = ("x" + body).encode()
+    points = sorted({0, len(data), *(cut % (len(data) + 1) for cut in cuts)})
+    with workspace_with(data, 1 << 20, 1 << 16, "forge") as forge:
+        rebuilt, covered = b"", 0
+        for start, end in zip(points, points[1:]):
+            answer = json.loads(forge.call("fs_read", {"path": "f.txt", "start_byte": start, "end_byte": end}).text)
+            actual = answer["metadata"]["actual_range"]
+            assert actual["start_byte"] <= start and actual["end_byte"] >= end
+            assert answer["content"].encode() == data[actual["start_byte"] : actual["end_byte"]]
+            assert answer["metadata"]["valid_utf8"]
+            rebuilt += data[max(covered, actual["start_byte"]) : actual["end_byte"]]
+            covered = max(covered, actual["end_byte"])
+    assert rebuilt == data
+
+
+@PROPERTY_SETTINGS
+@given(data=st.binary(max_size=40), cut=st.integers(0, 40))
+def test_decoding_from_a_restart_point_agrees_with_decoding_the_whole(data: bytes, cut: int) -> None:
+    point = utf8.restart_point(data, min(cut, len(data)))
+    whole = data.decode("utf-8", "replace")
+    assert data[:point].decode("utf-8", "replace") + data[point:].decode("utf-8", "replace") == whole
+
+
+# -- no arguments make a call raise -------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3),
+    max_leaves=6,
+)
+PATHS = ["a.txt", "image.png", "sub", "pipe", "out.txt", "", ".", "..", "/", "a.txt/x", "missing",
+         "../proj2/a.txt", ".git/x", "sub/../a.txt", "\x00", "é", "*"]  # fmt: skip
+
+
+def tool_arguments():
+    def for_tool(profile_and_tool):
+        profile, tool = profile_and_tool
+        names = [param.name for param in tool.spec.params]
+        keys = st.sampled_from([*names, "extra", ""]) | st.text(max_size=4)
+        values = st.sampled_from(PATHS) | json_values | st.integers(-3, 300).map(str)
+        return st.tuples(st.just(profile), st.just(tool.spec.name), st.dictionaries(keys, values, max_size=4))
+
+    every_tool = [(name, tool) for name in PROFILE_NAMES for tool in get_profile(name).tools]
+    return st.sampled_from(every_tool).flatmap(for_tool)
+
+
+def messy_workspace(directory: Path) -> Path:
+    root = directory / "proj"
+    (root / "sub").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "a.txt").write_text("one\ntwo\n")
+    (root / "é").write_bytes(b"\xff\xfe\x00")
+    (root / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 30)
+    os.mkfifo(root / "pipe")
+    (directory / "outside.txt").write_text("secret")
+    (root / "out.txt").symlink_to(directory / "outside.txt")
+    return root
+
+
+@settings(max_examples=400, deadline=None)
+@given(call=tool_arguments())
+def test_no_arguments_make_a_call_raise(call) -> None:
+    profile, tool, arguments = call
+    with tempfile.TemporaryDirectory() as directory:
+        workspace = Workspace(messy_workspace(Path(directory)), profile)
+        result = workspace.call(tool, arguments)
+    assert isinstance(result.text, str) and isinstance(result.is_error, bool)
+    assert INTERNAL_ERROR not in result.text
