@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -221,3 +222,23 @@ def test_missing_file(call) -> None:
 def test_directory(root: Path, call) -> None:
     (root / "sub").mkdir()
     assert call("read_file", path="sub").text == "Error: 'sub' is a directory."
+
+
+def test_an_edited_document_is_converted_again(root: Path, call) -> None:
+    document = write_docx(root / "notes.docx", ["First version"])
+    assert "First version" in call("read_file", path="notes.docx").text
+    write_docx(document, ["Second version", "with more"])
+    os.utime(document, ns=(1, 10**18))  # a different mtime even on coarse clocks
+    assert call("read_file", path="notes.docx").text == window("notes.docx", 1, 3, 3, "Second version\n\nwith more")
+
+
+def test_xlsx_is_converted_to_a_markdown_table(root: Path, call) -> None:
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.active.title = "Prices"
+    book.active.append(["item", "price"])
+    book.active.append(["tea", 3])
+    book.save(root / "prices.xlsx")
+    text = call("read_file", path="prices.xlsx").text
+    assert text.startswith("[File: prices.xlsx | Lines 1-")
+    assert "## Prices" in text and "| tea | 3 |" in text
