@@ -93,9 +93,12 @@ class LineIndex:
     def __init__(self, base: int = 0) -> None:
         self.base = base
         self.lock = threading.RLock()
+        self.generation = 0
+        """Counts the times the index started over: a reader of an older generation is stale."""
         self._reset(None)
 
     def _reset(self, stamp: Stamp | None) -> None:
+        self.generation += 1
         self.stamp = stamp
         self._starts = [self.base]
         self._newlines = [0]
@@ -159,17 +162,21 @@ class LineIndex:
         until: int | None = None,
         progress: Callable[[int, int], None] | None = None,
         cancel: threading.Event | None = None,
+        generation: int | None = None,
     ) -> None:
         """Scan blocks until byte ``until`` (default: the end) is covered.
 
         ``progress(scanned, size)`` is called after each block; a set ``cancel`` event stops the
-        scan with :class:`Cancelled`, keeping what was scanned.
+        scan with :class:`Cancelled`, keeping what was scanned. A ``generation`` other than the
+        index's means ``fd`` is no longer the file indexed: FileChanged.
         """
         target = self.size if until is None else min(until, self.size)
         while self.scanned < target:
             if cancel is not None and cancel.is_set():
                 raise Cancelled()
             with self.lock:
+                if generation is not None and generation != self.generation:
+                    raise FileChanged("the file was replaced while it was being indexed")
                 if self.scanned < target:
                     self._scan_block(fd)
             if progress is not None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from agentpager.engine.lazytext import LazyText, Text
-from agentpager.engine.lineindex import LineIndex, Stamp, iter_bytes, iter_text
+from agentpager.engine.lineindex import FileChanged, LineIndex, Stamp, iter_bytes, iter_text
 from agentpager.engine.utf8 import decode_chunks
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
@@ -45,35 +45,51 @@ class TextFile:
         """A reader over the file as it is now. Use what it returns before the block ends."""
         fd, st = open_regular(self.path)
         try:
-            self.index.sync(fd, Stamp.of(st))
-            yield TextReader(fd, self.index)
+            with self.index.lock:
+                self.index.sync(fd, Stamp.of(st))
+                generation = self.index.generation
+            yield TextReader(fd, self.index, generation)
         finally:
             os.close(fd)
 
 
 class TextReader:
-    """One consistent view of a TextFile: every answer describes the same bytes."""
+    """One consistent view of a TextFile: every answer describes the same bytes.
 
-    def __init__(self, fd: int, index: LineIndex) -> None:
+    Another reader of the same file (a viewer following it, say) may extend the shared index: that
+    only adds lines after these. If it starts the index over because the file was replaced or
+    truncated, this reader's answers raise FileChanged rather than mix two versions.
+    """
+
+    def __init__(self, fd: int, index: LineIndex, generation: int) -> None:
         self.fd = fd
         self.index = index
+        self.generation = generation
+
+    def _check(self) -> None:
+        if self.index.generation != self.generation:
+            raise FileChanged("the file was replaced or truncated during the read")
 
     def build_index(
         self,
         progress: Callable[[int, int], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> None:
-        self.index.scan(self.fd, progress=progress, cancel=cancel)
+        self.index.scan(self.fd, progress=progress, cancel=cancel, generation=self.generation)
 
     def line_count(self) -> int:
         """Lines in the whole file (scanning what is not yet indexed)."""
-        self.index.scan(self.fd)
-        return self.index.line_count(self.fd)
+        self.build_index()
+        with self.index.lock:
+            self._check()
+            return self.index.line_count(self.fd)
 
     def lines_text(self, first: int, last: int) -> Text:
         """Lines ``first..last`` (1-based, inclusive, existing) joined by ``\\n``."""
-        start = self.index.line_start(self.fd, first)
-        end = self.index.line_end(self.fd, last)
+        with self.index.lock:
+            self._check()
+            start = self.index.line_start(self.fd, first)
+            end = self.index.line_end(self.fd, last)
         return LazyText.of(lambda: iter_text(self.fd, start, end, join_lines=True), end - start)
 
     def iter_lines(self, first: int, last: int) -> Iterator[str]:
@@ -89,16 +105,20 @@ class TextReader:
 
     def char_count(self) -> int:
         """Characters in the whole decoded file."""
-        self.index.scan(self.fd)
-        self.index.ensure_chars(self.fd)
-        return self.index.char_count()
+        self.build_index()
+        with self.index.lock:
+            self._check()
+            self.index.ensure_chars(self.fd)
+            return self.index.char_count()
 
     def chars_text(self, offset: int, length: int) -> Text:
         """``length`` characters from character ``offset`` (both within the file)."""
         self.char_count()
-        start, start_chars = self.index.char_checkpoint(offset)
+        with self.index.lock:
+            self._check()
+            start, start_chars = self.index.char_checkpoint(offset)
+            end = self.index.size
         skip = offset - start_chars
-        end = self.index.size
 
         def chunks() -> Iterator[str]:
             to_skip, wanted = skip, length
