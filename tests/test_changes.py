@@ -22,13 +22,13 @@ def scanned_blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Small blocks, and the start offset of every block the index scans."""
     monkeypatch.setattr(lineindex, "BLOCK_SIZE", 64)
     starts: list[int] = []
-    real_scan = lineindex.LineIndex._scan_block
+    real_count = lineindex.count_blocks
 
-    def counting_scan(self: lineindex.LineIndex, fd: int) -> None:
-        starts.append(self.scanned)
-        real_scan(self, fd)
+    def recording_count(fd: int, ranges: list[tuple[int, int]], *args: object, **kwargs: object) -> object:
+        starts.extend(start for start, _ in ranges)
+        return real_count(fd, ranges, *args, **kwargs)
 
-    monkeypatch.setattr(lineindex.LineIndex, "_scan_block", counting_scan)
+    monkeypatch.setattr(lineindex, "count_blocks", recording_count)
     return starts
 
 
@@ -102,8 +102,9 @@ WINDOW = re.compile(r"\[File: log\.txt \| Lines (\d+)-(\d+) of (\d+)\]\n[^\n]*\n
 def test_headers_always_agree_with_their_lines_while_a_writer_works(root: Path, monkeypatch) -> None:
     """A writer appends, truncates and replaces the file while two readers share its index.
 
-    Every state of the file is ``v{version} line {n}`` for n = 1..M, so each answer must hold the
-    lines its header names, all of one version.
+    Every state of the file is ``v{version} line {n}`` for n = 1..M (the last line possibly cut
+    short by an append caught half done), so each answer must hold the lines its header names, all
+    of one version.
     """
     monkeypatch.setattr(lineindex, "BLOCK_SIZE", 256)
     log = root / "log.txt"
@@ -139,7 +140,10 @@ def test_headers_always_agree_with_their_lines_while_a_writer_works(root: Path, 
             first, last, total = (int(group) for group in window.groups()[:3])
             body = window.group(4).split("\n")
             version = body[0].split(" ")[0]
-            if last > total or body != [f"{version} line {n}" for n in range(first, last + 1)]:
+            expected = [f"{version} line {n}" for n in range(first, last + 1)]
+            if last == total:  # an append seen half done leaves a partial last line: a true state
+                expected[-1] = expected[-1][: len(body[-1])]
+            if last > total or body != expected:
                 failures.append(result.text)
             checked.append(first)
 

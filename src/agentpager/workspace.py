@@ -11,11 +11,12 @@ from typing import Any
 from agentpager.engine.content import ContentStore
 from agentpager.engine.lineindex import FileChanged
 from agentpager.engine.tokens import count_tokens
+from agentpager.fileview import FileView, ViewError
 from agentpager.tools import get_profile
 from agentpager.tools.base import Call, ToolError, schema_of
 from agentpager.tools.guard import GuardSettings, guard
 from agentpager.tools.listing import ListingCache
-from agentpager.tools.paths import Root
+from agentpager.tools.paths import Root, resolve
 
 _ATTEMPTS = 3
 INTERNAL_ERROR = "Internal error in agentpager"
@@ -94,6 +95,23 @@ class Workspace:
         if self.profile.guarded:
             text, truncated = guard([text], tool, self.guard_settings)
         return ToolResult(text, True, truncated)
+
+    def open_view(self, path: str) -> FileView:
+        """The file at ``path`` for a viewer, checked exactly as the tools check it.
+
+        Raises ViewError with the message an agent would get (binary, missing, outside, ...).
+        A document is converted here if it is not in the cache yet.
+        """
+        try:
+            resolved = resolve(self.root, path, "file")
+        except ToolError as error:
+            raise ViewError(error.message) from None
+        call = Call(self.root, self.store, self.listings, "", None)
+        try:
+            return FileView(resolved.display, call.text_of(resolved))
+        except ToolError as error:  # binary, or a document that could not be converted
+            found, stamp = self.store.inspect(resolved.real, resolved.display)
+            raise ViewError(error.message, found.mime, stamp.size) from None
 
     @staticmethod
     def count_tokens(text: str) -> int:

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from agentpager.engine.lazytext import LazyText, Text
-from agentpager.engine.lineindex import FileChanged, LineIndex, Stamp, iter_bytes, iter_text
+from agentpager.engine.lineindex import (
+    BLOCK_SIZE,
+    Cancelled,
+    FileChanged,
+    LineIndex,
+    Stamp,
+    iter_bytes,
+    iter_text,
+    read_exact,
+)
 from agentpager.engine.utf8 import decode_chunks
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
@@ -92,19 +102,91 @@ class TextReader:
             end = self.index.line_end(self.fd, last)
         return LazyText.of(lambda: iter_text(self.fd, start, end, join_lines=True), end - start)
 
-    def iter_lines(self, first: int, last: int) -> Iterator[str]:
-        """Lines ``first..last`` one at a time."""
-        if first > last:
-            return
-        pending = ""
-        for chunk in self.lines_text(first, last):
-            pieces = (pending + chunk).split("\n")
-            pending = pieces.pop()
-            yield from pieces
-        yield pending
+    def available_lines(self) -> int:
+        """Lines that can be read now: all of them once indexed, else those already scanned whole."""
+        with self.index.lock:
+            self._check()
+            return self.index.line_count(self.fd) if self.index.complete else self.index.newline_count
+
+    def line_prefixes(self, first: int, last: int, limit: int) -> list[tuple[str, bool]]:
+        """Each of lines ``first..last``: its first ``limit`` characters, and whether it is longer.
+
+        Only as much of the file is indexed as these lines need.
+        """
+        prefixes = []
+        self.index.scan_to_line(self.fd, last, self.generation)
+        with self.index.lock:
+            self._check()
+            spans = [(self.index.line_start(self.fd, n), self.index.line_end(self.fd, n)) for n in range(first, last + 1)]
+        for start, end in spans:
+            # A character takes at most four bytes: this many bytes always hold ``limit`` of them.
+            data = read_exact(self.fd, min(end - start, 4 * limit + 4), start)
+            text = data.decode("utf-8", "replace")
+            prefixes.append((text[:limit], len(text) > limit or start + len(data) < end))
+        return prefixes
+
+    def line_span(self, first: int, last: int) -> tuple[int, int]:
+        """Byte offsets of lines ``first..last`` in the file, the last line's break included."""
+        with self.index.lock:
+            self._check()
+            start = self.index.line_start(self.fd, first)
+            end = self.index.line_start(self.fd, last + 1) if last <= self.index.newline_count else self.index.size
+        return start, end
+
+    def char_offset(self, line: int) -> int:
+        """Characters of the decoded file before line ``line`` begins."""
+        self.char_count()
+        with self.index.lock:
+            self._check()
+            return self.index.char_offset_at(self.fd, self.index.line_start(self.fd, line))
+
+    def search(
+        self,
+        pattern: re.Pattern[str],
+        cancel: threading.Event | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Iterator[int]:
+        """Numbers of the lines where ``pattern`` matches, in order, reading a block at a time.
+
+        Compile the pattern with ``re.MULTILINE`` for ``^`` and ``$`` to match at line ends. A line
+        longer than a block is searched a block at a time (a match across two pieces is missed).
+        """
+        total = self.line_count()
+        line, position = 1, self.index.base
+        end = self.index.size
+        while line <= total:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled()
+            data = read_exact(self.fd, min(BLOCK_SIZE, end - position), position)
+            cut = len(data) if position + len(data) == end else data.rfind(b"\n")
+            if cut < 0:
+                if self._line_matches(pattern, line):
+                    yield line
+                line += 1
+                position = self.index.line_start(self.fd, line) if line <= total else end
+                continue
+            text = data[:cut].replace(b"\r\n", b"\n").decode("utf-8", "replace")
+            if text.endswith("\r") and cut < len(data):
+                text = text[:-1]  # the CR of the CRLF that ends this chunk
+            counted, counted_lines, last_found = 0, line, 0
+            for match in pattern.finditer(text):
+                counted_lines += text.count("\n", counted, match.start())
+                counted = match.start()
+                if counted_lines != last_found:
+                    last_found = counted_lines
+                    yield counted_lines
+            line += text.count("\n") + 1
+            position += cut + 1
+            if progress is not None:
+                progress(position, end)
+
+    def _line_matches(self, pattern: re.Pattern[str], line: int) -> bool:
+        start, end = self.index.line_start(self.fd, line), self.index.line_end(self.fd, line)
+        return any(pattern.search(text) for text in decode_chunks(iter_bytes(self.fd, start, end)))
 
     def char_count(self) -> int:
         """Characters in the whole decoded file."""
+        self.index.want_chars()
         self.build_index()
         with self.index.lock:
             self._check()

@@ -43,8 +43,6 @@ def decode_chunks(chunks: Iterable[bytes]) -> Iterator[str]:
         yield tail
 
 
-def decoded_length(data: bytes) -> int:
+def decoded_length(data: bytes | memoryview) -> int:
     """Characters in ``data`` decoded with replacement (``data`` must start at a restart point)."""
-    if data.isascii():
-        return len(data)
     return len(codecs.utf_8_decode(data, "replace", True)[0])

@@ -1,0 +1,261 @@
+"""agentpager's performance targets, each measured against coreutils in the same run.
+
+    python benchmarks/run.py [--data DIR] [--quick]
+
+Generates its data once (a 1 GB file of 10M lines, a 256 MB file that is one line, a tree of
+100,000 files) in DIR (default: $AGENTPAGER_BENCH_DIR, else the temp dir), measures each target as a
+median of repeated runs interleaved with the baseline, prints the ratios and the memory, and exits 1
+when a target is missed. ``--quick`` uses a 128 MB file and 20,000 files to check the script itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+MiB = 1 << 20
+
+
+@dataclass
+class Row:
+    what: str
+    measured: str
+    target: str
+    ok: bool
+
+
+def median_time(function: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def interleaved(ours: Callable[[], object], baseline: Callable[[], object], runs: int) -> tuple[float, float]:
+    """Medians of ``ours`` and ``baseline``, run alternately so both see the same machine load."""
+    mine, theirs = [], []
+    for _ in range(runs):
+        theirs.append(median_time(baseline, 1))
+        mine.append(median_time(ours, 1))
+    return statistics.median(mine), statistics.median(theirs)
+
+
+def shell(command: str) -> Callable[[], object]:
+    return lambda: subprocess.run(command, shell=True, check=True, stdout=subprocess.DEVNULL)
+
+
+# -- data ------------------------------------------------------------------------------------------
+
+
+def make_lines_file(path: Path, size: int, lines: int) -> None:
+    """``lines`` lines of varied length, ``size`` bytes in all (a pool of lines, repeated)."""
+    if path.exists() and path.stat().st_size == size:
+        return
+    rng = random.Random(7)
+    words = [b"alpha", b"beta", b"gamma", b"delta", b"epsilon", b"zeta", b"eta", b"theta", b"iota", b"kappa"]
+    pool_lines = 10_000
+    average = size // lines
+    pool = []
+    for n in range(pool_lines):
+        length = rng.randint(average // 2, average * 3 // 2)
+        text = b"%07d " % n + b" ".join(rng.choice(words) for _ in range(length // 5 + 1))
+        pool.append(text[: length - 1] + b"\n")
+    block = b"".join(pool)
+    repeats = lines // pool_lines
+    with open(path, "wb") as out:
+        for _ in range(repeats):
+            out.write(block)
+    # pad the last line to the exact size (it stays one line)
+    current = path.stat().st_size
+    with open(path, "r+b") as out:
+        if current > size:
+            out.truncate(size - 1)
+            out.seek(size - 1)
+            out.write(b"\n")
+        else:
+            out.seek(current - 1)
+            out.write(b"x" * (size - current) + b"\n")
+
+
+def make_one_line_file(path: Path, size: int) -> None:
+    if path.exists() and path.stat().st_size == size:
+        return
+    piece = bytes(range(32, 127)) * 11038
+    with open(path, "wb") as out:
+        written = 0
+        while written < size:
+            chunk = piece[: size - written]
+            out.write(chunk)
+            written += len(chunk)
+
+
+def make_tree(path: Path, files: int) -> None:
+    marker = path.parent / (path.name + ".complete")
+    if marker.exists():
+        return
+    shutil.rmtree(path, ignore_errors=True)
+    per_dir = 100
+    for n in range(files):
+        directory = path / f"d{n // (per_dir * 10):03d}" / f"e{(n // per_dir) % 10}"
+        if n % per_dir == 0:
+            directory.mkdir(parents=True, exist_ok=True)
+        (directory / f"file{n:06d}.{('py', 'txt', 'md', 'json')[n % 4]}").write_bytes(b"")
+    marker.write_text("")
+
+
+# -- measurements ----------------------------------------------------------------------------------
+
+MEMORY_PROBE = """
+import json, random, sys, threading, time
+from agentpager import Workspace
+
+def rss_anon():
+    for line in open("/proc/self/status"):
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1]) * 1024
+peak = [rss_anon()]
+done = threading.Event()
+def sample():
+    while not done.is_set():
+        peak[0] = max(peak[0], rss_anon())
+        time.sleep(0.001)
+threading.Thread(target=sample, daemon=True).start()
+root, name, calls = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+workspace = Workspace(root)
+start = time.perf_counter()
+results = [workspace.call("read_file", {"path": name, **arguments}) for arguments in calls]
+elapsed = time.perf_counter() - start
+done.set()
+peak[0] = max(peak[0], rss_anon())
+print(json.dumps({"elapsed": elapsed, "peak_anon": peak[0], "truncated": results[-1].truncated,
+                  "error": results[-1].is_error}))
+"""
+
+
+def memory_probe(root: Path, name: str, calls: list[dict]) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", MEMORY_PROBE, str(root), name, json.dumps(calls)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return json.loads(done.stdout)
+
+
+def benchmark(data: Path, quick: bool) -> list[Row]:
+    from agentpager import Workspace
+
+    rows: list[Row] = []
+    size, lines = (128 * MiB, 1_250_000) if quick else (1_000_000_000, 10_000_000)
+    tree_files = 20_000 if quick else 100_000
+    big, one_line, tree = data / f"lines-{size}.txt", data / "one-line-256M.txt", data / f"tree-{tree_files}"
+    print(f"data in {data} (generated once)", flush=True)
+    make_lines_file(big, size, lines)
+    make_one_line_file(one_line, 256 * MiB)
+    make_tree(tree, tree_files)
+    wc = shell(f"wc -l {big}")
+    wc()  # warm the page cache
+    runs = 5
+
+    def first_read() -> None:
+        result = Workspace(data).call("read_file", {"path": big.name, "start_line": lines // 2})
+        assert result.text.startswith(f"[File: {big.name} | Lines {lines // 2}-"), result.text[:200]
+
+    ours, baseline = interleaved(first_read, wc, runs)
+    ratio = ours / baseline
+    rows.append(Row("first read_file, middle of the big file (index build included)",
+                    f"{ours * 1000:.0f} ms = {ratio:.2f}x wc -l ({baseline * 1000:.0f} ms)", "<= 1.5x wc -l", ratio <= 1.5))  # fmt: skip
+
+    workspace = Workspace(data)
+    workspace.call("read_file", {"path": big.name})
+    rng = random.Random(3)
+    window_times = []
+    for _ in range(2000):
+        start_line = rng.randint(1, lines)
+        start = time.perf_counter()
+        workspace.call("read_file", {"path": big.name, "start_line": start_line})
+        window_times.append(time.perf_counter() - start)
+    window_times.sort()
+    p50, p99 = window_times[len(window_times) // 2], window_times[int(len(window_times) * 0.99)]
+    rows.append(Row("later 200-line windows, anywhere (2000 random)", f"p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms",
+                    "p99 <= 2 ms", p99 <= 0.002))  # fmt: skip
+
+    paging = [{"start_line": 1 + rng.randint(0, lines - 1)} for _ in range(500)]
+    probe = memory_probe(data, big.name, paging)
+    rows.append(Row("anonymous memory while paging the big file (index + 500 windows)",
+                    f"{probe['peak_anon'] / MiB:.1f} MB", "<= 50 MB", probe["peak_anon"] <= 50 * MiB))  # fmt: skip
+
+    probe = memory_probe(data, one_line.name, [{}])
+    rows.append(Row("read_file of a 256 MB file that is one line",
+                    f"{probe['elapsed']:.2f} s, {probe['peak_anon'] / MiB:.1f} MB, guarded={probe['truncated']}",
+                    "<= 2 s, <= 100 MB, guarded",
+                    probe["elapsed"] <= 2 and probe["peak_anon"] <= 100 * MiB and probe["truncated"]))  # fmt: skip
+
+    char_offset = size // 2
+
+    def vault_read() -> None:
+        result = Workspace(data, "vault").call("read_file", {"path": big.name, "offset": char_offset})
+        assert result.text.startswith(f"[Continuing from char {char_offset} of {size}]"), result.text[:200]
+
+    ours, baseline = interleaved(vault_read, wc, runs)
+    ratio = ours / baseline
+    rows.append(Row(f"vault read_file at char offset {char_offset:,} (fresh)",
+                    f"{ours * 1000:.0f} ms = {ratio:.2f}x wc -l", "<= 2x wc -l", ratio <= 2))  # fmt: skip
+
+    find = shell(f"find {tree} -type f | wc -l")
+    find()
+
+    def first_page() -> None:
+        result = Workspace(tree).call("list_files", {"recursive": True, "limit": 100})
+        assert result.text.startswith(f"[Files 1-100 of {tree_files}]"), result.text[:200]
+
+    ours, baseline = interleaved(first_page, find, runs)
+    ratio = ours / baseline
+    rows.append(Row(f"list_files(recursive=True, limit=100) over {tree_files:,} files",
+                    f"{ours * 1000:.0f} ms = {ratio:.2f}x find ({baseline * 1000:.0f} ms)", "<= 2x find", ratio <= 2))  # fmt: skip
+    workspace = Workspace(tree)
+    workspace.call("list_files", {"recursive": True, "limit": 100})
+    next_page = median_time(lambda: workspace.call("list_files", {"recursive": True, "limit": 100, "offset": 100}), 20)
+    rows.append(Row("the next page", f"{next_page * 1000:.2f} ms", "<= 10 ms", next_page <= 0.010))
+
+    small = data / "small.txt"
+    small.write_text("".join(f"line {n}\n" for n in range(300)))
+    command = [shutil.which("agentpager") or sys.executable, *([] if shutil.which("agentpager") else ["-m", "agentpager"])]
+    command += ["call", "--root", str(data), "read_file", '{"path": "small.txt"}']
+    process = median_time(lambda: subprocess.run(command, check=True, stdout=subprocess.DEVNULL), 11)
+    rows.append(Row("agentpager call read_file on a small file (whole process)", f"{process * 1000:.0f} ms",
+                    "<= 150 ms", process <= 0.150))  # fmt: skip
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=Path(os.environ.get("AGENTPAGER_BENCH_DIR", tempfile.gettempdir())) / "agentpager-bench")
+    parser.add_argument("--quick", action="store_true", help="small data, to check the script itself")
+    options = parser.parse_args()
+    options.data.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("AGENTPAGER_CACHE_DIR", str(options.data / "cache"))
+    rows = benchmark(options.data, options.quick)
+    width = max(len(row.what) for row in rows)
+    print()
+    for row in rows:
+        print(f"{'ok  ' if row.ok else 'MISS'} {row.what:<{width}}  {row.measured}  (target {row.target})")
+    missed = [row for row in rows if not row.ok]
+    print(textwrap.dedent(f"\n{len(rows) - len(missed)} of {len(rows)} targets met."))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""The viewer's API: line count with progress and cancel, windows, offsets and search."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+from agentpager import Workspace
+from agentpager.engine import lineindex
+from agentpager.engine.lineindex import Cancelled
+from agentpager.fileview import ViewError
+from samples import png_bytes
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lineindex, "BLOCK_SIZE", 32)
+
+
+def test_count_lines_reports_progress_and_can_be_cancelled(root: Path, small_blocks: None) -> None:
+    (root / "f.txt").write_text("".join(f"{n}\n" for n in range(1, 201)))
+    view = Workspace(root).open_view("f.txt")
+    cancel = threading.Event()
+    reports: list[tuple[int, int]] = []
+
+    def progress(scanned: int, size: int) -> None:
+        reports.append((scanned, size))
+        if len(reports) == 5:
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        view.count_lines(progress, cancel)
+    scanned, size = view.indexed
+    assert 0 < scanned < size
+    with view.open() as reader:
+        available = reader.available_lines()
+        assert 0 < available < 200, "the top of the file can be shown before the count ends"
+        assert reader.line_prefixes(1, 2, 80) == [("1", False), ("2", False)]
+    assert view.count_lines(progress) == 200
+    assert reports[-1] == (size, size) and view.indexed == (size, size)
+
+
+def test_the_tools_use_the_index_the_viewer_built(root: Path, small_blocks: None, monkeypatch) -> None:
+    (root / "f.txt").write_text("x\n" * 500)
+    workspace = Workspace(root)
+    workspace.open_view("f.txt").count_lines()
+    monkeypatch.setattr(lineindex.LineIndex, "_scan_blocks", lambda *args: pytest.fail("scanned again"))
+    assert workspace.call("read_file", {"path": "f.txt", "start_line": 300}).text.startswith(
+        "[File: f.txt | Lines 300-499 of 500]"
+    )
+
+
+def test_long_lines_are_cut_for_display(root: Path) -> None:
+    (root / "f.txt").write_text("é" * 50 + "\nshort\r\n" + "z" * 10)
+    view = Workspace(root).open_view("f.txt")
+    with view.open() as reader:
+        assert reader.line_prefixes(1, 3, 8) == [("é" * 8, True), ("short", False), ("z" * 8, True)]
+
+
+def test_offsets_for_the_forge_and_vault_panels(root: Path, small_blocks: None) -> None:
+    content = "aé\r\n🎉b\n" * 20 + "end"
+    (root / "f.txt").write_bytes(b"\xef\xbb\xbf" + content.encode())
+    view = Workspace(root).open_view("f.txt")
+    view.count_lines()
+    lines = content.split("\n")
+    with view.open() as reader:
+        for line in (1, 2, 17, 41):
+            assert reader.char_offset(line) == len("\n".join(lines[: line - 1])) + (line > 1)
+        start, end = reader.line_span(2, 3)
+        data = (root / "f.txt").read_bytes()
+        assert data[start:end].decode() == "🎉b\naé\r\n"
+        assert reader.line_span(41, 41) == (len(data) - 3, len(data))
+
+
+def test_search_finds_matching_lines_across_blocks(root: Path, small_blocks: None) -> None:
+    lines = [f"row {n} {'needle' if n % 7 == 0 else 'hay'}" for n in range(1, 101)]
+    lines[49] = "x" * 200 + " and a needle"
+    (root / "f.txt").write_text("\r\n".join(lines))
+    view = Workspace(root).open_view("f.txt")
+    with view.open() as reader:
+        found = list(reader.search(re.compile(r"needle$", re.M)))
+    assert found == sorted({n for n in range(7, 101, 7)} | {50})
+
+
+def test_search_can_be_cancelled(root: Path, small_blocks: None) -> None:
+    (root / "f.txt").write_text("a\n" * 100)
+    cancel = threading.Event()
+    cancel.set()
+    with Workspace(root).open_view("f.txt").open() as reader, pytest.raises(Cancelled):
+        list(reader.search(re.compile("a"), cancel=cancel))
+
+
+def test_binary_files_cannot_be_viewed(root: Path) -> None:
+    (root / "i.png").write_bytes(png_bytes())
+    with pytest.raises(ViewError) as raised:
+        Workspace(root).open_view("i.png")
+    assert raised.value.message.startswith("Binary files are not supported. File detected as image/png.")
+    assert (raised.value.mime, raised.value.size) == ("image/png", len(png_bytes()))
+    with pytest.raises(ViewError, match="^File 'gone.txt' does not exist.$"):
+        Workspace(root).open_view("gone.txt")
