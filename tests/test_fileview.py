@@ -101,3 +101,32 @@ def test_binary_files_cannot_be_viewed(root: Path) -> None:
     assert (raised.value.mime, raised.value.size) == ("image/png", len(png_bytes()))
     with pytest.raises(ViewError, match="^File 'gone.txt' does not exist.$"):
         Workspace(root).open_view("gone.txt")
+
+
+def test_lines_at_bytes_and_characters(root: Path, small_blocks: None) -> None:
+    content = "aé\r\n🎉b\n" * 20 + "end"
+    data = content.encode()
+    (root / "f.txt").write_bytes(data)
+    view = Workspace(root).open_view("f.txt")
+    with view.open() as reader:
+        for position in range(0, len(data) + 1, 5):
+            assert reader.line_at_byte(position) == data[:position].count(b"\n") + 1
+        for offset in range(0, len(content) + 1, 3):
+            assert reader.line_at_char(offset) == content[:offset].count("\n") + 1
+
+
+def test_documents_are_converted_in_a_child_process_that_can_be_killed(root: Path, monkeypatch) -> None:
+    from samples import pdf_bytes
+
+    (root / "paper.pdf").write_bytes(pdf_bytes(["Converted elsewhere"]))
+    (root / "other.pdf").write_bytes(pdf_bytes(["Never converted"]))
+    workspace = Workspace(root)
+    monkeypatch.setattr("agentpager.engine.content.convert_document", lambda *args: pytest.fail("in-process"))
+    view = workspace.open_view("paper.pdf", cancel=threading.Event())
+    assert view.kind == "document"
+    with view.open() as reader:
+        assert reader.line_prefixes(1, 1, 80) == [("Converted elsewhere", False)]
+    cancelled = threading.Event()
+    cancelled.set()
+    with pytest.raises(Cancelled):
+        workspace.open_view("other.pdf", cancel=cancelled)

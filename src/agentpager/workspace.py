@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,11 +97,12 @@ class Workspace:
             text, truncated = guard([text], tool, self.guard_settings)
         return ToolResult(text, True, truncated)
 
-    def open_view(self, path: str) -> FileView:
+    def open_view(self, path: str, cancel: threading.Event | None = None) -> FileView:
         """The file at ``path`` for a viewer, checked exactly as the tools check it.
 
-        Raises ViewError with the message an agent would get (binary, missing, outside, ...).
-        A document is converted here if it is not in the cache yet.
+        Raises ViewError with the message an agent would get (binary, missing, outside, ...). A
+        document not in the cache yet is converted in a child process; setting ``cancel`` kills it
+        (raising Cancelled).
         """
         try:
             resolved = resolve(self.root, path, "file")
@@ -108,7 +110,7 @@ class Workspace:
             raise ViewError(error.message) from None
         call = Call(self.root, self.store, self.listings, "", None)
         try:
-            return FileView(resolved.display, call.text_of(resolved))
+            return FileView(resolved.display, call.text_of(resolved, cancel))
         except ToolError as error:  # binary, or a document that could not be converted
             found, stamp = self.store.inspect(resolved.real, resolved.display)
             raise ViewError(error.message, found.mime, stamp.size) from None

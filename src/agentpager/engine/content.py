@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import codecs
 import os
+import subprocess
+import sys
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from agentpager.engine import cache
-from agentpager.engine.classify import HEAD_SIZE, Classification, classify
+from agentpager.engine.classify import DOCUMENT_MIMES, HEAD_SIZE, Classification, classify
 from agentpager.engine.documents import ConversionError, convert_document
-from agentpager.engine.lineindex import Stamp, iter_bytes
+from agentpager.engine.lineindex import Cancelled, Stamp, iter_bytes
 from agentpager.engine.textfile import TextFile, open_regular
 
 
@@ -56,13 +59,19 @@ class ContentStore:
             os.close(fd)
         return classify(head, real_path, display_name), Stamp.of(st)
 
-    def content(self, real_path: str, display_name: str) -> Content:
-        """What a text tool reads from the file (converting a document on first use)."""
+    def content(self, real_path: str, display_name: str, cancel: threading.Event | None = None) -> Content:
+        """What a text tool reads from the file (converting a document on first use).
+
+        With ``cancel``, a conversion runs in a child process that setting ``cancel`` kills
+        (raising Cancelled): it neither holds the GIL nor writes to the terminal.
+        """
         found, stamp = self.inspect(real_path, display_name)
         if found.kind == "binary":
             return BinaryContent(found.mime)
         if found.kind == "document":
             try:
+                if cancel is not None:
+                    self._convert_in_child(real_path, found, stamp, cancel)
                 path = self.convert(real_path, found, stamp)
             except ConversionError as error:
                 return UnconvertibleContent(error.reason)
@@ -99,6 +108,27 @@ class ContentStore:
         cache.write_atomically(markdown, [text.encode("utf-8", "replace")])
         return markdown
 
+    def _convert_in_child(self, real_path: str, found: Classification, stamp: Stamp, cancel: threading.Event) -> None:
+        if self._cached_conversion(real_path, stamp):
+            return
+        child = subprocess.Popen(
+            [sys.executable, "-m", "agentpager.engine.content", real_path, found.document_type, str(self.cache_dir)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        while True:
+            try:
+                child.wait(timeout=0.05)
+                return
+            except subprocess.TimeoutExpired:
+                if cancel.is_set():
+                    child.kill()
+                    child.wait()
+                    raise Cancelled() from None
+
+    def _cached_conversion(self, real_path: str, stamp: Stamp) -> bool:
+        markdown = cache.entry_path(self.cache_dir, "documents", real_path, stamp, ".md")
+        return markdown.exists() or markdown.with_suffix(".failed").exists()
+
     def _reencode(self, real_path: str, found: Classification, stamp: Stamp) -> Path:
         target = cache.entry_path(self.cache_dir, "reencoded", real_path, stamp, ".txt")
         if not target.exists():
@@ -116,3 +146,20 @@ def _reencoded(path: str, found: Classification) -> Iterator[bytes]:
         yield decoder.decode(b"", final=True).encode("utf-8")
     finally:
         os.close(fd)
+
+
+def _convert_main(argv: list[str]) -> int:
+    """``python -m agentpager.engine.content PATH TYPE CACHE_DIR``: convert one document into the cache."""
+    real_path, document_type, cache_dir = argv
+    fd, st = open_regular(real_path)
+    os.close(fd)
+    found = Classification("document", mime=DOCUMENT_MIMES[document_type], document_type=document_type)
+    try:
+        ContentStore(Path(cache_dir)).convert(real_path, found, Stamp.of(st))
+    except ConversionError:
+        pass  # the failure is cached for the parent to read
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_convert_main(sys.argv[1:]))

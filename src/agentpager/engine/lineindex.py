@@ -339,6 +339,15 @@ class LineIndex:
             block = bisect.bisect_right(self._newlines, k - 1) - 1
             return self._starts[block] + int(self._block_newlines(fd, block)[k - 1 - self._newlines[block]])
 
+    def newlines_before(self, fd: int, position: int) -> int:
+        """Newlines in the scanned bytes before byte ``position``."""
+        with self.lock:
+            block = max(0, bisect.bisect_right(self._starts, position) - 1)
+            if block == len(self._starts) - 1:
+                return self.newline_count
+            inside = self._block_newlines(fd, block)
+            return self._newlines[block] + bisect.bisect_left(inside, position - self._starts[block])
+
     def line_start(self, fd: int, line: int) -> int:
         """Byte offset where ``line`` (1-based) begins."""
         return self.base if line == 1 else self.newline_position(fd, line - 1) + 1

@@ -140,6 +140,29 @@ class TextReader:
             self._check()
             return self.index.char_offset_at(self.fd, self.index.line_start(self.fd, line))
 
+    def line_at_byte(self, position: int) -> int:
+        """The line (1-based) that byte ``position`` of the file is in."""
+        self.build_index()
+        with self.index.lock:
+            self._check()
+            return self.index.newlines_before(self.fd, max(position, self.index.base)) + 1
+
+    def line_at_char(self, offset: int) -> int:
+        """The line (1-based) that character ``offset`` of the decoded file is in."""
+        self.char_count()
+        with self.index.lock:
+            self._check()
+            start, start_chars = self.index.char_checkpoint(offset)
+            newlines = self.index.newlines_before(self.fd, start)
+        # The checkpoint is at most a block before the offset: decode that far and count.
+        skip = offset - start_chars
+        for text in decode_chunks(iter_bytes(self.fd, start, self.index.size)):
+            newlines += text.count("\n", 0, skip)
+            skip -= len(text)
+            if skip <= 0:
+                break
+        return newlines + 1
+
     def search(
         self,
         pattern: re.Pattern[str],

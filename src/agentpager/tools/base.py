@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -49,9 +50,9 @@ class Call:
         text, self.truncated = guard(parts, self.tool, self.guard)
         return text
 
-    def text_of(self, resolved: Resolved) -> TextContent:
+    def text_of(self, resolved: Resolved, cancel: threading.Event | None = None) -> TextContent:
         """The text a line or character tool reads; ToolError for binary files and failed conversions."""
-        content = self.store.content(resolved.real, resolved.display)
+        content = self.store.content(resolved.real, resolved.display, cancel)
         if isinstance(content, BinaryContent):
             raise ToolError(binary_message(content.mime))
         if isinstance(content, UnconvertibleContent):
