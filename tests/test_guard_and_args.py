@@ -161,3 +161,14 @@ def test_huge_integers(root: Path, call) -> None:
         f"Start line {10**30} is out of bounds. Total lines: 1."
     )
     assert call("read_file", path="t.txt", start_line="9" * 5000).is_error
+
+
+@pytest.mark.parametrize(
+    ("overflow", "severity"),
+    [(-5, "none"), (0, "none"), (1, "minor"), (999, "minor"), (1000, "major"), (49999, "major"),
+     (50000, "catastrophic")],
+)  # fmt: skip
+def test_overflow_severity(overflow: int, severity: str) -> None:
+    from agentpager.tools.guard import overflow_severity
+
+    assert overflow_severity(overflow) == severity

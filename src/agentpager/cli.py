@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -89,6 +90,52 @@ def _schema(options: argparse.Namespace) -> int:
     return 0
 
 
+def _tui(options: argparse.Namespace) -> int:
+    """Launch the TUI: PATH a directory is the root; PATH a file is opened, its directory the root."""
+    from agentpager.tools import PROFILE_NAMES
+
+    if options.profile not in PROFILE_NAMES:
+        raise CommandError(f"Unknown profile '{options.profile}'. Profiles: {', '.join(PROFILE_NAMES)}.")
+    root, open_path = options.root, None
+    if options.path is not None:
+        path = os.path.abspath(options.path)
+        if os.path.isdir(path):
+            if options.root is not None:
+                raise CommandError("PATH is a directory, so it is the root: give --root only with a file PATH.")
+            root = path
+        elif os.path.exists(path):
+            root = options.root or os.path.dirname(path)
+            open_path = os.path.relpath(path, os.path.abspath(root)).replace(os.sep, "/")
+            if open_path.startswith("../"):
+                raise CommandError(f"{options.path} is not inside the root {root}.")
+        else:
+            raise CommandError(f"{options.path}: no such file or directory.")
+    if options.theme is not None:
+        from textual.theme import BUILTIN_THEMES
+
+        if options.theme not in BUILTIN_THEMES:
+            raise CommandError(f"Unknown theme '{options.theme}'. Themes: {', '.join(sorted(BUILTIN_THEMES))}.")
+    from agentpager.tui import run
+
+    run(_workspace(root or ".", options.profile), open_path, options.theme)
+    return 0
+
+
+def _tui_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentpager",
+        description="See a workspace exactly as an agent's file tools see it. Other commands: "
+        + ", ".join(COMMANDS)
+        + " (agentpager COMMAND --help).",
+    )
+    parser.add_argument("path", metavar="PATH", nargs="?", help="a directory (the root) or a file to open")
+    parser.add_argument("--root", help="workspace root when PATH is a file (default: its directory)")
+    parser.add_argument("--profile", default="qq", help="tool profile: qq, forge, crush or vault (default qq)")
+    parser.add_argument("--theme", help="a Textual theme, such as textual-dark or nord")
+    parser.set_defaults(run=_tui)
+    return parser
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentpager",
@@ -112,7 +159,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    options = _parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser() if arguments and arguments[0] in COMMANDS else _tui_parser()
+    options = parser.parse_args(arguments)
     try:
         return options.run(options)
     except CommandError as error:

@@ -69,3 +69,18 @@ def guard(parts: Sequence[Text], tool: str, settings: GuardSettings) -> tuple[st
         f"Tool '{tool}' returned ~{int(total / cpt)} tokens, showing first ~{int(len(cut) / cpt)}.\n"
         "Use more specific parameters or pagination to get remaining data."
     ), True
+
+
+def overflow_severity(overflow_tokens: int) -> str:
+    """How far past a context budget an output goes (seed 002, phase 4).
+
+    ``none`` when it fits; ``minor`` under 1,000 tokens over (trimming history helps), ``major``
+    under 50,000, ``catastrophic`` beyond (the tool output itself is the problem).
+    """
+    if overflow_tokens <= 0:
+        return "none"
+    if overflow_tokens < 1000:
+        return "minor"
+    if overflow_tokens < 50000:
+        return "major"
+    return "catastrophic"

@@ -1,0 +1,11 @@
+"""The Textual TUI. It reads nothing itself: every byte comes through Workspace and FileView."""
+
+from __future__ import annotations
+
+from agentpager.workspace import Workspace
+
+
+def run(workspace: Workspace, open_path: str | None = None, theme: str | None = None) -> None:
+    from agentpager.tui.app import AgentPagerApp
+
+    AgentPagerApp(workspace, open_path, theme).run()

@@ -1,0 +1,189 @@
+"""The agentpager app: the workspace tree, the viewer, and the tool panel, wired together."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from agentpager.exchange import call_and_result, call_json
+from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
+from agentpager.tui.screens.help import HelpScreen
+from agentpager.tui.screens.prompt import PromptScreen
+from agentpager.tui.tool_panel import ToolPanel
+from agentpager.tui.tree import WorkspaceTree
+from agentpager.tui.viewer import FileViewer
+from agentpager.workspace import Workspace
+
+NARROW_BELOW = 160
+"""Below this many columns the tool panel moves under the viewer."""
+
+
+def _positive_integer(text: str) -> str | None:
+    return None if text.strip().replace(",", "").isdigit() and int(text.strip().replace(",", "")) > 0 else (
+        "A line number: 1 or more."
+    )
+
+
+class AgentPagerApp(App[None]):
+    """See a workspace the way an agent's file tools see it."""
+
+    TITLE = "agentpager"
+    CSS_PATH = "app.tcss"
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+        Binding("c", "copy_output", "Copy output"),
+        Binding("y", "copy_call", "Copy call"),
+        Binding("C", "copy_pair", "Copy pair"),
+        Binding("p", "toggle_pin", "Pin/follow"),
+    ]
+
+    def __init__(self, workspace: Workspace, open_path: str | None = None, theme: str | None = None) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.open_path = open_path
+        if theme:
+            self.theme = theme
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            yield WorkspaceTree(self.workspace.root, id="tree")
+            with Horizontal(id="work"):
+                yield FileViewer(self.workspace, id="viewer")
+                yield ToolPanel(self.workspace, id="panel")
+        yield Footer()
+
+    @property
+    def viewer(self) -> FileViewer:
+        return self.query_one(FileViewer)
+
+    @property
+    def panel(self) -> ToolPanel:
+        return self.query_one(ToolPanel)
+
+    def on_mount(self) -> None:
+        self._fit_layout(self.size.width)
+        if self.open_path:
+            self.viewer.open_file(self.open_path)
+        else:
+            self.query_one(WorkspaceTree).focus()
+
+    def on_resize(self) -> None:
+        self._fit_layout(self.size.width)
+
+    def _fit_layout(self, width: int) -> None:
+        self.query_one("#work").set_class(width < NARROW_BELOW, "narrow")
+
+    # -- wiring -----------------------------------------------------------------------------------
+
+    @on(WorkspaceTree.FileChosen)
+    def _file_chosen(self, event: WorkspaceTree.FileChosen) -> None:
+        self.panel.pinned = False
+        self.viewer.open_file(event.path)
+
+    @on(WorkspaceTree.DirectoryChosen)
+    def _directory_chosen(self, event: WorkspaceTree.DirectoryChosen) -> None:
+        self.panel.pinned = False
+        self.panel.follow_directory(event.path, event.file_offset)
+
+    @on(FileViewer.WindowChanged)
+    def _window_changed(self, event: FileViewer.WindowChanged) -> None:
+        if event.viewer.view is not None:
+            self.panel.follow_file(event.viewer.view, event.window)
+
+    @on(FileViewer.Failed)
+    def _file_failed(self, event: FileViewer.Failed) -> None:
+        self.panel.follow_unreadable_file(event.path)
+
+    @on(ToolPanel.ShowLine)
+    def _show_line(self, event: ToolPanel.ShowLine) -> None:
+        if event.path != self.viewer.path:
+            self.viewer.open_file(event.path)
+        else:
+            self.viewer.go_to_line(event.line)
+
+    # -- actions ----------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_goto_line(self) -> None:
+        def go(answer: str | None) -> None:
+            if answer:
+                self.viewer.go_to_line(int(answer.strip().replace(",", "")))
+                self.viewer.focus()
+
+        self.push_screen(PromptScreen("Go to line", "line number", _positive_integer), go)
+
+    def action_search(self) -> None:
+        def searched(answer: str | None) -> None:
+            self.viewer.focus()
+
+        self.push_screen(PromptScreen("Search the whole file (regex)", "pattern", self.viewer.search), searched)
+
+    def action_next_match(self) -> None:
+        self.viewer.action_next_match(1)
+
+    def action_previous_match(self) -> None:
+        self.viewer.action_next_match(-1)
+
+    def action_follow(self) -> None:
+        self.viewer.action_toggle_follow()
+
+    def action_toggle_pin(self) -> None:
+        self.panel.toggle_pin()
+
+    def action_copy_output(self) -> None:
+        if outcome := self._outcome():
+            self._copy(outcome.result.text, "the output")
+
+    def action_copy_call(self) -> None:
+        if outcome := self._outcome():
+            self._copy(call_json(outcome.tool, outcome.arguments), "the call")
+
+    def action_copy_pair(self) -> None:
+        if outcome := self._outcome():
+            pair_format = self.panel.pair_format
+            messages = call_and_result(
+                pair_format, outcome.tool, outcome.arguments, outcome.result.text, outcome.result.is_error
+            )
+            self._copy(json.dumps(messages, indent=2, ensure_ascii=False), f"the {pair_format} message pair")
+
+    def _outcome(self):  # noqa: ANN202 - the panel's Outcome, or None with a note
+        outcome = self.panel.outcome
+        if outcome is None:
+            self.notify("Nothing to copy yet: open a file or choose a directory.", severity="warning")
+        return outcome
+
+    @work(thread=True, group="copy")
+    def _copy(self, text: str, what: str) -> None:
+        mechanism = system_clipboard()
+        if mechanism and copy_with_pyperclip(text):
+            self.notify(f"Copied {what} ({len(text):,} chars) with {mechanism}.")
+            return
+        self.call_from_thread(self.copy_to_clipboard, text)
+        self.notify(f"Copied {what} ({len(text):,} chars) through the terminal (OSC 52).")
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        commands = [
+            ("Go to line", "Make a line the top line of the viewer (:)", self.action_goto_line),
+            ("Search", "Search the whole file for a regex (/)", self.action_search),
+            ("Next match", "Go to the next search match (n)", self.action_next_match),
+            ("Previous match", "Go to the previous search match (N)", self.action_previous_match),
+            ("Follow the file", "Follow a growing file, or stop (f)", self.action_follow),
+            ("Pin or follow", "Pin the tool call, or let it follow the viewer again (p)", self.action_toggle_pin),
+            ("Copy output", "Copy the exact tool output (c)", self.action_copy_output),
+            ("Copy call", "Copy the tool call as JSON (y)", self.action_copy_call),
+            ("Copy call and result", "Copy both as an OpenAI or Anthropic message pair (C)", self.action_copy_pair),
+            ("Help", "Show every key (?)", self.action_help),
+        ]
+        for title, help_text, callback in commands:
+            yield SystemCommand(title, help_text, callback)

@@ -1,0 +1,399 @@
+"""The tool panel: the call an agent would make for what you are looking at, and its exact output.
+
+It follows the viewer (and the tree) until you edit an argument: then the call is pinned, and the
+viewer moves to the window it reads. Arguments are checked as you type with the same checks the
+tools run; nothing is sent until they are valid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
+
+from agentpager.exchange import PAIR_FORMATS, call_json
+from agentpager.fileview import FileView
+from agentpager.tools import PROFILE_NAMES
+from agentpager.tools.args import ToolSpec
+from agentpager.tools.base import ToolError
+from agentpager.tools.guard import overflow_severity
+from agentpager.tui.following import READ_TOOLS, follow_call, line_of_call, path_argument
+from agentpager.tui.viewer import Window, visible
+from agentpager.workspace import ToolResult, Workspace
+
+DEFAULT_CONTEXT_WINDOW = 200_000
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A call that ran: what was sent and what came back."""
+
+    profile: str
+    tool: str
+    arguments: dict[str, Any]
+    result: ToolResult
+    tokens: int
+
+
+class ToolPanel(Vertical):
+    """Profile, tool, arguments, the call as JSON, the exact output, and what it costs."""
+
+    DEFAULT_CSS = """
+    ToolPanel {
+        width: 66;
+        border-left: tall $panel;
+        padding: 0 1;
+        #chooser { height: 1; margin-bottom: 1; }
+        #chooser Select { width: 1fr; margin-right: 1; }
+        #arguments { height: auto; }
+        .argument-row { height: auto; }
+        .argument { height: 1; }
+        .argument Label { width: 13; color: $text-muted; }
+        .argument Input { width: 1fr; }
+        .argument-error { color: $error; height: auto; padding-left: 13; }
+        .argument-error.-none { display: none; }
+        #call { height: auto; max-height: 10; margin-top: 1; color: $text-muted; background: $boost; padding: 0 1; }
+        #mode { height: 1; color: $text-muted; }
+        #mode.pinned { color: $warning; }
+        #output { height: 1fr; min-height: 6; }
+        #stats { height: auto; margin-top: 1; }
+        #budget { height: 1; margin-top: 1; }
+        #budget Label { width: auto; color: $text-muted; margin-right: 1; }
+        #budget Input { width: 1fr; margin-right: 1; }
+        #budget Select { width: 20; }
+        .section { color: $text-muted; text-style: bold; margin-top: 1; }
+    }
+    """
+
+    pinned = reactive(False)
+
+    class ShowLine(Message):
+        """A hand-made call reads this line of this file: show it in the viewer."""
+
+        def __init__(self, path: str, line: int) -> None:
+            super().__init__()
+            self.path = path
+            self.line = line
+
+    class _Ran(Message):
+        def __init__(self, outcome: Outcome) -> None:
+            super().__init__()
+            self.outcome = outcome
+
+    class _Followed(Message):
+        def __init__(self, tool: str, arguments: dict[str, Any]) -> None:
+            super().__init__()
+            self.tool = tool
+            self.arguments = arguments
+
+    def __init__(self, workspace: Workspace, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.workspace = workspace
+        self.profile = workspace.profile.name
+        self.tool = READ_TOOLS[self.profile]
+        self.arguments: dict[str, Any] = {}
+        self.outcome: Outcome | None = None
+        self.view: FileView | None = None
+        self._set_by_panel: dict[str, str | bool] = {}
+        self._fields: dict[str, Input | Checkbox] = {}
+        self._errors: dict[str, Static] = {}
+        self._call_number = 0
+        self._last_window: Window | None = None
+
+    # -- layout -----------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="chooser"):
+            yield Select([(name, name) for name in PROFILE_NAMES], value=self.profile, allow_blank=False, compact=True, id="profile")
+            yield Select(self._tool_options(), value=self.tool, allow_blank=False, compact=True, id="tool")
+        yield Static("", id="mode")
+        yield Vertical(id="arguments")
+        yield Static("", id="call")
+        yield Label("Output", classes="section")
+        output = TextArea("", read_only=True, soft_wrap=True, show_cursor=False, highlight_cursor_line=False, id="output")
+        output.match_cursor_bracket = False
+        yield output
+        yield Static("", id="stats")
+        with Horizontal(id="budget"):
+            yield Label("budget")
+            yield Input(str(DEFAULT_CONTEXT_WINDOW), placeholder="context window", compact=True, id="window", tooltip="context window (tokens)")
+            yield Label("used")
+            yield Input("0", placeholder="tokens used", compact=True, id="used", tooltip="tokens already used")
+            yield Select([(f"pair: {name}", name) for name in PAIR_FORMATS], value="openai", allow_blank=False, compact=True, id="pair")
+
+    def on_mount(self) -> None:
+        self.border_title = "tool call"
+        self._build_form()
+        self.watch_pinned(False)
+
+    def _tool_options(self) -> list[tuple[str, str]]:
+        return [(tool.spec.name, tool.spec.name) for tool in self._workspace().profile.tools]
+
+    def _workspace(self) -> Workspace:
+        return self.workspace if self.workspace.profile.name == self.profile else self.workspace.with_profile(self.profile)
+
+    @property
+    def spec(self) -> ToolSpec:
+        tool = self._workspace().profile.tool(self.tool)
+        assert tool is not None
+        return tool.spec
+
+    @property
+    def pair_format(self) -> str:
+        return str(self.query_one("#pair", Select).value)
+
+    # -- the form ---------------------------------------------------------------------------------
+
+    def _build_form(self) -> None:
+        form = self.query_one("#arguments", Vertical)
+        form.remove_children()
+        self._fields, self._errors = {}, {}
+        rows = []
+        for param in self.spec.params:
+            field: Input | Checkbox
+            if param.type == "boolean":
+                field = Checkbox(param.name, bool(param.default), compact=True, tooltip=param.description)
+            else:
+                hint = "required" if param.required else "absent" if param.default is None else f"default {param.default}"
+                field = Input(placeholder=hint, compact=True, tooltip=param.description)
+            self._fields[param.name] = field
+            self._errors[param.name] = Static("", classes="argument-error")
+            label = Label("" if param.type == "boolean" else param.name)
+            rows.append(Vertical(Horizontal(label, field, classes="argument"), self._errors[param.name], classes="argument-row"))
+        form.mount_all(rows)
+        self._fill_form(self.arguments)
+
+    def _fill_form(self, arguments: dict[str, Any]) -> None:
+        """Show ``arguments`` in the form without taking it for an edit."""
+        for param in self.spec.params:
+            value = arguments.get(param.name)
+            field = self._fields[param.name]
+            if isinstance(field, Checkbox):
+                shown: str | bool = bool(param.default) if value is None else bool(value)
+            else:
+                shown = "" if value is None else str(value)
+            if field.value != shown:
+                self._set_by_panel[param.name] = shown
+                field.value = shown  # type: ignore[assignment]
+            self._show_error(param.name, "")
+
+    def _show_error(self, name: str, error: str) -> None:
+        self._errors[name].update(error)
+        self._errors[name].set_class(not error, "-none")
+
+    def _read_form(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """The arguments the form holds, and an error per argument that is not valid."""
+        arguments: dict[str, Any] = {}
+        errors: dict[str, str] = {}
+        for param in self.spec.params:
+            field = self._fields[param.name]
+            if isinstance(field, Checkbox):
+                if field.value != param.default:
+                    arguments[param.name] = field.value
+                continue
+            text = field.value.strip()
+            if not text:
+                if param.required:
+                    errors[param.name] = "required"
+                continue
+            try:
+                value = param.coerce(text)
+            except ToolError as error:
+                errors[param.name] = error.message
+                continue
+            if param.minimum is not None and value < param.minimum:
+                errors[param.name] = f"must be >= {param.minimum}"
+                continue
+            arguments[param.name] = value
+        return arguments, errors
+
+    @on(Input.Changed, "#arguments Input")
+    @on(Checkbox.Changed, "#arguments Checkbox")
+    def _edited(self, event: Input.Changed | Checkbox.Changed) -> None:
+        name = next((name for name, field in self._fields.items() if field is event.control), None)
+        if name is None:
+            return  # a field of a form that was just replaced
+        if name in self._set_by_panel and self._set_by_panel[name] == event.value:
+            del self._set_by_panel[name]
+            return
+        arguments, errors = self._read_form()
+        for param_name in self._errors:
+            self._show_error(param_name, errors.get(param_name, ""))
+        if errors:
+            return
+        self.pinned = True
+        self.arguments = arguments
+        self._run()
+        self._show_the_line()
+
+    def _show_the_line(self) -> None:
+        """Move the viewer to the window a hand-made read call reads."""
+        path = self.arguments.get(path_argument(self.tool))
+        if self.tool != READ_TOOLS[self.profile] or not isinstance(path, str):
+            return
+        if self.view is not None and path == self.view.name:
+            try:
+                line = line_of_call(self.profile, self.spec.bind(self.arguments), self.view)
+            except (ToolError, OSError, ValueError):
+                return
+            self.post_message(self.ShowLine(path, line))
+        else:
+            self.post_message(self.ShowLine(path, 1))
+
+    @on(Select.Changed, "#profile")
+    def _profile_chosen(self, event: Select.Changed) -> None:
+        if event.value == self.profile:
+            return
+        self.profile = str(event.value)
+        self._choose_tool(READ_TOOLS[self.profile], self._carry_path())
+        tools = self.query_one("#tool", Select)
+        tools.set_options(self._tool_options())
+        tools.value = self.tool
+
+    @on(Select.Changed, "#tool")
+    def _tool_chosen(self, event: Select.Changed) -> None:
+        if event.value != self.tool:
+            self.pinned = True
+            self._choose_tool(str(event.value), self._carry_path())
+
+    def _carry_path(self) -> dict[str, Any]:
+        if self.view is None:
+            return {}
+        return {"path": self.view.name}
+
+    def _choose_tool(self, tool: str, arguments: dict[str, Any]) -> None:
+        self.tool = tool
+        names = {param.name for param in self.spec.params}
+        if "filename" in names and "path" in arguments:
+            arguments = {"filename": arguments["path"]}
+        self.arguments = {name: value for name, value in arguments.items() if name in names}
+        self._build_form()
+        if not self.pinned and self.view is not None and self._last_window is not None:
+            self._follow(self.profile, self.view, self._last_window)
+        else:
+            self._run()
+
+    # -- following --------------------------------------------------------------------------------
+
+    def follow_file(self, view: FileView, window: Window) -> None:
+        """Show the call for the viewer's window, unless the call is pinned."""
+        self.view = view
+        self._last_window = window
+        if not self.pinned:
+            self._follow(self.profile, view, window)
+
+    @work(thread=True, exclusive=True, group="follow")
+    def _follow(self, profile: str, view: FileView, window: Window) -> None:
+        try:
+            tool, arguments = follow_call(profile, view, window)
+        except (OSError, ValueError, LookupError):
+            return  # the file is changing; the next window report tries again
+        self.post_message(self._Followed(tool, arguments))
+
+    @on(_Followed)
+    def _followed(self, event: _Followed) -> None:
+        if self.pinned:
+            return
+        self._show_call(event.tool, event.arguments)
+
+    def follow_unreadable_file(self, path: str) -> None:
+        """Show the read call for a file the viewer cannot show: its answer is the agent's error."""
+        self.view = None
+        self._last_window = None
+        if not self.pinned:
+            tool = READ_TOOLS[self.profile]
+            self._show_call(tool, {path_argument(tool): path})
+
+    def follow_directory(self, path: str, file_offset: int) -> None:
+        """Show the listing call for the page of the directory the tree shows."""
+        if self.pinned:
+            return
+        if self.profile != "qq":
+            self.notify(f"The {self.profile} profile has no listing tool; switch to qq to see list_files.")
+            return
+        self._show_call("list_files", {"path": path, "offset": file_offset, "limit": 100})
+
+    def _show_call(self, tool: str, arguments: dict[str, Any]) -> None:
+        if tool != self.tool:
+            self.tool = tool
+            self.arguments = arguments
+            self.query_one("#tool", Select).value = tool
+            self._build_form()
+        else:
+            self.arguments = arguments
+            self._fill_form(arguments)
+        self._run()
+
+    def toggle_pin(self) -> None:
+        self.pinned = not self.pinned
+        if not self.pinned and self.view is not None and self._last_window is not None:
+            self._follow(self.profile, self.view, self._last_window)
+
+    def watch_pinned(self, pinned: bool) -> None:
+        mode = self.query_one("#mode", Static)
+        mode.set_class(pinned, "pinned")
+        mode.update(
+            "pinned: your call (p follows the viewer again)" if pinned else "following the viewer (edit an argument to pin)"
+        )
+
+    # -- running ----------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        self._call_number += 1
+        self.query_one("#call", Static).update(call_json(self.tool, self.arguments))
+        self._call(self._call_number, self.profile, self.tool, dict(self.arguments))
+
+    @work(thread=True, exclusive=True, group="call")
+    def _call(self, number: int, profile: str, tool: str, arguments: dict[str, Any]) -> None:
+        workspace = self.workspace.with_profile(profile)
+        result = workspace.call(tool, arguments)
+        outcome = Outcome(profile, tool, arguments, result, workspace.count_tokens(result.text))
+        if number == self._call_number:
+            self.post_message(self._Ran(outcome))
+
+    @on(_Ran)
+    def _ran(self, event: _Ran) -> None:
+        self.outcome = event.outcome
+        output = self.query_one("#output", TextArea)
+        output.load_text(visible(event.outcome.result.text))
+        self._show_stats()
+
+    @on(Input.Changed, "#budget Input")
+    def _budget_changed(self) -> None:
+        self._show_stats()
+
+    def _show_stats(self) -> None:
+        stats = self.query_one("#stats", Static)
+        if self.outcome is None:
+            stats.update("")
+            return
+        result, tokens = self.outcome.result, self.outcome.tokens
+        parts = [f"{len(result.text):,} chars", f"{tokens:,} tokens (cl100k)"]
+        parts.append("[b $warning]cut by the output guard[/]" if result.truncated else "not truncated")
+        if result.is_error:
+            parts.append("[b $error]error[/]")
+        window, used = self._budget()
+        if window is None or used is None:
+            budget = "[$error]budget: whole numbers, please[/]"
+        else:
+            overflow = used + tokens - window
+            severity = overflow_severity(overflow)
+            budget = (
+                f"fits the budget: {-overflow:,} tokens left"
+                if severity == "none"
+                else f"[b $error]over the budget by {overflow:,} tokens: {severity}[/]"
+            )
+        stats.update(" · ".join(parts) + "\n" + budget)
+
+    def _budget(self) -> tuple[int | None, int | None]:
+        values = []
+        for name in ("#window", "#used"):
+            text = self.query_one(name, Input).value.strip().replace(",", "").replace("_", "")
+            values.append(int(text) if text.isdigit() else None)
+        return values[0], values[1]

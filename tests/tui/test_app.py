@@ -1,0 +1,357 @@
+"""The TUI driven with Pilot: tree paging, viewer windows, jumps, search, the panel, copying, failures."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Select, TextArea
+from textual.worker import WorkerCancelled
+
+from agentpager import Workspace
+from agentpager.tui.app import AgentPagerApp
+from agentpager.tui.tool_panel import ToolPanel
+from agentpager.tui.tree import PageLink, WorkspaceTree
+from agentpager.tui.viewer import FileViewer
+from samples import pdf_bytes, png_bytes
+
+SIZE = (200, 55)
+
+
+@pytest.fixture
+def workspace_dir(root: Path) -> Path:
+    (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 1001)))
+    many = root / "many"
+    many.mkdir()
+    for n in range(250):
+        (many / f"f{n:03d}.txt").write_text("x\n")
+    (root / "image.png").write_bytes(png_bytes())
+    (root / "broken.pdf").write_bytes(pdf_bytes(["Hello"])[:150])
+    return root
+
+
+def make_app(root: Path, open_path: str | None = None, profile: str = "qq") -> AgentPagerApp:
+    app = AgentPagerApp(Workspace(root, profile), open_path)
+    app.animation_level = "none"
+    return app
+
+
+async def settle(pilot, rounds: int = 4) -> None:
+    """Let workers finish and the messages they posted be handled."""
+    for _ in range(rounds):
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass  # an exclusive worker replaced by a newer one
+        await pilot.pause()
+
+
+def output_text(app: AgentPagerApp) -> str:
+    outcome = app.panel.outcome
+    assert outcome is not None
+    return outcome.result.text
+
+
+def call_shown(app: AgentPagerApp) -> tuple[str, dict]:
+    outcome = app.panel.outcome
+    assert outcome is not None
+    return outcome.tool, outcome.arguments
+
+
+async def test_opening_a_file_shows_line_1_and_the_first_window(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        viewer = app.viewer
+        assert viewer.line_count == 1000 and viewer.indexed
+        assert viewer.window.top == 1
+        assert output_text(app).startswith("[File: big.txt | Lines 1-200 of 1000]\n")
+        assert call_shown(app) == ("read_file", {"path": "big.txt", "start_line": 1})
+
+
+async def test_colon_jump_makes_the_line_the_top_line(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("colon", *"450", "enter")
+        await settle(pilot)
+        assert app.viewer.window.top == 450
+        assert app.viewer.line(450) == ("line 450", False)
+        assert output_text(app).startswith("[File: big.txt | Lines 450-649 of 1000]\n")
+        await pilot.press("colon", *"abc", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen.query_one(Input), Input), "a bad line number keeps the prompt open"
+        await pilot.press("escape")
+
+
+async def test_viewer_keys_scroll_without_animation_and_fetch_windows_lazily(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        viewer = app.viewer
+        height = viewer.scrollable_content_region.height
+        await pilot.press("pagedown")
+        assert viewer.window.top == 1 + height
+        await pilot.press("down", "down")
+        assert viewer.window.top == 3 + height
+        await pilot.press("G")
+        await settle(pilot)
+        assert viewer.window.bottom == 1000
+        assert output_text(app).endswith("[File read completed. Total lines: 1000]")
+        await pilot.press("g")
+        assert viewer.window.top == 1
+        assert len(viewer._windows) <= 3, "only the windows shown were fetched"
+
+
+async def test_search_counts_matches_and_n_moves(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *r"line \d*7$", "enter")
+        await settle(pilot)
+        viewer = app.viewer
+        assert viewer.match_count == 100
+        assert viewer.window.top == 7
+        assert "match 1/100 at line 7" in viewer.border_subtitle
+        await pilot.press("n")
+        assert viewer.window.top == 17
+        await pilot.press("N", "N")
+        assert "match 100/100 at line 997" in viewer.border_subtitle, "N wraps around to the last match"
+        assert viewer.window.bottom == 1000, "as close to the top as the end of the file allows"
+        await pilot.press("slash", "(", "enter")
+        assert "Invalid regex" in str(app.screen.query_one("#problem").render())
+
+
+def bytes_before(line: int) -> int:
+    return sum(len(f"line {n}\n") for n in range(1, line))
+
+
+@pytest.mark.parametrize("profile", ["qq", "crush", "vault", "forge"])
+async def test_the_panel_follows_the_viewer(workspace_dir: Path, profile: str) -> None:
+    app = make_app(workspace_dir, "big.txt", profile)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.viewer.go_to_line(450)
+        await settle(pilot)
+        window = app.viewer.window
+        assert window.top == 450 and window.bottom == 450 + app.viewer.scrollable_content_region.height - 1
+        expected = {
+            "qq": ("read_file", {"path": "big.txt", "start_line": 450}),
+            "crush": ("file_read", {"filename": "big.txt", "start_line": 450, "end_line": window.bottom}),
+            "vault": ("read_file", {"path": "big.txt", "offset": bytes_before(450)}),  # ASCII: chars = bytes
+            "forge": ("fs_read", {"path": "big.txt", "start_byte": bytes_before(450),
+                                  "end_byte": bytes_before(window.bottom + 1)}),
+        }[profile]  # fmt: skip
+        assert call_shown(app) == expected
+        assert not app.panel.outcome.result.is_error
+
+
+async def test_switching_profile_follows_with_the_new_profile(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.panel.query_one("#profile", Select).value = "vault"
+        await settle(pilot)
+        assert call_shown(app) == ("read_file", {"path": "big.txt", "offset": 0})
+        assert output_text(app).endswith("Use offset=4000 to read more.]")
+
+
+async def test_editing_an_argument_pins_the_call_and_moves_the_viewer(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        field = app.panel._fields["start_line"]
+        field.focus()
+        field.value = "300"
+        await settle(pilot)
+        assert app.panel.pinned
+        assert app.viewer.window.top == 300
+        assert call_shown(app) == ("read_file", {"path": "big.txt", "start_line": 300})
+        app.viewer.go_to_line(10)
+        await settle(pilot)
+        assert call_shown(app)[1]["start_line"] == 300, "a pinned call stays"
+        field.value = "0"
+        await settle(pilot)
+        assert str(app.panel._errors["start_line"].render()) == "must be >= 1"
+        assert call_shown(app)[1]["start_line"] == 300, "nothing is sent until valid"
+        field.value = "x"
+        await settle(pilot)
+        assert "expected integer" in str(app.panel._errors["start_line"].render())
+        app.viewer.focus()
+        await pilot.press("p")
+        await settle(pilot)
+        assert not app.panel.pinned
+        assert call_shown(app)[1]["start_line"] == 10, "unpinned, it follows the viewer again"
+
+
+async def test_tree_pages_a_big_directory_and_shows_its_listing(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = app.query_one(WorkspaceTree)
+        many = next(node for node in tree.root.children if str(node.label) == "many/")
+        many.expand()
+        await settle(pilot)
+        assert "250 files ⚠" in str(many.label)
+        labels = [str(child.label) for child in many.children]
+        assert len(labels) == 101 and labels[0] == "f000.txt" and labels[-1] == "101-200 of 250 ▶"
+        tree.select_node(many)
+        await settle(pilot)
+        assert call_shown(app) == ("list_files", {"path": "many", "offset": 0, "limit": 100})
+        assert output_text(app).startswith("[Files 1-100 of 250]\nmany/f000.txt\n")
+        tree.select_node(many.children[-1])
+        await settle(pilot)
+        labels = [str(child.label) for child in many.children]
+        assert labels[0] == "◀ 1-100 of 250" and labels[1] == "f100.txt" and labels[-1] == "201-250 of 250 ▶"
+        assert isinstance(many.children[-1].data, PageLink)
+        assert call_shown(app) == ("list_files", {"path": "many", "offset": 100, "limit": 100})
+        assert output_text(app).endswith("[More files available. Use offset=200 to continue.]")
+
+
+async def test_copy_output_call_and_pairs(workspace_dir: Path, monkeypatch) -> None:
+    monkeypatch.setattr("agentpager.tui.app.system_clipboard", lambda: None)
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert app.clipboard == output_text(app)
+        await pilot.press("y")
+        await settle(pilot)
+        assert json.loads(app.clipboard) == {"name": "read_file", "arguments": {"path": "big.txt", "start_line": 1}}
+        await pilot.press("C")
+        await settle(pilot)
+        assistant, tool = json.loads(app.clipboard)
+        assert assistant["tool_calls"][0]["function"]["name"] == "read_file"
+        assert tool["content"] == output_text(app)
+        app.panel.query_one("#pair", Select).value = "anthropic"
+        await pilot.press("C")
+        await settle(pilot)
+        assistant, user = json.loads(app.clipboard)
+        assert assistant["content"][0]["input"] == {"path": "big.txt", "start_line": 1}
+        assert user["content"][0]["content"] == output_text(app)
+
+
+async def test_copy_uses_pyperclip_when_it_works(workspace_dir: Path, monkeypatch) -> None:
+    copied: list[str] = []
+    monkeypatch.setattr("agentpager.tui.app.system_clipboard", lambda: "xclip")
+    monkeypatch.setattr("agentpager.tui.app.copy_with_pyperclip", lambda text: copied.append(text) or True)
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert copied == [output_text(app)]
+        assert app.clipboard == "", "the terminal was not asked"
+
+
+async def test_binary_file_shows_the_agents_error_with_type_and_size(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir, "image.png")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = app.viewer._message
+        assert shown[0].startswith("Binary files are not supported. File detected as image/png.")
+        assert "Detected type: image/png" in shown and f"Size: {len(png_bytes()):,} bytes" in shown
+        assert output_text(app) == "Error: " + shown[0]
+
+
+async def test_document_conversion_error(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir, "broken.pdf")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.viewer._message[0].startswith("Could not convert 'broken.pdf' to text: the PDF is damaged")
+        assert "Detected type: application/pdf" in app.viewer._message
+        assert app.panel.outcome.result.is_error
+
+
+async def test_deleted_file(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        (workspace_dir / "big.txt").unlink()
+        app.query_one(WorkspaceTree).post_message(WorkspaceTree.FileChosen("big.txt"))
+        await settle(pilot)
+        assert app.viewer._message == ["File 'big.txt' does not exist."]
+        assert output_text(app) == "Error: File 'big.txt' does not exist."
+
+
+def test_permission_denied(public_root: Path, unprivileged) -> None:
+    (public_root / "readable.txt").write_text("yes\n")
+    (public_root / "secret.txt").write_text("no\n")
+    (public_root / "secret.txt").chmod(0)
+
+    def shown(path: str) -> str:
+        import asyncio
+
+        async def scenario() -> str:
+            app = make_app(public_root, path)
+            async with app.run_test(size=SIZE) as pilot:
+                await settle(pilot)
+                return (app.viewer._message or [""])[0] + "|" + output_text(app)
+
+        return asyncio.run(scenario())
+
+    # The first run loads every module: the unprivileged child could not read them from here.
+    assert shown("readable.txt").endswith("|" + Workspace(public_root).call("read_file", {"path": "readable.txt"}).text)
+    assert unprivileged(lambda: shown("secret.txt")) == (
+        "Permission denied: 'secret.txt'.|Error: Permission denied: 'secret.txt'."
+    )
+
+
+async def test_help_and_command_palette_list_the_actions(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        assert "go to a line" in app.screen.query_one("Markdown").source
+        await pilot.press("escape")
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        assert {"Go to line", "Search", "Copy output", "Copy call", "Copy call and result", "Follow the file",
+                "Pin or follow", "Help"} <= titles  # fmt: skip
+        await pilot.press("q")
+    assert app.return_code == 0 or app.return_code is None
+
+
+async def test_following_a_growing_file(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f")
+        assert app.viewer.following
+        with open(workspace_dir / "big.txt", "a") as log:
+            log.write("".join(f"line {n}\n" for n in range(1001, 1101)))
+        for _ in range(20):
+            await pilot.pause(0.1)
+            if app.viewer.line_count == 1100:
+                break
+        await settle(pilot)
+        assert app.viewer.line_count == 1100
+        assert app.viewer.window.bottom == 1100
+        await pilot.press("f")
+        assert not app.viewer.following
+
+
+async def test_narrow_terminal_moves_the_panel_under_the_viewer(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(pilot)
+        panel = app.query_one(ToolPanel)
+        assert app.query_one("#work").has_class("narrow")
+        assert panel.region.y > app.viewer.region.y
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.query_one(ToolPanel).region.width >= 60
+
+
+async def test_output_view_shows_the_exact_text(workspace_dir: Path) -> None:
+    (workspace_dir / "ctl.txt").write_bytes(b"a\tb\x0cc\n")
+    app = make_app(workspace_dir, "ctl.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "a\tb\x0cc" in output_text(app), "the outcome holds the exact text"
+        assert "a   b␌c" in app.panel.query_one("#output", TextArea).text, "the view shows it visibly"
+        assert app.viewer.line(1) == ("a\tb\x0cc", False)
+        os.utime(workspace_dir / "ctl.txt")

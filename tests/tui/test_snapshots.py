@@ -1,0 +1,84 @@
+"""Snapshots of the main screens (update with ``pytest --snapshot-update`` and look at the SVGs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
+from textual.worker import WorkerCancelled
+
+from agentpager import Workspace
+from agentpager.tui.app import AgentPagerApp
+from samples import png_bytes
+
+SIZE = (200, 55)
+
+
+def make_app(root: Path, open_path: str | None = None) -> AgentPagerApp:
+    for name, text in (("big.txt", "".join(f"line {n}\n" for n in range(1, 1001))),
+                       ("notes.md", "# Notes\n\n\tindented\x0cpage\n")):  # fmt: skip
+        (root / name).write_text(text)
+    (root / "many").mkdir()
+    for n in range(130):
+        (root / "many" / f"f{n:03d}.txt").write_text("x\n")
+    (root / "image.png").write_bytes(png_bytes())
+    return AgentPagerApp(Workspace(root), open_path)
+
+
+async def steady(pilot: Pilot) -> None:
+    """Workers done, cursors still: what is on screen no longer depends on timing."""
+    for _ in range(4):
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass
+        await pilot.pause()
+    for widget in pilot.app.query(Input).results():
+        widget.cursor_blink = False
+    for widget in pilot.app.query(TextArea).results():
+        widget.cursor_blink = False
+    await pilot.pause()
+
+
+def test_file_open(root: Path, snap_compare) -> None:
+    assert snap_compare(make_app(root, "big.txt"), terminal_size=SIZE, run_before=steady)
+
+
+def test_after_going_to_line_450(root: Path, snap_compare) -> None:
+    async def go(pilot: Pilot) -> None:
+        await steady(pilot)
+        await pilot.press("colon", *"450", "enter")
+        await steady(pilot)
+
+    assert snap_compare(make_app(root, "big.txt"), terminal_size=SIZE, run_before=go)
+
+
+def test_control_characters_and_tabs(root: Path, snap_compare) -> None:
+    assert snap_compare(make_app(root, "notes.md"), terminal_size=SIZE, run_before=steady)
+
+
+def test_binary_file(root: Path, snap_compare) -> None:
+    assert snap_compare(make_app(root, "image.png"), terminal_size=SIZE, run_before=steady)
+
+
+def test_paged_directory_and_its_listing(root: Path, snap_compare) -> None:
+    async def expand(pilot: Pilot) -> None:
+        await steady(pilot)
+        await pilot.press("down", "enter")
+        await steady(pilot)
+
+    assert snap_compare(make_app(root), terminal_size=SIZE, run_before=expand)
+
+
+def test_help(root: Path, snap_compare) -> None:
+    async def help(pilot: Pilot) -> None:
+        await steady(pilot)
+        await pilot.press("question_mark")
+        await steady(pilot)
+
+    assert snap_compare(make_app(root, "big.txt"), terminal_size=SIZE, run_before=help)
+
+
+def test_narrow_terminal(root: Path, snap_compare) -> None:
+    assert snap_compare(make_app(root, "big.txt"), terminal_size=(120, 50), run_before=steady)
