@@ -62,33 +62,28 @@ def shell(command: str) -> Callable[[], object]:
 
 
 def make_lines_file(path: Path, size: int, lines: int) -> None:
-    """``lines`` lines of varied length, ``size`` bytes in all (a pool of lines, repeated)."""
+    """Exactly ``lines`` lines of varied length and ``size`` bytes: a pool of lines, repeated."""
     if path.exists() and path.stat().st_size == size:
         return
     rng = random.Random(7)
     words = [b"alpha", b"beta", b"gamma", b"delta", b"epsilon", b"zeta", b"eta", b"theta", b"iota", b"kappa"]
     pool_lines = 10_000
-    average = size // lines
+    repeats = lines // pool_lines
+    pool_bytes = size // repeats
+    average = pool_bytes // pool_lines
+    lengths = [rng.randint(average // 2, average * 3 // 2) for _ in range(pool_lines)]
+    excess = sum(lengths) - pool_bytes
+    for n in range(abs(excess)):  # spread the difference so the pool has exactly pool_bytes
+        lengths[n % pool_lines] -= 1 if excess > 0 else -1
     pool = []
-    for n in range(pool_lines):
-        length = rng.randint(average // 2, average * 3 // 2)
-        text = b"%07d " % n + b" ".join(rng.choice(words) for _ in range(length // 5 + 1))
+    for n, length in enumerate(lengths):
+        text = b"%07d " % n + b" ".join(rng.choice(words) for _ in range(length // 5 + 2))
         pool.append(text[: length - 1] + b"\n")
     block = b"".join(pool)
-    repeats = lines // pool_lines
     with open(path, "wb") as out:
         for _ in range(repeats):
             out.write(block)
-    # pad the last line to the exact size (it stays one line)
-    current = path.stat().st_size
-    with open(path, "r+b") as out:
-        if current > size:
-            out.truncate(size - 1)
-            out.seek(size - 1)
-            out.write(b"\n")
-        else:
-            out.seek(current - 1)
-            out.write(b"x" * (size - current) + b"\n")
+    assert path.stat().st_size == size, "size must be a multiple of lines // 10000"
 
 
 def make_one_line_file(path: Path, size: int) -> None:

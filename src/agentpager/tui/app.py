@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterable
 
@@ -69,6 +70,9 @@ class AgentPagerApp(App[None]):
         return self.query_one(ToolPanel)
 
     def on_mount(self) -> None:
+        # Full garbage collections over Textual's long-lived objects paused the UI for 25-50 ms
+        # while scrolling; freezing what exists once the screen is up leaves them out.
+        self.call_after_refresh(gc.freeze)
         self._fit_layout(self.size.width)
         if self.open_path:
             self.viewer.open_file(self.open_path)

@@ -89,7 +89,7 @@ class WorkspaceTree(Tree[object]):
     """Directories and files of the workspace, paged, with the count that makes list_files warn."""
 
     DEFAULT_CSS = """
-    WorkspaceTree { width: 32; border-right: tall $panel; }
+    WorkspaceTree { width: 36; border-right: tall $panel; }
     """
 
     class FileChosen(Message):

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import on, work
 from textual.binding import Binding
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -46,11 +46,10 @@ def visible(text: str) -> str:
 
 @dataclass(frozen=True)
 class Window:
-    """The lines the viewer shows: its top line and bottom line (1-based), of how many."""
+    """The lines the viewer shows: its top line and bottom line (1-based)."""
 
     top: int
     bottom: int
-    total: int
 
 
 class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
@@ -299,33 +298,38 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
         offset = (number - 1) % WINDOW_LINES
         return lines[offset] if offset < len(lines) else ("", False)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Styles are looked up once a frame: per line, rich_style alone cost more than the text.
+        self._styles = {name: self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES}
+        self._styles["base"] = self.rich_style
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         number = scroll_y + y + 1
         width = self.scrollable_content_region.width
         strip = self._strips.get(number)
         if strip is None:
-            strip = self._render_number(number)
-            self._strips[number] = strip
-        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style).apply_style(self.rich_style)
+            strip = self._strips[number] = self._render_number(number).apply_style(self._styles["base"])
+        return strip.crop_extend(scroll_x, scroll_x + width, self._styles["base"])
 
     def _render_number(self, number: int) -> Strip:
+        styles = self._styles
         if self.view is None:
             if number > len(self._message):
                 return Strip.blank(0)
-            message_style = self.get_component_rich_style("viewer--message")
-            return Strip([Segment(self._message[number - 1], message_style)])
+            return Strip([Segment(self._message[number - 1], styles["viewer--message"])])
         if number > self.line_count:
             return Strip.blank(0)
         text, cut = self.line(number)
         gutter = self._gutter_width()
         line = Text(visible(text), no_wrap=True, end="")
-        line.highlight_regex(_PICTURE, self.get_component_rich_style("viewer--control"))
+        line.highlight_regex(_PICTURE, styles["viewer--control"])
         if self._pattern is not None:
-            line.highlight_regex(self._pattern, self.get_component_rich_style("viewer--match"))
+            line.highlight_regex(self._pattern, styles["viewer--match"])
         if cut:
-            line.append(" …cut for display", self.get_component_rich_style("viewer--cut"))
-        segments = [Segment(f"{number:>{gutter - 2},}  ", self.get_component_rich_style("viewer--gutter"))]
+            line.append(" …cut for display", styles["viewer--cut"])
+        segments = [Segment(f"{number:>{gutter - 2},}  ", styles["viewer--gutter"])]
         segments += list(line.render(self.app.console))
         return Strip(segments)
 
@@ -339,7 +343,7 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
     def window(self) -> Window:
         top = int(self.scroll_y) + 1
         height = self.scrollable_content_region.height
-        return Window(top, max(top, min(top + height - 1, self.line_count)), self.line_count)
+        return Window(top, max(top, min(top + height - 1, self.line_count)))
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)

@@ -1,0 +1,150 @@
+"""The TUI on big inputs: a 1 GB file and a directory of 100,000 entries, headless at 200x55.
+
+    python benchmarks/tui.py [--data DIR]
+
+Uses (and if need be generates) the data of benchmarks/run.py. Measures how soon the first lines
+show, how long a jump anywhere takes to paint, the memory while paging, and how long the first page
+of the big directory takes, with the longest stall of the UI's event loop meanwhile.
+Exits 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from run import MiB, make_lines_file  # noqa: E402
+
+from agentpager import Workspace  # noqa: E402
+from agentpager.tui.app import AgentPagerApp  # noqa: E402
+from agentpager.tui.tree import WorkspaceTree  # noqa: E402
+
+SIZE = (200, 55)
+
+
+def rss_anon() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+class StallMeter:
+    """The longest gap between ticks of a 5 ms timer on the app's event loop."""
+
+    def __init__(self, app: AgentPagerApp) -> None:
+        self.longest = 0.0
+        self._last = time.perf_counter()
+        app.set_interval(0.005, self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.longest = max(self.longest, now - self._last)
+        self._last = now
+
+    def reset(self) -> None:
+        self.longest, self._last = 0.0, time.perf_counter()
+
+
+async def until(condition, timeout: float = 30.0) -> float:
+    start = time.perf_counter()
+    while not condition():
+        if time.perf_counter() - start > timeout:
+            raise TimeoutError
+        await asyncio.sleep(0.001)
+    return time.perf_counter() - start
+
+
+async def big_file(data: Path, name: str) -> list[tuple[str, str, bool]]:
+    start = time.perf_counter()
+    app = AgentPagerApp(Workspace(data), name)
+    app.animation_level = "none"
+    async with app.run_test(size=SIZE) as pilot:
+        viewer = app.viewer
+        first_lines = await until(lambda: viewer.view is not None and viewer.line_count > 0) + (
+            time.perf_counter() - start
+        )
+        indexed = await until(lambda: viewer.indexed) + first_lines
+        await pilot.pause()
+        meter = StallMeter(app)
+        rng = random.Random(5)
+        paints, peak = [], rss_anon()
+        for _ in range(60):
+            target = rng.randint(1, viewer.line_count - 60)
+            began = time.perf_counter()
+            viewer.go_to_line(target)
+            for y in range(viewer.scrollable_content_region.height):
+                viewer.render_line(y)
+            paints.append(time.perf_counter() - began)
+            assert viewer.line(target)[0], "the window was fetched"
+            await pilot.pause()  # let the panel follow: its call runs meanwhile
+            peak = max(peak, rss_anon())
+        stall = meter.longest
+        await pilot.press("q")
+    return [
+        ("first lines of the 1 GB file on screen (app start included)",
+         f"{first_lines * 1000:.0f} ms (all {viewer.line_count:,} lines counted at {indexed * 1000:.0f} ms)",
+         first_lines < 0.5),
+        ("jump anywhere: fetch and paint the window (60 random)",
+         f"median {statistics.median(paints) * 1000:.1f} ms, worst {max(paints) * 1000:.1f} ms", max(paints) < 0.05),
+        ("longest UI stall while jumping (the panel following)", f"{stall * 1000:.0f} ms", stall < 0.05),
+        ("anonymous memory of the whole app while paging", f"{peak / MiB:.0f} MB", peak < 200 * MiB),
+    ]  # fmt: skip
+
+
+async def big_directory(data: Path, entries: int) -> list[tuple[str, str, bool]]:
+    flat = data / f"flat-{entries}"
+    if not (data / f"flat-{entries}.complete").exists():
+        flat.mkdir(exist_ok=True)
+        for n in range(entries):
+            (flat / f"entry{n:06d}.txt").touch()
+        (data / f"flat-{entries}.complete").touch()
+    app = AgentPagerApp(Workspace(data))
+    async with app.run_test(size=SIZE) as pilot:
+        tree = app.query_one(WorkspaceTree)
+        await until(lambda: any(str(node.label).startswith(flat.name) for node in tree.root.children))
+        node = next(node for node in tree.root.children if str(node.label).startswith(flat.name))
+        meter = StallMeter(app)
+        await pilot.pause()
+        meter.reset()
+        began = time.perf_counter()
+        node.expand()
+        first_page = await until(lambda: len(node.children) > 0)
+        await pilot.pause(0.2)
+        stall = meter.longest
+        shown = len(node.children)
+        await pilot.press("q")
+    return [
+        (f"first page of a directory of {entries:,} entries", f"{first_page * 1000:.0f} ms ({shown} nodes)",
+         first_page < 0.3),
+        ("longest UI stall meanwhile", f"{stall * 1000:.0f} ms", stall < 0.05),
+    ]  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    default = Path(os.environ.get("AGENTPAGER_BENCH_DIR", "/tmp")) / "agentpager-bench"
+    parser.add_argument("--data", type=Path, default=default)
+    options = parser.parse_args()
+    options.data.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("AGENTPAGER_CACHE_DIR", str(options.data / "cache"))
+    size, lines = 1_000_000_000, 10_000_000
+    name = f"lines-{size}.txt"
+    make_lines_file(options.data / name, size, lines)
+    rows = asyncio.run(big_file(options.data, name)) + asyncio.run(big_directory(options.data, 100_000))
+    width = max(len(what) for what, _, _ in rows)
+    for what, measured, ok in rows:
+        print(f"{'ok  ' if ok else 'MISS'} {what:<{width}}  {measured}")
+    return 0 if all(ok for _, _, ok in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
