@@ -85,3 +85,17 @@ def test_schema_formats() -> None:
     assert anthropic[0]["input_schema"]["properties"]["end_line"]["type"] == ["integer", "null"]
     mcp = schema("--profile", "forge", "--format", "mcp")
     assert set(mcp[0]) == {"name", "description", "inputSchema"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("missing.txt",), b"missing.txt: no such file or directory."),
+        ((".", "--root", "/tmp"), b"PATH is a directory, so it is the root"),
+        (("--profile", "nope"), b"Unknown profile 'nope'"),
+        (("--theme", "no-such-theme"), b"Unknown theme 'no-such-theme'. Themes: "),
+    ],
+)
+def test_tui_launch_errors_exit_2(root: Path, args: tuple[str, ...], message: bytes) -> None:
+    done = agentpager(*args, cwd=root)
+    assert done.returncode == 2 and message in done.stderr and done.stdout == b""

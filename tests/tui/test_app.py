@@ -355,3 +355,36 @@ async def test_output_view_shows_the_exact_text(workspace_dir: Path) -> None:
         assert "a   b␌c" in app.panel.query_one("#output", TextArea).text, "the view shows it visibly"
         assert app.viewer.line(1) == ("a\tb\x0cc", False)
         os.utime(workspace_dir / "ctl.txt")
+
+
+async def test_escape_cancels_a_slow_document_conversion(workspace_dir: Path, monkeypatch) -> None:
+    from agentpager.engine.content import ContentStore
+    from agentpager.engine.lineindex import Cancelled
+
+    def slow_conversion(self, real_path, found, stamp, cancel) -> None:
+        cancel.wait(10)
+        raise Cancelled()
+
+    monkeypatch.setattr(ContentStore, "_convert_in_child", slow_conversion)
+    (workspace_dir / "slow.pdf").write_bytes(pdf_bytes(["never shown"]))
+    app = make_app(workspace_dir, "slow.pdf")
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(20):
+            await pilot.pause(0.1)
+            if "converting" in app.viewer.status:
+                break
+        assert "converting to Markdown" in app.viewer.status and "Escape cancels" in app.viewer.status
+        app.viewer.focus()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.viewer._message == ["Conversion cancelled."]
+
+
+def test_unreadable_and_vanished_directories_in_the_tree(public_root: Path, unprivileged) -> None:
+    from agentpager.tools.paths import Root
+    from agentpager.tui.tree import read_directory
+
+    (public_root / "locked").mkdir(mode=0)
+    root = Root.of(public_root)
+    assert unprivileged(lambda: read_directory(root, "locked").error) == "unreadable"
+    assert read_directory(root, "gone").error == "No such file or directory"
