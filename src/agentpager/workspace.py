@@ -50,18 +50,23 @@ class Workspace:
         profile: str = "qq",
         max_output_chars: int | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
+        settings: Mapping[str, Any] | None = None,
     ) -> None:
         self.root = Root.of(root)
         self.profile = get_profile(profile)
+        self.settings = dict(settings or {})
+        """Profile settings (see the claude-code profile); unknown keys are ignored."""
         self.guard_settings = GuardSettings.from_env(max_output_chars)
         self.store = ContentStore(Path(cache_dir) if cache_dir else None)
         self.listings = ListingCache()
 
-    def with_profile(self, profile: str) -> Workspace:
-        """The same workspace (sharing its indexes and caches) with another profile."""
+    def with_profile(self, profile: str, settings: Mapping[str, Any] | None = None) -> Workspace:
+        """The same workspace (sharing its indexes and caches) with another profile and settings."""
         other = object.__new__(Workspace)
         other.__dict__.update(self.__dict__)
         other.profile = get_profile(profile)
+        if settings is not None:
+            other.settings = dict(settings)
         return other
 
     def tools(self) -> list[dict[str, Any]]:
@@ -76,12 +81,12 @@ class Workspace:
             raise UnknownToolError(f"Profile '{self.profile.name}' has no tool '{tool}'. Tools: {names}.")
         guard_settings = self.guard_settings if self.profile.guarded else None
         for _ in range(_ATTEMPTS):
-            call = Call(self.root, self.store, self.listings, tool, guard_settings)
+            call = Call(self.root, self.store, self.listings, tool, guard_settings, self.settings)
             try:
                 bound = found.spec.bind(arguments or {})
                 return ToolResult(found.run(call, **bound), False, call.truncated)
             except ToolError as error:
-                return self._error(tool, error.message)
+                return self._error(tool, error.message, error.whole)
             except FileChanged:
                 continue
             except OSError as error:
@@ -90,8 +95,9 @@ class Workspace:
                 return self._error(tool, f"{INTERNAL_ERROR}: {type(error).__name__}: {error}")
         return self._error(tool, "The file kept changing while it was being read; try again.")
 
-    def _error(self, tool: str, message: str) -> ToolResult:
-        text = self.profile.error_form(message)
+    def _error(self, tool: str, message: str, whole: bool = False) -> ToolResult:
+        """An error answer: the message in the profile's form (unless it is the whole output), guarded."""
+        text = message if whole else self.profile.error_form(message)
         truncated = False
         if self.profile.guarded:
             text, truncated = guard([text], tool, self.guard_settings)

@@ -11,6 +11,8 @@ _PROFILE_MODULES = {
     "forge": "agentpager.tools.forge",
     "crush": "agentpager.tools.crush",
     "vault": "agentpager.tools.vault",
+    "claude-code": "agentpager.tools.claude_code",
+    "codex": "agentpager.tools.codex",
 }
 
 PROFILE_NAMES = tuple(_PROFILE_MODULES)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,11 +18,15 @@ if TYPE_CHECKING:
 
 
 class ToolError(Exception):
-    """An answer that is one of the contract's error texts, before the profile gives it its form."""
+    """An answer that is one of the contract's error texts, before the profile gives it its form.
 
-    def __init__(self, message: str) -> None:
+    ``whole`` marks a message that already is the entire output (some agents' errors have no form).
+    """
+
+    def __init__(self, message: str, whole: bool = False) -> None:
         super().__init__(message)
         self.message = message
+        self.whole = whole
 
 
 def binary_message(mime: str) -> str:
@@ -41,6 +45,8 @@ class Call:
     listings: ListingCache
     tool: str
     guard: GuardSettings | None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """Profile settings, for agents whose texts differ between versions."""
     truncated: bool = field(default=False, init=False)
 
     def answer(self, *parts: Text) -> str:

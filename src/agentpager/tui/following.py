@@ -8,13 +8,17 @@ from agentpager.fileview import FileView
 from agentpager.tools.forge import MAX_RANGE_BYTES
 from agentpager.tui.viewer import Window
 
-READ_TOOLS = {"qq": "read_file", "forge": "fs_read", "crush": "file_read", "vault": "read_file"}
+READ_TOOLS = {
+    "qq": "read_file", "forge": "fs_read", "crush": "file_read", "vault": "read_file",
+    "claude-code": "Read", "codex": "read_file",
+}  # fmt: skip
 """Each profile's tool for reading a file."""
-PATH_ARGUMENTS = {"file_read": "filename"}
+PATH_ARGUMENTS = {"crush": "filename", "claude-code": "file_path", "codex": "file_path"}
 
 
-def path_argument(tool: str) -> str:
-    return PATH_ARGUMENTS.get(tool, "path")
+def path_argument(profile: str) -> str:
+    """The name of the file argument of the profile's read tool."""
+    return PATH_ARGUMENTS.get(profile, "path")
 
 
 def follow_call(profile: str, view: FileView, window: Window) -> tuple[str, dict[str, Any]]:
@@ -23,11 +27,14 @@ def follow_call(profile: str, view: FileView, window: Window) -> tuple[str, dict
     ``qq``: start_line is the top line. ``crush``: the visible line range. ``vault``: the
     character offset of the top line. ``forge``: the byte range of the visible lines (at most
     one read's worth); forge reads UTF-8 text only, so other files get a plain call.
+    ``claude-code`` and ``codex``: offset and limit of the visible lines.
     """
     tool = READ_TOOLS[profile]
-    arguments: dict[str, Any] = {path_argument(tool): view.name}
+    arguments: dict[str, Any] = {path_argument(profile): view.name}
     if profile == "qq":
         arguments["start_line"] = window.top
+    elif profile in ("claude-code", "codex"):
+        arguments |= {"offset": window.top, "limit": window.bottom - window.top + 1}
     elif profile == "crush":
         arguments |= {"start_line": window.top, "end_line": window.bottom}
     elif profile == "vault":
@@ -44,6 +51,8 @@ def line_of_call(profile: str, bound: dict[str, Any], view: FileView) -> int:
     """The line where a read call (its arguments with defaults filled in) starts in ``view``."""
     if profile in ("qq", "crush"):
         return bound["start_line"] or 1
+    if profile in ("claude-code", "codex"):
+        return max(bound["offset"] or 1, 1)
     with view.open() as reader:
         if profile == "vault":
             return reader.line_at_char(bound["offset"])

@@ -234,7 +234,7 @@ class ToolPanel(Vertical):
 
     def _show_the_line(self) -> None:
         """Move the viewer to the window a hand-made read call reads."""
-        path = self.arguments.get(path_argument(self.tool))
+        path = self.arguments.get(path_argument(self.profile))
         if self.tool != READ_TOOLS[self.profile] or not isinstance(path, str):
             return
         if self.view is not None and path == self.view.name:
@@ -263,15 +263,12 @@ class ToolPanel(Vertical):
             self._choose_tool(str(event.value), self._carry_path())
 
     def _carry_path(self) -> dict[str, Any]:
-        if self.view is None:
-            return {}
-        return {"path": self.view.name}
+        """The open file, as the argument of the current profile's read tool."""
+        return {} if self.view is None else {path_argument(self.profile): self.view.name}
 
     def _choose_tool(self, tool: str, arguments: dict[str, Any]) -> None:
         self.tool = tool
         names = {param.name for param in self.spec.params}
-        if "filename" in names and "path" in arguments:
-            arguments = {"filename": arguments["path"]}
         self.arguments = {name: value for name, value in arguments.items() if name in names}
         self._build_form()
         if not self.pinned and self.view is not None and self._last_window is not None:
@@ -307,8 +304,7 @@ class ToolPanel(Vertical):
         self.view = None
         self._last_window = None
         if not self.pinned:
-            tool = READ_TOOLS[self.profile]
-            self._show_call(tool, {path_argument(tool): path})
+            self._show_call(READ_TOOLS[self.profile], {path_argument(self.profile): path})
 
     def follow_directory(self, path: str, file_offset: int) -> None:
         """Show the listing call for the page of the directory the tree shows."""

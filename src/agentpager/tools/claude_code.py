@@ -1,0 +1,111 @@
+"""Profile ``claude-code``: Claude Code's ``Read`` tool, as its session transcripts record it.
+
+Lines are split on ``\\r?\\n``, so a file that ends with a newline has one more, empty, numbered
+line; numbering starts at ``offset`` (0 reads from line 1 but numbers from 0); nothing caps the
+lines unless ``limit`` does. The texts that changed between versions are settings:
+
+- ``line_format``: ``"tab"`` (``{n}\\t{line}``, from about 2.1.123) or ``"arrow"``
+  (``{n:>6}→{line}``, 1.0.x to 2.1.84);
+- ``reminder``: text appended as ``\\n\\n<system-reminder>\\n{text}\\n</system-reminder>\\n`` (the
+  malware reminder some versions add), or None.
+"""
+
+from __future__ import annotations
+
+from agentpager.engine.tokens import count_tokens
+from agentpager.tools.args import Param, ToolSpec
+from agentpager.tools.base import Call, Profile, Tool, ToolError
+from agentpager.tools.paths import resolve
+
+MAX_SIZE_BYTES = 256 * 1024
+MAX_TOKENS = 25000
+LINE_FORMATS = ("tab", "arrow")
+_TOKEN_SAMPLE_BYTES = 256 * 1024
+_ADVICE = (
+    "Use offset and limit parameters to read specific portions of the file, "
+    "or search for specific content instead of reading the whole file."
+)
+
+
+def error_form(message: str) -> str:
+    return f"<tool_use_error>{message}</tool_use_error>"
+
+
+def _shorter_than(offset: int, lines: int) -> str:
+    return (
+        f"<system-reminder>Warning: the file exists but is shorter than the provided offset ({offset}). "
+        f"The file has {lines} lines.</system-reminder>"
+    )
+
+
+def _too_many_tokens(tokens: int) -> ToolError:
+    return ToolError(f"File content ({tokens} tokens) exceeds maximum allowed tokens ({MAX_TOKENS}). {_ADVICE}", whole=True)
+
+
+def read(call: Call, file_path: str, offset: int | None, limit: int | None) -> str:
+    if offset is not None and offset < 0:
+        raise ToolError(f"offset must be >= 0 (got {offset}).")
+    if limit is not None and limit < 1:
+        raise ToolError(f"limit must be >= 1 (got {limit}).")
+    try:
+        resolved = resolve(call.root, file_path, "file")
+    except ToolError as error:
+        if error.message.endswith(" does not exist."):
+            raise ToolError("File does not exist.") from None
+        if error.message.endswith(" is a directory."):
+            raise ToolError("EISDIR: illegal operation on a directory, read", whole=True) from None
+        raise
+    if offset is None and limit is None and resolved.st.st_size > MAX_SIZE_BYTES:
+        size = f"{resolved.st.st_size / 1024:.1f}"
+        raise ToolError(f"File content ({size}KB) exceeds maximum allowed size (256KB). {_ADVICE}", whole=True)
+    start = max(offset or 1, 1)
+    first_number = 1 if offset is None else offset
+    with call.text_of(resolved).file.open() as reader:
+        total = reader.line_count()
+        ends_with_newline = total > 0 and reader.index.newline_count == total
+        lines = total + ends_with_newline  # the empty line after a final newline is numbered too
+        if total == 0 or start > lines:
+            return _shorter_than(first_number, max(lines, 1))
+        last = lines if limit is None else min(lines, start + limit - 1)
+        last_real = min(last, total)
+        span_start, span_end = reader.line_span(start, last_real)
+        if span_end - span_start > _TOKEN_SAMPLE_BYTES:  # too big to build: estimate from its start
+            sample_end = reader.line_at_byte(span_start + _TOKEN_SAMPLE_BYTES)
+            sample = str(reader.lines_text(start, min(sample_end, last_real)))
+            estimate = count_tokens(sample) * (span_end - span_start) // max(len(sample.encode()), 1)
+            if estimate > MAX_TOKENS:
+                raise _too_many_tokens(estimate)
+        texts = str(reader.lines_text(start, last_real)).split("\n")
+    texts += [""] * (last - last_real)
+    arrow = call.settings.get("line_format") == "arrow"
+    numbered = "\n".join(
+        f"{number:>6}→{text}" if arrow else f"{number}\t{text}" for number, text in enumerate(texts, first_number)
+    )
+    if len(numbered) > MAX_TOKENS and (tokens := count_tokens(numbered)) > MAX_TOKENS:
+        raise _too_many_tokens(tokens)
+    reminder = call.settings.get("reminder")
+    return numbered + (f"\n\n<system-reminder>\n{reminder}\n</system-reminder>\n" if reminder else "")
+
+
+PROFILE = Profile(
+    name="claude-code",
+    description="Claude Code's Read tool: numbered lines, with its size and token limits.",
+    error_form=error_form,
+    guarded=False,
+    tools=(
+        Tool(
+            ToolSpec(
+                "Read",
+                "Reads a file from the local filesystem. Results are returned with line numbers "
+                "starting at 1. You can optionally give a line offset and a limit (useful for long "
+                "files); by default the whole file is read.",
+                (
+                    Param("file_path", "string", "The path to the file to read."),
+                    Param("offset", "integer", "The line number to start reading from (default 1).", None, minimum=0),
+                    Param("limit", "integer", "The number of lines to read (default: all).", None, minimum=1),
+                ),
+            ),
+            read,
+        ),
+    ),
+)

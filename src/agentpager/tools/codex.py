@@ -1,0 +1,65 @@
+"""Profile ``codex``: the Codex CLI's ``read_file`` tool, as its rollout transcripts record it.
+
+Lines are split on ``\\n`` with a final ``\\r`` removed, shown as ``L{n}: {line}``, each cut at 500
+bytes on a character boundary with no marker; errors are plain sentences.
+"""
+
+from __future__ import annotations
+
+from agentpager.tools.args import Param, ToolSpec
+from agentpager.tools.base import Call, Profile, Tool, ToolError
+from agentpager.tools.paths import resolve
+
+MAX_LINE_BYTES = 500
+
+
+def _cut(line: str) -> str:
+    """The line, cut at MAX_LINE_BYTES of UTF-8 on a character boundary."""
+    data = line.encode("utf-8", "surrogatepass")
+    if len(data) <= MAX_LINE_BYTES:
+        return line
+    return data[:MAX_LINE_BYTES].decode("utf-8", "ignore")
+
+
+def read_file(call: Call, file_path: str, offset: int, limit: int) -> str:
+    if offset < 1:
+        raise ToolError("offset must be a 1-indexed line number")
+    if limit < 1:
+        raise ToolError("limit must be greater than zero")
+    try:
+        resolved = resolve(call.root, file_path, "file")
+    except ToolError as error:
+        if error.message.endswith(" does not exist."):
+            raise ToolError("failed to read file: No such file or directory (os error 2)") from None
+        raise
+    with call.text_of(resolved).file.open() as reader:
+        total = reader.line_count()
+        if offset > total:
+            raise ToolError("offset exceeds file length")
+        last = min(total, offset + limit - 1)
+        lines = str(reader.lines_text(offset, last)).split("\n")
+    return "\n".join(
+        f"L{number}: {_cut(line.removesuffix(chr(13)))}" for number, line in enumerate(lines, offset)
+    )
+
+
+PROFILE = Profile(
+    name="codex",
+    description="The Codex CLI's read_file tool: L-numbered lines, 500-byte line cap.",
+    error_form=lambda message: message,
+    guarded=False,
+    tools=(
+        Tool(
+            ToolSpec(
+                "read_file",
+                "Reads a local file with 1-indexed line numbers.",
+                (
+                    Param("file_path", "string", "Absolute path to the file."),
+                    Param("offset", "integer", "The line number to start reading from (1-indexed).", 1, minimum=1),
+                    Param("limit", "integer", "The maximum number of lines to return.", 2000, minimum=1),
+                ),
+            ),
+            read_file,
+        ),
+    ),
+)
