@@ -3,8 +3,9 @@
     python benchmarks/tui.py [--data DIR]
 
 Uses (and if need be generates) the data of benchmarks/run.py. Measures how soon the first lines
-show, how long a jump anywhere takes to paint, the memory while paging, and how long the first page
-of the big directory takes, with the longest stall of the UI's event loop meanwhile.
+show, how long a jump anywhere takes to paint, the memory while paging, how long the first page
+of the big directory takes, with the longest stall of the UI's event loop meanwhile, and how long a
+transcript of 10,000 tool calls takes to be listed.
 Exits 1 when a target is missed.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import statistics
@@ -24,6 +26,8 @@ from run import MiB, make_lines_file  # noqa: E402
 
 from agentpager import Workspace  # noqa: E402
 from agentpager.tui.app import AgentPagerApp  # noqa: E402
+from agentpager.transcripts import open_transcript  # noqa: E402
+from agentpager.tui.transcript_screen import CallList, TranscriptScreen  # noqa: E402
 from agentpager.tui.tree import WorkspaceTree  # noqa: E402
 
 SIZE = (200, 55)
@@ -129,6 +133,39 @@ async def big_directory(data: Path, entries: int) -> list[tuple[str, str, bool]]
     ]  # fmt: skip
 
 
+def make_session(path: Path, calls: int) -> None:
+    """A Claude Code session of ``calls`` Read calls of 50 lines each, recorded in the arrow format."""
+    if path.exists():
+        return
+    cwd = "/home/dev/proj"
+    with open(path, "w") as out:
+        out.write(json.dumps({"type": "system", "subtype": "init", "cwd": cwd}) + "\n")
+        for n in range(calls):
+            if n % 50 == 0:
+                out.write(json.dumps({"type": "user", "cwd": cwd, "message": {"role": "user", "content": f"step {n}"}}) + "\n")
+            arguments = {"file_path": f"{cwd}/src/module_{n % 400}.py", "offset": 1 + n % 300, "limit": 50}
+            output = "\n".join(f"{line:>6}→    value_{line} = compute({line}, {n})" for line in range(1 + n % 300, 51 + n % 300))
+            out.write(json.dumps({"type": "assistant", "cwd": cwd, "message": {"id": f"m{n}", "role": "assistant",
+                      "content": [{"type": "tool_use", "id": f"t{n}", "name": "Read", "input": arguments}]}}) + "\n")
+            out.write(json.dumps({"type": "user", "cwd": cwd, "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": f"t{n}", "content": output}]}}) + "\n")
+
+
+async def long_transcript(data: Path, calls: int) -> list[tuple[str, str, bool]]:
+    path = data / f"session-{calls}.jsonl"
+    make_session(path, calls)
+    start = time.perf_counter()
+    app = AgentPagerApp.for_transcript(open_transcript(str(path)), str(data))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: isinstance(app.screen, TranscriptScreen) and app.screen.query_one(CallList).size.height > 0)
+        shown = time.perf_counter() - start
+        listed = len(app.screen.query_one(CallList).calls)
+        app.screen.workers.cancel_all()
+        await pilot.press("q")
+    size = path.stat().st_size / MiB
+    return [(f"transcript of {listed:,} calls ({size:.0f} MB) listed on screen", f"{shown * 1000:.0f} ms", shown < 1.0)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     default = Path(os.environ.get("AGENTPAGER_BENCH_DIR", "/tmp")) / "agentpager-bench"
@@ -140,6 +177,7 @@ def main() -> int:
     name = f"lines-{size}.txt"
     make_lines_file(options.data / name, size, lines)
     rows = asyncio.run(big_file(options.data, name)) + asyncio.run(big_directory(options.data, 100_000))
+    rows += asyncio.run(long_transcript(options.data, 10_000))
     width = max(len(what) for what, _, _ in rows)
     for what, measured, ok in rows:
         print(f"{'ok  ' if ok else 'MISS'} {what:<{width}}  {measured}")

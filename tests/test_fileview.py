@@ -130,3 +130,11 @@ def test_documents_are_converted_in_a_child_process_that_can_be_killed(root: Pat
     cancelled.set()
     with pytest.raises(Cancelled):
         workspace.open_view("other.pdf", cancel=cancelled)
+
+
+def test_iter_lines_reads_in_batches(root: Path, small_blocks: None) -> None:
+    lines = [f"{n}" * (n % 9) for n in range(1, 120)]
+    (root / "f.txt").write_text("\r\n".join(lines))
+    with Workspace(root).open_view("f.txt").open() as reader:
+        assert list(reader.iter_lines(batch_bytes=20)) == list(enumerate(lines, 1))
+        assert list(reader.iter_lines(100, batch_bytes=1)) == list(enumerate(lines[99:], 100))

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-COMMANDS = ("call", "schema")
+COMMANDS = ("call", "schema", "replay", "transcript")
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
 
 
@@ -90,6 +90,56 @@ def _schema(options: argparse.Namespace) -> int:
     return 0
 
 
+def _open_transcript(path: str):  # noqa: ANN202 - a Transcript
+    from agentpager.transcripts import TranscriptError, open_transcript
+
+    try:
+        transcript = open_transcript(path)
+    except TranscriptError as error:
+        raise CommandError(str(error)) from None
+    for problem in transcript.problems:
+        print(f"agentpager: {path}: {problem}", file=sys.stderr)
+    return transcript
+
+
+def _replay(options: argparse.Namespace) -> int:
+    """One line per call: recorded output, replayed output, and whether they are the same."""
+    from agentpager.transcripts import short_arguments
+    from agentpager.transcripts.replay import Replayer
+
+    transcript = _open_transcript(options.file)
+    replayer = Replayer(transcript, options.root)
+    print(f"agentpager: {len(transcript.calls)} calls ({transcript.format}), replayed against {replayer.root}",
+          file=sys.stderr)  # fmt: skip
+    out = sys.stdout
+    for call in transcript.calls:
+        replay = replayer.replay(call)
+        if options.json:
+            record = {
+                "index": call.index,
+                "tool": call.tool,
+                "arguments": call.arguments,
+                "recorded": replay.recorded,
+                "replayed": None if replay.result is None else replay.result.text,
+                "matches": replay.matches,
+            }
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            recorded = "no result" if replay.recorded is None else f"{len(replay.recorded):,} chars"
+            out.write(f"{call.index:>5}  turn {call.turn:<4} {call.tool:<14} {short_arguments(call.arguments)}"
+                      f"  [{recorded}] {replay.status}\n")  # fmt: skip
+    return 0
+
+
+def _transcript(options: argparse.Namespace) -> int:
+    """The transcript in the TUI: its calls, recorded and replayed, each openable in the viewer."""
+    transcript = _open_transcript(options.file)
+    from agentpager.tui import run_transcript
+
+    run_transcript(transcript, options.root, options.theme)
+    return 0
+
+
 def _tui(options: argparse.Namespace) -> int:
     """Launch the TUI: PATH a directory is the root; PATH a file is opened, its directory the root."""
     from agentpager.tools import PROFILE_NAMES
@@ -155,6 +205,18 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--profile", default="qq", help="tool profile (default qq)")
     schema.add_argument("--format", choices=SCHEMA_FORMATS, default="openai", help="API shape (default openai)")
     schema.set_defaults(run=_schema)
+
+    replay = commands.add_parser("replay", help="replay a transcript's file reads against the files now")
+    replay.add_argument("file", metavar="FILE", help="a Claude Code, Codex, OpenAI or Anthropic transcript")
+    replay.add_argument("--root", help="workspace root (default: the transcript's cwd if it exists, else .)")
+    replay.add_argument("--json", action="store_true", help="one JSON object per call")
+    replay.set_defaults(run=_replay)
+
+    transcript = commands.add_parser("transcript", help="open a transcript in the TUI")
+    transcript.add_argument("file", metavar="FILE", help="a Claude Code, Codex, OpenAI or Anthropic transcript")
+    transcript.add_argument("--root", help="workspace root (default: the transcript's cwd if it exists, else .)")
+    transcript.add_argument("--theme", help="a Textual theme")
+    transcript.set_defaults(run=_transcript)
     return parser
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -82,3 +84,21 @@ def test_help(root: Path, snap_compare) -> None:
 
 def test_narrow_terminal(root: Path, snap_compare) -> None:
     assert snap_compare(make_app(root, "big.txt"), terminal_size=(120, 50), run_before=steady)
+
+
+def test_transcript(snap_compare) -> None:
+    from agentpager.transcripts import open_transcript
+    from test_transcript_screen import session
+
+    # The screen names the transcript's path and root: use the same one every run.
+    root = Path(tempfile.gettempdir()) / "agentpager-snapshot" / "proj"
+    shutil.rmtree(root.parent, ignore_errors=True)
+    root.mkdir(parents=True)
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))))
+
+    async def second_call(pilot: Pilot) -> None:
+        await steady(pilot)
+        await pilot.press("down")
+        await steady(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=second_call)

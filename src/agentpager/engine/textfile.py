@@ -207,6 +207,20 @@ class TextReader:
         start, end = self.index.line_start(self.fd, line), self.index.line_end(self.fd, line)
         return any(pattern.search(text) for text in decode_chunks(iter_bytes(self.fd, start, end)))
 
+    def iter_lines(self, first: int = 1, batch_bytes: int = BLOCK_SIZE) -> Iterator[tuple[int, str]]:
+        """Numbered lines from ``first`` to the end, read about ``batch_bytes`` at a time.
+
+        Memory holds one batch, or one line when a line is longer than a batch.
+        """
+        total = self.line_count()
+        number = first
+        while number <= total:
+            start, _ = self.line_span(number, number)
+            last = min(total, max(number, self.line_at_byte(start + batch_bytes) - 1))
+            for offset, line in enumerate(str(self.lines_text(number, last)).split("\n")):
+                yield number + offset, line
+            number = last + 1
+
     def char_count(self) -> int:
         """Characters in the whole decoded file."""
         self.index.want_chars()

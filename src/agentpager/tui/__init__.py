@@ -9,3 +9,9 @@ def run(workspace: Workspace, open_path: str | None = None, theme: str | None = 
     from agentpager.tui.app import AgentPagerApp
 
     AgentPagerApp(workspace, open_path, theme).run()
+
+
+def run_transcript(transcript, root: str | None = None, theme: str | None = None) -> None:  # noqa: ANN001
+    from agentpager.tui.app import AgentPagerApp
+
+    AgentPagerApp.for_transcript(transcript, root, theme).run()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 from collections.abc import Iterable
 
 from textual import on, work
@@ -14,10 +15,13 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from agentpager.exchange import call_and_result, call_json
+from agentpager.transcripts import Transcript, TranscriptError, open_transcript, sniff
+from agentpager.transcripts.replay import Replayer
 from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.tool_panel import ToolPanel
+from agentpager.tui.transcript_screen import TranscriptScreen
 from agentpager.tui.tree import WorkspaceTree
 from agentpager.tui.viewer import FileViewer
 from agentpager.workspace import Workspace
@@ -44,14 +48,29 @@ class AgentPagerApp(App[None]):
         Binding("y", "copy_call", "Copy call"),
         Binding("C", "copy_pair", "Copy pair"),
         Binding("p", "toggle_pin", "Pin/follow"),
+        Binding("t", "transcript", "Transcript"),
     ]
 
-    def __init__(self, workspace: Workspace, open_path: str | None = None, theme: str | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        open_path: str | None = None,
+        theme: str | None = None,
+        replayer: Replayer | None = None,
+    ) -> None:
         super().__init__()
         self.workspace = workspace
         self.open_path = open_path
+        self.replayer = replayer
+        self.offered_transcript: str | None = None
         if theme:
             self.theme = theme
+
+    @classmethod
+    def for_transcript(cls, transcript: Transcript, root: str | None = None, theme: str | None = None) -> AgentPagerApp:
+        """The app on the transcript's workspace, showing the transcript first."""
+        replayer = Replayer(transcript, root)
+        return cls(replayer.workspace, theme=theme, replayer=replayer)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -78,6 +97,8 @@ class AgentPagerApp(App[None]):
             self.viewer.open_file(self.open_path)
         else:
             self.query_one(WorkspaceTree).focus()
+        if self.replayer is not None:
+            self._show_transcript(self.replayer)
 
     def on_resize(self) -> None:
         self._fit_layout(self.size.width)
@@ -91,6 +112,50 @@ class AgentPagerApp(App[None]):
     def _file_chosen(self, event: WorkspaceTree.FileChosen) -> None:
         self.panel.pinned = False
         self.viewer.open_file(event.path)
+        if event.path.endswith((".jsonl", ".json")):
+            self._offer_transcript(event.path)
+
+    @work(thread=True, group="sniff", exclusive=True)
+    def _offer_transcript(self, path: str) -> None:
+        found = sniff(os.path.join(self.workspace.root.path, path))
+        if found:
+            self.offered_transcript = path
+            self.notify(f"{path} looks like a {found} transcript: press t to see its tool calls.")
+
+    # -- transcripts ------------------------------------------------------------------------------
+
+    def _show_transcript(self, replayer: Replayer) -> None:
+        if self.is_screen_installed("transcript"):
+            self.uninstall_screen("transcript")
+        self.install_screen(TranscriptScreen(replayer.transcript, replayer), "transcript")
+        self.push_screen("transcript")
+
+    def action_transcript(self) -> None:
+        """Show the transcript again, or open the one the tree offered."""
+        if self.offered_transcript is not None:
+            self._read_transcript(self.offered_transcript)
+            self.offered_transcript = None
+        elif self.replayer is not None:
+            self.push_screen("transcript")
+        else:
+            self.notify("No transcript: open one with agentpager transcript FILE, or choose a .jsonl in the tree.")
+
+    @work(thread=True, group="transcript", exclusive=True)
+    def _read_transcript(self, path: str) -> None:
+        try:
+            transcript = open_transcript(os.path.join(self.workspace.root.path, path))
+        except TranscriptError as error:
+            self.notify(str(error), severity="error")
+            return
+        self.replayer = Replayer(transcript, self.workspace.root.path)
+        self.call_from_thread(self._show_transcript, self.replayer)
+
+    @on(TranscriptScreen.OpenCall)
+    def _open_call(self, event: TranscriptScreen.OpenCall) -> None:
+        plan = event.replay.plan
+        assert plan is not None
+        self.pop_screen()
+        self.panel.load_call(plan.profile, plan.tool, plan.arguments)
 
     @on(WorkspaceTree.DirectoryChosen)
     def _directory_chosen(self, event: WorkspaceTree.DirectoryChosen) -> None:
@@ -110,7 +175,7 @@ class AgentPagerApp(App[None]):
     def _show_line(self, event: ToolPanel.ShowLine) -> None:
         if event.path != self.viewer.path:
             self.viewer.open_file(event.path)
-        else:
+        elif event.line is not None:
             self.viewer.go_to_line(event.line)
 
     # -- actions ----------------------------------------------------------------------------------
@@ -187,6 +252,7 @@ class AgentPagerApp(App[None]):
             ("Copy output", "Copy the exact tool output (c)", self.action_copy_output),
             ("Copy call", "Copy the tool call as JSON (y)", self.action_copy_call),
             ("Copy call and result", "Copy both as an OpenAI or Anthropic message pair (C)", self.action_copy_pair),
+            ("Transcript", "Show the transcript's tool calls (t)", self.action_transcript),
             ("Help", "Show every key (?)", self.action_help),
         ]
         for title, help_text, callback in commands:

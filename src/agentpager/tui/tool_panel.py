@@ -74,9 +74,9 @@ class ToolPanel(Vertical):
     pinned = reactive(False)
 
     class ShowLine(Message):
-        """A hand-made call reads this line of this file: show it in the viewer."""
+        """A hand-made call reads this file, at this line once the file is open: show it."""
 
-        def __init__(self, path: str, line: int) -> None:
+        def __init__(self, path: str, line: int | None) -> None:
             super().__init__()
             self.path = path
             self.line = line
@@ -105,6 +105,7 @@ class ToolPanel(Vertical):
         self._errors: dict[str, Static] = {}
         self._call_number = 0
         self._last_window: Window | None = None
+        self._line_pending = False
 
     # -- layout -----------------------------------------------------------------------------------
 
@@ -233,18 +234,35 @@ class ToolPanel(Vertical):
         self._show_the_line()
 
     def _show_the_line(self) -> None:
-        """Move the viewer to the window a hand-made read call reads."""
+        """Move the viewer to the window a hand-made read call reads (opening its file first)."""
         path = self.arguments.get(path_argument(self.profile))
-        if self.tool != READ_TOOLS[self.profile] or not isinstance(path, str):
+        if self.tool != READ_TOOLS[self.profile] or not isinstance(path, str) or not path:
             return
-        if self.view is not None and path == self.view.name:
+        name = self.workspace.root.display(path)
+        if self.view is not None and name == self.view.name:
+            self._line_pending = False
             try:
                 line = line_of_call(self.profile, self.spec.bind(self.arguments), self.view)
-            except (ToolError, OSError, ValueError):
+            except (ToolError, OSError, ValueError, LookupError):
                 return
-            self.post_message(self.ShowLine(path, line))
+            self.post_message(self.ShowLine(name, line))
         else:
-            self.post_message(self.ShowLine(path, 1))
+            self._line_pending = True  # shown once the viewer reports the file open
+            self.post_message(self.ShowLine(name, None))
+
+    def load_call(self, profile: str, tool: str, arguments: dict[str, Any]) -> None:
+        """Show and pin a given call (from a transcript, say), and the window it reads."""
+        self.pinned = True
+        self.profile = profile
+        self.query_one("#profile", Select).value = profile
+        tools = self.query_one("#tool", Select)
+        tools.set_options(self._tool_options())
+        self.tool = tool
+        tools.value = tool
+        self.arguments = dict(arguments)
+        self._build_form()
+        self._run()
+        self._show_the_line()
 
     @on(Select.Changed, "#profile")
     def _profile_chosen(self, event: Select.Changed) -> None:
@@ -284,6 +302,8 @@ class ToolPanel(Vertical):
         self._last_window = window
         if not self.pinned:
             self._follow(self.profile, view, window)
+        elif self._line_pending:
+            self._show_the_line()
 
     @work(thread=True, exclusive=True, group="follow")
     def _follow(self, profile: str, view: FileView, window: Window) -> None:

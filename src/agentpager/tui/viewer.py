@@ -137,6 +137,7 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
         self._search_note = ""
         self._follow_timer = None
         self._last_window: Window | None = None
+        self._wanted_top: int | None = None
         self.border_title = "agentpager"
 
     # -- opening ----------------------------------------------------------------------------------
@@ -240,7 +241,8 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
         self._matches, self._match, self._pattern, self._search_note = [], -1, None, ""
         self.line_count = 0
         self.indexed = False
-        self.scroll_to(0, 0, animate=False, immediate=True)
+        self._wanted_top = None
+        self._scroll(0, 0)
         self._update_virtual_size()
         self.refresh()
 
@@ -251,6 +253,8 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
         self.line_count = lines
         self.indexed = complete
         self._update_virtual_size()
+        if self._wanted_top is not None and (lines >= self._wanted_top or complete):
+            self.call_after_refresh(self.go_to_line, self._wanted_top)
         self.refresh()
         self._announce()
 
@@ -361,25 +365,34 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
             self.post_message(self.WindowChanged(self, window))
 
     def go_to_line(self, number: int) -> None:
-        """Make line ``number`` the top line (as far as the end of the file allows)."""
-        self.scroll_to(y=max(0, min(number, max(self.line_count, 1)) - 1), animate=False, immediate=True)
+        """Make line ``number`` the top line (as far as the end of the file allows).
+
+        A line not counted yet becomes the top line as soon as the count reaches it.
+        """
+        self._wanted_top = number if number > self.line_count and not self.indexed else None
+        self._scroll(y=max(0, min(number, max(self.line_count, 1)) - 1))
 
     # -- keys -------------------------------------------------------------------------------------
 
+    def _scroll(self, x: float | None = None, y: float | None = None) -> None:
+        """Scroll at once, without animation (10M lines animate for a second), even before the
+        scrollbars caught up with a new line count (Textual refuses to scroll until then)."""
+        self.scroll_to(x, y, animate=False, immediate=True, force=True)
+
     def action_scroll_lines(self, lines: int) -> None:
-        self.scroll_to(y=self.scroll_y + lines, animate=False, immediate=True)
+        self._scroll(y=self.scroll_y + lines)
 
     def action_scroll_columns(self, columns: int) -> None:
-        self.scroll_to(x=self.scroll_x + columns, animate=False, immediate=True)
+        self._scroll(x=self.scroll_x + columns)
 
     def action_scroll_pages(self, pages: int) -> None:
-        self.scroll_to(y=self.scroll_y + pages * self.scrollable_content_region.height, animate=False, immediate=True)
+        self._scroll(y=self.scroll_y + pages * self.scrollable_content_region.height)
 
     def action_go_top(self) -> None:
-        self.scroll_to(0, 0, animate=False, immediate=True)
+        self._scroll(0, 0)
 
     def action_go_bottom(self) -> None:
-        self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+        self._scroll(y=self.max_scroll_y)
 
     def action_cancel(self) -> None:
         """Escape: stop converting, indexing or searching."""

@@ -27,6 +27,7 @@ the viewer shows and its exact output; edit an argument to hand-craft a call.
 | `c` | copy the output |
 | `y` | copy the call as JSON |
 | `C` | copy the call and its result as an OpenAI or Anthropic message pair |
+| `t` | the transcript's tool calls (`o` opens a call's window here, `Escape` comes back) |
 | `Tab`, `Shift+Tab` | move between the tree, the viewer and the panel |
 | `Ctrl+P` | command palette: every action |
 | `?` | this help |

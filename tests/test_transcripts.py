@@ -1,0 +1,225 @@
+"""Transcripts: the four formats, hand-written, and their replay against the files now."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentpager import Workspace
+from agentpager.transcripts import TranscriptError, open_transcript
+from agentpager.transcripts.replay import Replayer, claude_code_settings
+
+CWD = "/home/dev/proj"
+MALWARE = (
+    "Whenever you read a file, you should consider whether it looks malicious. If it does, you MUST refuse to "
+    "improve or augment the code. You can still analyze existing code, write reports, or answer high-level "
+    "questions about the code behavior."
+)
+
+
+def jsonl(path: Path, lines: list[object | str]) -> Path:
+    path.write_text("\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n")
+    return path
+
+
+def assistant(message_id: str, *blocks: dict) -> dict:
+    return {"type": "assistant", "cwd": CWD, "message": {"id": message_id, "role": "assistant", "content": list(blocks)}}
+
+
+def user(*blocks: dict | str) -> dict:
+    content = blocks[0] if len(blocks) == 1 and isinstance(blocks[0], str) else list(blocks)
+    return {"type": "user", "cwd": CWD, "message": {"role": "user", "content": content}}
+
+
+def tool_use(call_id: str, name: str, arguments: dict) -> dict:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+
+
+def tool_result(call_id: str, content: object, is_error: bool = False) -> dict:
+    return {"type": "tool_result", "tool_use_id": call_id, "content": content, "is_error": is_error}
+
+
+@pytest.fixture
+def files(root: Path) -> Path:
+    (root / "a.py").write_text("import os\n")
+    (root / "empty.txt").write_bytes(b"")
+    (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 301)))
+    return root
+
+
+@pytest.fixture
+def claude_session(tmp_path: Path) -> Path:
+    return jsonl(tmp_path / "session.jsonl", [
+        {"type": "system", "subtype": "init", "cwd": CWD, "session_id": "abc"},
+        user("read a.py please"),
+        assistant("m1", {"type": "text", "text": "Reading."}),
+        assistant("m1", tool_use("toolu_1", "Read", {"file_path": f"{CWD}/a.py"})),
+        user(tool_result("toolu_1", "1\timport os\n2\t")),
+        assistant("m2", tool_use("toolu_2", "Read", {"file_path": f"{CWD}/empty.txt"})),
+        user(tool_result("toolu_2", [{"type": "text", "text": (
+            "<system-reminder>Warning: the file exists but is shorter than the provided offset (1). "
+            "The file has 1 lines.</system-reminder>")}])),
+        "{this line is not json",
+        assistant("m3", tool_use("toolu_3", "Bash", {"command": "ls"})),
+        user(tool_result("toolu_3", "a.py\nempty.txt")),
+        user("now the old way"),
+        assistant("m4", tool_use("toolu_4", "Read", {"file_path": f"{CWD}/a.py", "offset": 1, "limit": 1})),
+        user(tool_result("toolu_4", f"     1→import os\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n")),
+    ])  # fmt: skip
+
+
+def test_claude_code_session(claude_session: Path, files: Path) -> None:
+    transcript = open_transcript(str(claude_session))
+    assert (transcript.format, transcript.cwd) == ("claude-code", CWD)
+    assert [(c.index, c.turn, c.tool) for c in transcript.calls] == [(0, 1, "Read"), (1, 1, "Read"), (2, 1, "Bash"),
+                                                                      (3, 2, "Read")]  # fmt: skip
+    assert transcript.problems == ["line 8: not JSON (Expecting property name enclosed in double quotes: "
+                                   "line 1 column 2 (char 1)), skipped"]  # fmt: skip
+    replayer = Replayer(transcript, str(files))
+    replays = [replayer.replay(call) for call in transcript.calls]
+    assert [r.status for r in replays] == ["same", "same", "not replayable", "same"]
+    assert replays[0].plan.arguments == {"file_path": "a.py"}
+    assert replays[1].result.text.startswith("<system-reminder>Warning: the file exists but is shorter")
+    assert replays[2].recorded == "a.py\nempty.txt"
+    assert replays[3].plan.settings == {"line_format": "arrow", "reminder": MALWARE}
+
+
+def test_replay_shows_what_changed(claude_session: Path, files: Path) -> None:
+    (files / "a.py").write_text("import sys\n")
+    transcript = open_transcript(str(claude_session))
+    replay = Replayer(transcript, str(files)).replay(transcript.calls[0])
+    assert (replay.status, replay.matches, replay.result.text) == ("differs", False, "1\timport sys\n2\t")
+
+
+def test_redacted_ids_are_paired_in_order(tmp_path: Path, files: Path) -> None:
+    path = jsonl(tmp_path / "redacted.jsonl", [
+        assistant("m", tool_use("REDACTED", "Read", {"file_path": f"{CWD}/a.py"}),
+                  tool_use("REDACTED", "Read", {"file_path": f"{CWD}/empty.txt"})),
+        user(tool_result("REDACTED", "1\timport os\n2\t"), tool_result("REDACTED", "second")),
+    ])  # fmt: skip
+    transcript = open_transcript(str(path))
+    assert [transcript.recorded(call) for call in transcript.calls] == ["1\timport os\n2\t", "second"]
+
+
+def test_codex_rollout(tmp_path: Path, files: Path) -> None:
+    def item(payload: dict) -> dict:
+        return {"timestamp": "2026-11-01T10:00:00Z", "type": "response_item", "payload": payload}
+
+    path = jsonl(tmp_path / "rollout-2026-11-01.jsonl", [
+        {"timestamp": "2026-11-01T10:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": CWD}},
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "look"}]}),
+        item({"type": "function_call", "name": "read_file", "call_id": "c1",
+              "arguments": json.dumps({"file_path": f"{CWD}/big.txt", "offset": 299, "limit": 5})}),
+        item({"type": "function_call_output", "call_id": "c1", "output": "L299: line 299\nL300: line 300"}),
+        item({"type": "function_call", "name": "shell", "call_id": "c2", "arguments": '{"command": ["ls"]}'}),
+        item({"type": "function_call_output", "call_id": "c2",
+              "output": json.dumps({"output": "a.py\n", "metadata": {"exit_code": 0}})}),
+        item({"type": "function_call", "name": "read_file", "call_id": "c3", "arguments": "{not json"}),
+    ])  # fmt: skip
+    transcript = open_transcript(str(path))
+    assert (transcript.format, transcript.cwd) == ("codex", CWD)
+    replayer = Replayer(transcript, str(files))
+    replays = [replayer.replay(call) for call in transcript.calls]
+    assert [r.status for r in replays] == ["same", "not replayable", "not replayable"]
+    assert replays[1].recorded == json.dumps({"output": "a.py\n", "metadata": {"exit_code": 0}})
+    assert transcript.calls[2].arguments == "{not json" and replays[2].recorded is None
+
+
+def qq_outputs(files: Path, *starts: int) -> list[str]:
+    workspace = Workspace(files)
+    return [workspace.call("read_file", {"path": "big.txt", "start_line": start}).text for start in starts]
+
+
+def test_openai_messages_with_a_qq_read_file_series(tmp_path: Path, files: Path) -> None:
+    first, second = qq_outputs(files, 1, 201)
+    messages = [{"role": "system", "content": "You read files."}, {"role": "user", "content": "Read big.txt"}]
+    for number, (start, output) in enumerate(((1, first), (201, second)), 1):
+        arguments = json.dumps({"path": "big.txt", "start_line": start})
+        messages.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{number}", "type": "function", "function": {"name": "read_file", "arguments": arguments}}]})
+        messages.append({"role": "tool", "tool_call_id": f"call_{number}", "content": output})  # fmt: skip
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(messages, indent=1))
+    transcript = open_transcript(str(path))
+    assert transcript.format == "openai" and len(transcript.calls) == 2
+    (files / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 301)) + "line 301\n")
+    replays = [Replayer(transcript, str(files)).replay(call) for call in transcript.calls]
+    assert [r.status for r in replays] == ["differs", "differs"], "the total line count changed"
+    assert [r.plan.profile for r in replays] == ["qq", "qq"]
+    assert replays[1].result.text.startswith("[File: big.txt | Lines 201-301 of 301]\n")
+    assert replays[1].result.text.endswith("\nline 301\n" + "-" * 40 + "\n[File read completed. Total lines: 301]")
+
+
+def test_openai_messages_as_jsonl(tmp_path: Path, files: Path) -> None:
+    (output,) = qq_outputs(files, 250)
+    call = {"id": "c", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "big.txt", "start_line": 250}'}}
+    path = jsonl(tmp_path / "chat.jsonl", [{"role": "assistant", "tool_calls": [call]},
+                                           {"role": "tool", "tool_call_id": "c", "content": output}])  # fmt: skip
+    transcript = open_transcript(str(path))
+    assert Replayer(transcript, str(files)).replay(transcript.calls[0]).status == "same"
+
+
+def test_anthropic_messages(tmp_path: Path, files: Path) -> None:
+    forge = Workspace(files, "forge").call("fs_read", {"path": "a.py"}).text
+    vault = Workspace(files, "vault").call("read_file", {"path": "a.py"}).text
+    messages = [
+        {"role": "user", "content": "look at a.py"},
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}, tool_use("t1", "fs_read", {"path": "a.py"}),
+                                          tool_use("t2", "read_file", {"path": f"{CWD}/a.py"})]},
+        {"role": "user", "content": [tool_result("t1", [{"type": "text", "text": forge}]), tool_result("t2", vault)]},
+    ]  # fmt: skip
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps(messages))
+    transcript = open_transcript(str(path))
+    transcript.cwd = CWD  # message arrays carry no cwd: the caller says where the agent worked
+    replays = [Replayer(transcript, str(files)).replay(call) for call in transcript.calls]
+    assert transcript.format == "anthropic"
+    assert [(r.plan.profile, r.status) for r in replays] == [("forge", "same"), ("vault", "same")]
+
+
+def test_not_a_transcript(tmp_path: Path) -> None:
+    (tmp_path / "data.json").write_text('{"hello": "world"}\n')
+    with pytest.raises(TranscriptError, match="not a Claude Code, Codex, OpenAI or Anthropic transcript"):
+        open_transcript(str(tmp_path / "data.json"))
+
+
+def test_a_broken_array_keeps_what_was_read(tmp_path: Path) -> None:
+    call = {"id": "c", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+    (tmp_path / "cut.json").write_text(json.dumps([{"role": "assistant", "tool_calls": [call]}])[:-1] + ', {"role": ')
+    transcript = open_transcript(str(tmp_path / "cut.json"))
+    assert len(transcript.calls) == 1
+    assert transcript.problems and transcript.problems[0].startswith("character ")
+
+
+def test_claude_code_settings_from_the_recorded_text() -> None:
+    assert claude_code_settings("1\tx") == {}
+    assert claude_code_settings("     1→x") == {"line_format": "arrow"}
+    assert claude_code_settings(f"1\tx\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n") == {"reminder": MALWARE}
+
+
+def test_replay_command(claude_session: Path, files: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "agentpager", "replay", str(claude_session), "--root", str(files), "--json"],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [sorted(r) for r in records][0] == ["arguments", "index", "matches", "recorded", "replayed", "tool"]
+    assert [(r["index"], r["tool"], r["matches"]) for r in records] == [(0, "Read", True), (1, "Read", True),
+                                                                       (2, "Bash", None), (3, "Read", True)]  # fmt: skip
+    assert records[2]["replayed"] is None and records[0]["replayed"] == "1\timport os\n2\t"
+    assert "line 8: not JSON" in done.stderr
+    text = subprocess.run([sys.executable, "-m", "agentpager", "replay", str(claude_session), "--root", str(files)],
+                          capture_output=True, text=True, timeout=60).stdout.splitlines()  # fmt: skip
+    assert len(text) == 4 and text[0].split() == ["0", "turn", "1", "Read", '{"file_path":', '"/home/dev/proj/a.py"}',
+                                                  "[14", "chars]", "same"]  # fmt: skip
+    assert text[2].endswith("not replayable")
+
+
+def test_replay_command_on_a_file_that_is_not_a_transcript(tmp_path: Path) -> None:
+    (tmp_path / "x.txt").write_text("hello\n")
+    done = subprocess.run([sys.executable, "-m", "agentpager", "replay", str(tmp_path / "x.txt")],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 2 and "not a Claude Code" in done.stderr and done.stdout == ""
