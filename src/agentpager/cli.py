@@ -13,7 +13,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-COMMANDS = ("call", "schema", "replay", "transcript")
+from agentpager.tools import PROFILE_NAMES
+
+COMMANDS = ("call", "schema", "replay", "transcript", "mcp")
+PROFILES_HELP = f"tool profile: {', '.join(PROFILE_NAMES)} (default qq)"
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
 
 
@@ -140,10 +143,19 @@ def _transcript(options: argparse.Namespace) -> int:
     return 0
 
 
+def _mcp(options: argparse.Namespace) -> int:
+    """Serve the profile's tools over MCP on stdin and stdout."""
+    workspace = _workspace(options.root, options.profile)
+    try:
+        from agentpager.mcp_server import serve
+    except ImportError:
+        raise CommandError("the MCP server needs the mcp extra: pip install 'agentpager[mcp]'") from None
+    serve(workspace)
+    return 0
+
+
 def _tui(options: argparse.Namespace) -> int:
     """Launch the TUI: PATH a directory is the root; PATH a file is opened, its directory the root."""
-    from agentpager.tools import PROFILE_NAMES
-
     if options.profile not in PROFILE_NAMES:
         raise CommandError(f"Unknown profile '{options.profile}'. Profiles: {', '.join(PROFILE_NAMES)}.")
     root, open_path = options.root, None
@@ -180,7 +192,7 @@ def _tui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("path", metavar="PATH", nargs="?", help="a directory (the root) or a file to open")
     parser.add_argument("--root", help="workspace root when PATH is a file (default: its directory)")
-    parser.add_argument("--profile", default="qq", help="tool profile: qq, forge, crush or vault (default qq)")
+    parser.add_argument("--profile", default="qq", help=PROFILES_HELP)
     parser.add_argument("--theme", help="a Textual theme, such as textual-dark or nord")
     parser.set_defaults(run=_tui)
     return parser
@@ -195,14 +207,14 @@ def _parser() -> argparse.ArgumentParser:
 
     call = commands.add_parser("call", help="run one tool call and print its exact output")
     call.add_argument("--root", default=".", help="workspace root (default: the current directory)")
-    call.add_argument("--profile", default="qq", help="tool profile: qq, forge, crush or vault (default qq)")
+    call.add_argument("--profile", default="qq", help=PROFILES_HELP)
     call.add_argument("--max-output-chars", metavar="N", help="output guard limit (default 28000)")
     call.add_argument("tool", metavar="TOOL", help="tool name, such as read_file")
     call.add_argument("arguments", metavar="JSON", nargs="?", default="{}", help="arguments as a JSON object")
     call.set_defaults(run=_call)
 
     schema = commands.add_parser("schema", help="print the profile's tool definitions")
-    schema.add_argument("--profile", default="qq", help="tool profile (default qq)")
+    schema.add_argument("--profile", default="qq", help=PROFILES_HELP)
     schema.add_argument("--format", choices=SCHEMA_FORMATS, default="openai", help="API shape (default openai)")
     schema.set_defaults(run=_schema)
 
@@ -217,6 +229,11 @@ def _parser() -> argparse.ArgumentParser:
     transcript.add_argument("--root", help="workspace root (default: the transcript's cwd if it exists, else .)")
     transcript.add_argument("--theme", help="a Textual theme")
     transcript.set_defaults(run=_transcript)
+
+    mcp = commands.add_parser("mcp", help="serve the tools over MCP (stdio)")
+    mcp.add_argument("--root", default=".", help="workspace root (default: the current directory)")
+    mcp.add_argument("--profile", default="qq", help=PROFILES_HELP)
+    mcp.set_defaults(run=_mcp)
     return parser
 
 

@@ -1,0 +1,71 @@
+"""The MCP server: the same tools, schemas and outputs as Workspace.call, in-process and over stdio."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+from agentpager import Workspace  # noqa: E402
+from agentpager.mcp_server import ToolServer  # noqa: E402
+from agentpager.tools import PROFILE_NAMES  # noqa: E402
+from samples import png_bytes  # noqa: E402
+
+CALLS = {
+    "read_file": [{"path": "a.txt"}, {"path": "a.txt", "start_line": "2"}, {"path": "nope"}, {"path": "img.png"},
+                  {"path": "a.txt", "offset": 3, "length": 2}, {"file_path": "a.txt", "offset": 2}, {}],
+    "list_files": [{}, {"limit": 1}, {"pattern": "(", "use_regex": True}],
+    "count_files": [{"recursive": True}],
+    "fs_read": [{"path": "a.txt", "start_byte": 1, "end_byte": 4}, {"path": "a.txt", "start_byte": -1}],
+    "file_read": [{"filename": "a.txt"}, {"filename": "a.txt", "start_line": 2, "end_line": 1}],
+    "Read": [{"file_path": "a.txt"}, {"file_path": "a.txt", "offset": 2, "limit": 1}, {"file_path": "sub"}],
+}  # fmt: skip
+
+
+@pytest.fixture
+def tree(root: Path) -> Path:
+    (root / "a.txt").write_text("alpha\nbeta\ngamma\n")
+    (root / "img.png").write_bytes(png_bytes())
+    (root / "sub").mkdir()
+    return root
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+async def test_every_tool_answers_as_workspace_call(tree: Path, profile: str) -> None:
+    workspace = Workspace(tree, profile)
+    schema = subprocess.run([sys.executable, "-m", "agentpager", "schema", "--profile", profile, "--format", "mcp"],
+                            capture_output=True, text=True, check=True, timeout=60).stdout  # fmt: skip
+    async with Client(ToolServer(workspace)) as client:
+        listed = (await client.list_tools()).tools
+        assert [{"name": t.name, "description": t.description, "inputSchema": t.input_schema} for t in listed] == (
+            json.loads(schema)
+        )
+        for tool in workspace.tools():
+            for arguments in CALLS[tool["name"]]:
+                expected = workspace.call(tool["name"], arguments)
+                answer = await client.call_tool(tool["name"], arguments)
+                assert [block.text for block in answer.content] == [expected.text], (tool["name"], arguments)
+                assert answer.is_error == expected.is_error
+
+
+async def test_unknown_tool_is_an_error_result(tree: Path) -> None:
+    async with Client(ToolServer(Workspace(tree))) as client:
+        answer = await client.call_tool("rm_rf", {})
+    assert answer.is_error and "has no tool 'rm_rf'" in answer.content[0].text
+
+
+async def test_the_stdio_server_as_a_subprocess(tree: Path) -> None:
+    server = StdioServerParameters(command=sys.executable, args=["-m", "agentpager", "mcp", "--root", str(tree)])
+    async with Client(server) as client:
+        answer = await client.call_tool("read_file", {"path": "a.txt", "start_line": 2})
+        names = [tool.name for tool in (await client.list_tools()).tools]
+    assert names == ["read_file", "list_files", "count_files"]
+    assert answer.content[0].text == Workspace(tree).call("read_file", {"path": "a.txt", "start_line": 2}).text
+    assert not answer.is_error
