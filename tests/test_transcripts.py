@@ -223,3 +223,14 @@ def test_replay_command_on_a_file_that_is_not_a_transcript(tmp_path: Path) -> No
     done = subprocess.run([sys.executable, "-m", "agentpager", "replay", str(tmp_path / "x.txt")],
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert done.returncode == 2 and "not a Claude Code" in done.stderr and done.stdout == ""
+
+
+def test_records_of_an_unexpected_shape_are_reported_and_skipped(tmp_path: Path) -> None:
+    path = jsonl(tmp_path / "odd.jsonl", [
+        {"role": "assistant", "tool_calls": ["not an object"]},
+        {"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "read_file", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "out"},
+    ])  # fmt: skip
+    transcript = open_transcript(str(path))
+    assert [call.tool for call in transcript.calls] == ["read_file"]
+    assert transcript.problems[0].startswith("line 1: unexpected shape")

@@ -388,3 +388,16 @@ def test_unreadable_and_vanished_directories_in_the_tree(public_root: Path, unpr
     root = Root.of(public_root)
     assert unprivileged(lambda: read_directory(root, "locked").error) == "unreadable"
     assert read_directory(root, "gone").error == "No such file or directory"
+
+
+async def test_a_failing_background_job_is_reported_not_fatal(workspace_dir: Path, monkeypatch) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr("agentpager.tui.tool_panel.follow_call", broken)
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(10):
+            await pilot.pause(0.05)
+        assert app.is_running
+        assert any("simulated bug" in str(notice.message) for notice in app._notifications)

@@ -124,7 +124,7 @@ def count_blocks(
     return list(_scan_pool().map(count, ranges))
 
 
-class FileChanged(Exception):
+class FileChanged(OSError):
     """The file changed under a read in a way the index cannot absorb; read again."""
 
 

@@ -25,11 +25,17 @@ class Transcript:
     _records: RecordFile
 
     def recorded(self, call: ToolCall) -> str | None:
-        """The output the agent received for ``call`` (read again from the file), or None."""
+        """The output the agent received for ``call`` (read again from the file), or None.
+
+        None also when the transcript changed since it was read and the record is no longer there.
+        """
         if call.result is None:
             return None
-        value = self._records.read_again(call.result.where)
-        return COLLECTORS[self.format].result_text(value, call.result.block)[0]
+        try:
+            value = self._records.read_again(call.result.where)
+            return COLLECTORS[self.format].result_text(value, call.result.block)[0]
+        except (OSError, ValueError, LookupError, TypeError, AttributeError):
+            return None
 
 
 def open_transcript(path: str) -> Transcript:
@@ -37,7 +43,7 @@ def open_transcript(path: str) -> Transcript:
     records = RecordFile(path)
     try:
         parsed = parse(records.records())
-    except OSError as error:
+    except OSError as error:  # unreadable, or changed while it was read
         raise TranscriptError(f"{path}: {error.strerror or error}") from None
     if parsed is None:
         raise TranscriptError(

@@ -260,6 +260,9 @@ def parse(records: Iterable[Record | BadRecord], lookahead: int = 20) -> Parsed 
     for item in itertools.chain(seen, iterator):
         if isinstance(item, BadRecord):
             collector.parsed.problems.append(f"{item.where.describe()}: {item.problem}, skipped")
-        else:
+            continue
+        try:
             collector.feed(item)
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as error:
+            collector.parsed.problems.append(f"{item.where.describe()}: unexpected shape ({error!r}), skipped")
     return collector.parsed

@@ -18,6 +18,7 @@ from agentpager.exchange import call_and_result, call_json
 from agentpager.transcripts import Transcript, TranscriptError, open_transcript, sniff
 from agentpager.transcripts.replay import Replayer
 from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
+from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.tool_panel import ToolPanel
@@ -36,7 +37,7 @@ def _positive_integer(text: str) -> str | None:
     )
 
 
-class AgentPagerApp(App[None]):
+class AgentPagerApp(ReportsFailures, App[None]):
     """See a workspace the way an agent's file tools see it."""
 
     TITLE = "agentpager"
@@ -115,7 +116,7 @@ class AgentPagerApp(App[None]):
         if event.path.endswith((".jsonl", ".json")):
             self._offer_transcript(event.path)
 
-    @work(thread=True, group="sniff", exclusive=True)
+    @work(thread=True, group="sniff", exclusive=True, exit_on_error=False)
     def _offer_transcript(self, path: str) -> None:
         found = sniff(os.path.join(self.workspace.root.path, path))
         if found:
@@ -140,7 +141,7 @@ class AgentPagerApp(App[None]):
         else:
             self.notify("No transcript: open one with agentpager transcript FILE, or choose a .jsonl in the tree.")
 
-    @work(thread=True, group="transcript", exclusive=True)
+    @work(thread=True, group="transcript", exclusive=True, exit_on_error=False)
     def _read_transcript(self, path: str) -> None:
         try:
             transcript = open_transcript(os.path.join(self.workspace.root.path, path))
@@ -231,7 +232,7 @@ class AgentPagerApp(App[None]):
             self.notify("Nothing to copy yet: open a file or choose a directory.", severity="warning")
         return outcome
 
-    @work(thread=True, group="copy")
+    @work(thread=True, group="copy", exit_on_error=False)
     def _copy(self, text: str, what: str) -> None:
         mechanism = system_clipboard()
         if mechanism and copy_with_pyperclip(text):

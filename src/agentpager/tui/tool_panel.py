@@ -26,6 +26,7 @@ from agentpager.tools.guard import overflow_severity
 from agentpager.tui.following import READ_TOOLS, follow_call, line_of_call, path_argument
 from agentpager.tui.viewer import Window, visible
 from agentpager.workspace import ToolResult, Workspace
+from agentpager.tui.failures import ReportsFailures
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 
@@ -41,7 +42,7 @@ class Outcome:
     tokens: int
 
 
-class ToolPanel(Vertical):
+class ToolPanel(ReportsFailures, Vertical):
     """Profile, tool, arguments, the call as JSON, the exact output, and what it costs."""
 
     DEFAULT_CSS = """
@@ -253,16 +254,18 @@ class ToolPanel(Vertical):
     def load_call(self, profile: str, tool: str, arguments: dict[str, Any]) -> None:
         """Show and pin a given call (from a transcript, say), and the window it reads."""
         self.pinned = True
-        self.profile = profile
-        self.query_one("#profile", Select).value = profile
-        tools = self.query_one("#tool", Select)
-        tools.set_options(self._tool_options())
-        self.tool = tool
-        tools.value = tool
-        self.arguments = dict(arguments)
+        self.profile, self.tool, self.arguments = profile, tool, dict(arguments)
+        self._show_choices()
         self._build_form()
         self._run()
         self._show_the_line()
+
+    def _show_choices(self) -> None:
+        """Make the profile and tool selectors show the current profile and tool."""
+        self.query_one("#profile", Select).value = self.profile
+        tools = self.query_one("#tool", Select)
+        tools.set_options(self._tool_options())
+        tools.value = self.tool
 
     @on(Select.Changed, "#profile")
     def _profile_chosen(self, event: Select.Changed) -> None:
@@ -270,9 +273,7 @@ class ToolPanel(Vertical):
             return
         self.profile = str(event.value)
         self._choose_tool(READ_TOOLS[self.profile], self._carry_path())
-        tools = self.query_one("#tool", Select)
-        tools.set_options(self._tool_options())
-        tools.value = self.tool
+        self._show_choices()
 
     @on(Select.Changed, "#tool")
     def _tool_chosen(self, event: Select.Changed) -> None:
@@ -305,7 +306,7 @@ class ToolPanel(Vertical):
         elif self._line_pending:
             self._show_the_line()
 
-    @work(thread=True, exclusive=True, group="follow")
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
     def _follow(self, profile: str, view: FileView, window: Window) -> None:
         try:
             tool, arguments = follow_call(profile, view, window)
@@ -365,7 +366,7 @@ class ToolPanel(Vertical):
         self.query_one("#call", Static).update(call_json(self.tool, self.arguments))
         self._call(self._call_number, self.profile, self.tool, dict(self.arguments))
 
-    @work(thread=True, exclusive=True, group="call")
+    @work(thread=True, exclusive=True, group="call", exit_on_error=False)
     def _call(self, number: int, profile: str, tool: str, arguments: dict[str, Any]) -> None:
         workspace = self.workspace.with_profile(profile)
         result = workspace.call(tool, arguments)

@@ -28,6 +28,7 @@ from agentpager.transcripts.formats import ToolCall
 from agentpager.transcripts.replay import Replay, Replayer
 from agentpager.tui.viewer import visible
 from agentpager.workspace import Workspace
+from agentpager.tui.failures import ReportsFailures
 
 COLUMNS = "    #  turn  tool            recorded        tokens  replay          arguments"
 
@@ -117,7 +118,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         self.cursor = min(len(self.calls) - 1, int(self.scroll_y) + event.y)
 
 
-class TranscriptScreen(Screen[None]):
+class TranscriptScreen(ReportsFailures, Screen[None]):
     """The transcript's calls; below, the selected call recorded, replayed, and the difference."""
 
     BINDINGS = [
@@ -180,7 +181,7 @@ class TranscriptScreen(Screen[None]):
         # Replaying every call competes with the first paint: start once the list is on screen.
         self.call_after_refresh(self._replay_all, self.transcript.calls, self.replayer)
 
-    @work(thread=True, group="replay")
+    @work(thread=True, group="replay", exit_on_error=False)
     def _replay_all(self, calls: list[ToolCall], replayer: Replayer) -> None:
         worker = get_current_worker()
         batch: dict[int, Summary] = {}
@@ -208,7 +209,7 @@ class TranscriptScreen(Screen[None]):
     def _show(self, index: int) -> None:
         self._load(self.transcript.calls[index])
 
-    @work(thread=True, exclusive=True, group="detail")
+    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
     def _load(self, call: ToolCall) -> None:
         self.app.call_from_thread(self._display, self.replayer.replay(call))
 

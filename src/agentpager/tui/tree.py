@@ -17,6 +17,7 @@ from textual.widgets.tree import TreeNode
 
 from agentpager.tools.paths import Root, is_within
 from agentpager.tools.qq import MAX_FILES_PER_LIST, MAX_FILES_WARNING_THRESHOLD
+from agentpager.tui.failures import ReportsFailures
 
 PAGE_SIZE = MAX_FILES_PER_LIST
 
@@ -85,7 +86,7 @@ def _child_path(parent: str, name: str) -> str:
     return name if parent == "." else f"{parent}/{name}"
 
 
-class WorkspaceTree(Tree[object]):
+class WorkspaceTree(ReportsFailures, Tree[object]):
     """Directories and files of the workspace, paged, with the count that makes list_files warn."""
 
     DEFAULT_CSS = """
@@ -117,7 +118,7 @@ class WorkspaceTree(Tree[object]):
         if isinstance(entry, DirectoryEntry) and entry.listing is None:
             self._read(event.node, entry.path)
 
-    @work(thread=True, group="tree")
+    @work(thread=True, group="tree", exit_on_error=False)
     def _read(self, node: TreeNode[object], path: str) -> None:
         listing = read_directory(self.workspace_root, path)
         self.app.call_from_thread(self._loaded, node, listing)

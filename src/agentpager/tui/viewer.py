@@ -25,9 +25,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker, get_current_worker
 
-from agentpager.engine.lineindex import Cancelled, FileChanged
+from agentpager.engine.lineindex import Cancelled
 from agentpager.fileview import FileView, ViewError
 from agentpager.workspace import Workspace
+from agentpager.tui.failures import ReportsFailures
 
 WINDOW_LINES = 200
 DISPLAY_LIMIT = 2000
@@ -52,7 +53,7 @@ class Window:
     bottom: int
 
 
-class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
+class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=False):
     """Shows one file as the agent's tools see its lines."""
 
     BINDINGS = [
@@ -153,7 +154,7 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
         self.status = "opening…"
         self._open(path)
 
-    @work(thread=True, group="file", exclusive=True)
+    @work(thread=True, group="file", exclusive=True, exit_on_error=False)
     def _open(self, path: str) -> None:
         worker = get_current_worker()
         started = time.monotonic()
@@ -177,6 +178,9 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
         except Cancelled:
             self.post_message(self.Failed(path, ["Conversion cancelled."]))
             return
+        except OSError as error:  # the file went away or changed while it was opened
+            self.post_message(self.Failed(path, [f"Could not open {path}: {error.strerror or error}"]))
+            return
         finally:
             converting.set()
         self.post_message(self.Opened(view))
@@ -199,7 +203,7 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
             total = view.count_lines(progress, worker.cancelled_event)
         except Cancelled:
             return
-        except (FileChanged, OSError) as error:
+        except OSError as error:
             self.post_message(self.Failed(view.name, [f"The file changed or could not be read: {error}"]))
             return
         self.post_message(self._Indexed(view, total, True, 1.0))
@@ -288,7 +292,7 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
             try:
                 with self.view.open() as reader:  # type: ignore[union-attr]
                     lines = reader.line_prefixes(first, last, DISPLAY_LIMIT)
-            except (FileChanged, OSError, IndexError):
+            except (OSError, IndexError):
                 return []  # the file moved under us; the next index report redraws
             self._windows[index] = lines
             widest = max((len(text) for text, _ in lines), default=0)
@@ -419,7 +423,7 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
         self._search(self.view, compiled)
         return None
 
-    @work(thread=True, group="search", exclusive=True)
+    @work(thread=True, group="search", exclusive=True, exit_on_error=False)
     def _search(self, view: FileView, pattern: re.Pattern[str]) -> None:
         worker = get_current_worker()
         matches: list[int] = []
@@ -430,8 +434,8 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
         except Cancelled:
             self.post_message(self._Searched(pattern.pattern, matches, False))
             return
-        except (FileChanged, OSError):
-            pass
+        except OSError:
+            pass  # the file changed under the search: what was found so far stands
         self.post_message(self._Searched(pattern.pattern, matches, True))
 
     @on(_Searched)
@@ -488,6 +492,6 @@ class FileViewer(ScrollView, can_focus=True, inherit_bindings=False):
         if self.view is not None:
             self._recount(self.view)
 
-    @work(thread=True, group="file", exclusive=True)
+    @work(thread=True, group="file", exclusive=True, exit_on_error=False)
     def _recount(self, view: FileView) -> None:
         self._index(view, get_current_worker())
