@@ -138,3 +138,10 @@ def test_iter_lines_reads_in_batches(root: Path, small_blocks: None) -> None:
     with Workspace(root).open_view("f.txt").open() as reader:
         assert list(reader.iter_lines(batch_bytes=20)) == list(enumerate(lines, 1))
         assert list(reader.iter_lines(100, batch_bytes=1)) == list(enumerate(lines[99:], 100))
+
+
+@pytest.mark.parametrize("content", ["a\n\nb\n", "a\r\n\r\nb\r\n", "a\n\nb"])
+def test_search_for_empty_lines_finds_no_line_past_the_end(root: Path, content: str) -> None:
+    (root / "f.txt").write_bytes(content.encode())
+    with Workspace(root).open_view("f.txt").open() as reader:
+        assert list(reader.search(re.compile("^$", re.M))) == [2]

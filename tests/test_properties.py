@@ -178,3 +178,12 @@ def test_no_arguments_make_a_call_raise(call) -> None:
         result = workspace.call(tool, arguments)
     assert isinstance(result.text, str) and isinstance(result.is_error, bool)
     assert INTERNAL_ERROR not in result.text
+
+
+@PROPERTY_SETTINGS
+@given(body=text_files, needle=st.sampled_from(["a", "é", "xyz", "`", "\ufffd", "🎉b"]), block_size=block_sizes)
+def test_search_finds_exactly_the_lines_that_contain_the_pattern(body: bytes, needle: str, block_size: int) -> None:
+    data = b"x" + body
+    expected = [number for number, line in enumerate(contract_lines(data), 1) if needle in line]
+    with workspace_with(data, block_size, 0) as workspace, workspace.open_view("f.txt").open() as reader:
+        assert list(reader.search(re.compile(re.escape(needle), re.MULTILINE))) == expected

@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from agentpager.engine.lazytext import LazyText, Text
+from agentpager.engine import lineindex
 from agentpager.engine.lineindex import (
-    BLOCK_SIZE,
     Cancelled,
     FileChanged,
     LineIndex,
@@ -22,6 +22,8 @@ from agentpager.engine.lineindex import (
 )
 from agentpager.engine.utf8 import decode_chunks
 
+SEARCH_LINE_LIMIT = 32 << 20
+"""Lines up to this many bytes are searched whole; longer ones a block at a time."""
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -172,7 +174,8 @@ class TextReader:
         """Numbers of the lines where ``pattern`` matches, in order, reading a block at a time.
 
         Compile the pattern with ``re.MULTILINE`` for ``^`` and ``$`` to match at line ends. A line
-        longer than a block is searched a block at a time (a match across two pieces is missed).
+        longer than SEARCH_LINE_LIMIT is searched a block at a time, so a match across two pieces
+        is missed there.
         """
         total = self.line_count()
         line, position = 1, self.index.base
@@ -180,8 +183,11 @@ class TextReader:
         while line <= total:
             if cancel is not None and cancel.is_set():
                 raise Cancelled()
-            data = read_exact(self.fd, min(BLOCK_SIZE, end - position), position)
-            cut = len(data) if position + len(data) == end else data.rfind(b"\n")
+            data = read_exact(self.fd, min(lineindex.BLOCK_SIZE, end - position), position)
+            if position + len(data) == end:  # the rest of the file: its last line ends at the end
+                cut = len(data) - 1 if data.endswith(b"\n") else len(data)
+            else:
+                cut = data.rfind(b"\n")
             if cut < 0:
                 if self._line_matches(pattern, line):
                     yield line
@@ -205,9 +211,11 @@ class TextReader:
 
     def _line_matches(self, pattern: re.Pattern[str], line: int) -> bool:
         start, end = self.index.line_start(self.fd, line), self.index.line_end(self.fd, line)
+        if end - start <= SEARCH_LINE_LIMIT:
+            return pattern.search(str(self.lines_text(line, line))) is not None
         return any(pattern.search(text) for text in decode_chunks(iter_bytes(self.fd, start, end)))
 
-    def iter_lines(self, first: int = 1, batch_bytes: int = BLOCK_SIZE) -> Iterator[tuple[int, str]]:
+    def iter_lines(self, first: int = 1, batch_bytes: int = 1 << 20) -> Iterator[tuple[int, str]]:
         """Numbered lines from ``first`` to the end, read about ``batch_bytes`` at a time.
 
         Memory holds one batch, or one line when a line is longer than a batch.
