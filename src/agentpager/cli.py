@@ -134,8 +134,17 @@ def _replay(options: argparse.Namespace) -> int:
     return 0
 
 
+def _check_theme(theme: str | None) -> None:
+    if theme is not None:
+        from textual.theme import BUILTIN_THEMES
+
+        if theme not in BUILTIN_THEMES:
+            raise CommandError(f"Unknown theme '{theme}'. Themes: {', '.join(sorted(BUILTIN_THEMES))}.")
+
+
 def _transcript(options: argparse.Namespace) -> int:
     """The transcript in the TUI: its calls, recorded and replayed, each openable in the viewer."""
+    _check_theme(options.theme)
     transcript = _open_transcript(options.file)
     from agentpager.tui import run_transcript
 
@@ -156,8 +165,6 @@ def _mcp(options: argparse.Namespace) -> int:
 
 def _tui(options: argparse.Namespace) -> int:
     """Launch the TUI: PATH a directory is the root; PATH a file is opened, its directory the root."""
-    if options.profile not in PROFILE_NAMES:
-        raise CommandError(f"Unknown profile '{options.profile}'. Profiles: {', '.join(PROFILE_NAMES)}.")
     root, open_path = options.root, None
     if options.path is not None:
         path = os.path.abspath(options.path)
@@ -172,14 +179,11 @@ def _tui(options: argparse.Namespace) -> int:
                 raise CommandError(f"{options.path} is not inside the root {root}.")
         else:
             raise CommandError(f"{options.path}: no such file or directory.")
-    if options.theme is not None:
-        from textual.theme import BUILTIN_THEMES
-
-        if options.theme not in BUILTIN_THEMES:
-            raise CommandError(f"Unknown theme '{options.theme}'. Themes: {', '.join(sorted(BUILTIN_THEMES))}.")
+    workspace = _workspace(root or ".", options.profile)
+    _check_theme(options.theme)
     from agentpager.tui import run
 
-    run(_workspace(root or ".", options.profile), open_path, options.theme)
+    run(workspace, open_path, options.theme)
     return 0
 
 

@@ -31,10 +31,14 @@ NARROW_BELOW = 160
 """Below this many columns the tool panel moves under the viewer."""
 
 
-def _positive_integer(text: str) -> str | None:
-    return None if text.strip().replace(",", "").isdigit() and int(text.strip().replace(",", "")) > 0 else (
-        "A line number: 1 or more."
-    )
+def _line_number(text: str) -> int:
+    """``text`` as a line number (commas allowed), or 0 when it is not one."""
+    digits = text.strip().replace(",", "")
+    return int(digits) if digits.isdigit() else 0
+
+
+def _line_number_problem(text: str) -> str | None:
+    return None if _line_number(text) > 0 else "A line number: 1 or more."
 
 
 class AgentPagerApp(ReportsFailures, App[None]):
@@ -187,10 +191,10 @@ class AgentPagerApp(ReportsFailures, App[None]):
     def action_goto_line(self) -> None:
         def go(answer: str | None) -> None:
             if answer:
-                self.viewer.go_to_line(int(answer.strip().replace(",", "")))
+                self.viewer.go_to_line(_line_number(answer))
                 self.viewer.focus()
 
-        self.push_screen(PromptScreen("Go to line", "line number", _positive_integer), go)
+        self.push_screen(PromptScreen("Go to line", "line number", _line_number_problem), go)
 
     def action_search(self) -> None:
         def searched(answer: str | None) -> None:
