@@ -18,6 +18,7 @@ import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -168,7 +169,7 @@ async def long_transcript(data: Path, calls: int) -> list[tuple[str, str, bool]]
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    default = Path(os.environ.get("AGENTPAGER_BENCH_DIR", "/tmp")) / "agentpager-bench"
+    default = Path(os.environ.get("AGENTPAGER_BENCH_DIR", tempfile.gettempdir())) / "agentpager-bench"
     parser.add_argument("--data", type=Path, default=default)
     options = parser.parse_args()
     options.data.mkdir(parents=True, exist_ok=True)

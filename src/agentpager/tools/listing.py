@@ -50,8 +50,11 @@ def matcher(pattern: str, use_regex: bool) -> Callable[[str], object]:
     return re.compile(fnmatch.translate(pattern)).match
 
 
-def walk(root: Root, directory: Resolved, match: Callable[[str], object], recursive: bool) -> Listing:
-    """Files below ``directory`` whose path relative to it matches, as paths relative to the root."""
+def walk(root: Root, directory: Resolved, match: Callable[[str], object], recursive: bool, everything: bool = False) -> Listing:
+    """Files below ``directory`` whose path relative to it matches, as paths relative to the root.
+
+    ``everything`` skips matching (the ``*`` glob matches every path).
+    """
     prefix = "" if directory.display == "." else directory.display + "/"
     files: list[str] = []
     walked: list[DirStamp] = []
@@ -63,19 +66,29 @@ def walk(root: Root, directory: Resolved, match: Callable[[str], object], recurs
             walked.append((path, st.st_mtime_ns, st.st_ctime_ns))
             with os.scandir(path) as entries:
                 for entry in entries:
-                    name = relative + entry.name
-                    try:
-                        if recursive and entry.is_dir(follow_symlinks=False):
-                            pending.append((entry.path, name + "/"))
-                        elif entry.is_file() and match(name):
-                            if not entry.is_symlink() or is_within(os.path.realpath(entry.path), root.real):
-                                files.append(prefix + name)
-                    except OSError:
-                        continue
+                    if entry.is_file(follow_symlinks=False):  # the common case: d_type alone tells
+                        name = relative + entry.name
+                        if everything or match(name):
+                            files.append(prefix + name)
+                    elif entry.is_dir(follow_symlinks=False):
+                        if recursive:
+                            pending.append((entry.path, relative + entry.name + "/"))
+                    elif _is_file_inside(entry, root):
+                        name = relative + entry.name
+                        if everything or match(name):
+                            files.append(prefix + name)
         except OSError:
             continue  # an unreadable directory is skipped
     files.sort()
     return Listing(files, tuple(walked))
+
+
+def _is_file_inside(entry: os.DirEntry[str], root: Root) -> bool:
+    """A symlink to a file whose real path is inside the root (others cannot be read either)."""
+    try:
+        return entry.is_symlink() and entry.is_file() and is_within(os.path.realpath(entry.path), root.real)
+    except OSError:
+        return False
 
 
 class ListingCache:
@@ -91,7 +104,8 @@ class ListingCache:
         with self._lock:
             listing = self._entries.get(key)
         if listing is None or not listing.still_valid():
-            listing = walk(root, directory, matcher(pattern, use_regex), recursive)
+            everything = pattern == "*" and not use_regex
+            listing = walk(root, directory, matcher(pattern, use_regex), recursive, everything)
         with self._lock:
             self._entries[key] = listing
             self._entries.move_to_end(key)
