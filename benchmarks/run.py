@@ -227,7 +227,10 @@ def benchmark(data: Path, quick: bool) -> list[Row]:
 
     small = data / "small.txt"
     small.write_text("".join(f"line {n}\n" for n in range(300)))
-    command = [shutil.which("agentpager") or sys.executable, *([] if shutil.which("agentpager") else ["-m", "agentpager"])]
+    command = [
+        shutil.which("agentpager") or sys.executable,
+        *([] if shutil.which("agentpager") else ["-m", "agentpager"]),
+    ]
     command += ["call", "--root", str(data), "read_file", '{"path": "small.txt"}']
     process = median_time(lambda: subprocess.run(command, check=True, stdout=subprocess.DEVNULL), 11)
     rows.append(Row("agentpager call read_file on a small file (whole process)", f"{process * 1000:.0f} ms",
@@ -237,7 +240,11 @@ def benchmark(data: Path, quick: bool) -> list[Row]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=Path(os.environ.get("AGENTPAGER_BENCH_DIR", tempfile.gettempdir())) / "agentpager-bench")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=Path(os.environ.get("AGENTPAGER_BENCH_DIR", tempfile.gettempdir())) / "agentpager-bench",
+    )
     parser.add_argument("--quick", action="store_true", help="small data, to check the script itself")
     options = parser.parse_args()
     options.data.mkdir(parents=True, exist_ok=True)

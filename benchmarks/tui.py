@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from run import MiB, make_lines_file  # noqa: E402
 
 from agentpager import Workspace  # noqa: E402
-from agentpager.tui.app import AgentPagerApp  # noqa: E402
 from agentpager.transcripts import open_transcript  # noqa: E402
+from agentpager.tui.app import AgentPagerApp  # noqa: E402
 from agentpager.tui.transcript_screen import CallList, TranscriptScreen  # noqa: E402
 from agentpager.tui.tree import WorkspaceTree  # noqa: E402
 
@@ -120,7 +120,6 @@ async def big_directory(data: Path, entries: int) -> list[tuple[str, str, bool]]
         meter = StallMeter(app)
         await pilot.pause()
         meter.reset()
-        began = time.perf_counter()
         node.expand()
         first_page = await until(lambda: len(node.children) > 0)
         await pilot.pause(0.2)
@@ -143,13 +142,40 @@ def make_session(path: Path, calls: int) -> None:
         out.write(json.dumps({"type": "system", "subtype": "init", "cwd": cwd}) + "\n")
         for n in range(calls):
             if n % 50 == 0:
-                out.write(json.dumps({"type": "user", "cwd": cwd, "message": {"role": "user", "content": f"step {n}"}}) + "\n")
+                out.write(
+                    json.dumps({"type": "user", "cwd": cwd, "message": {"role": "user", "content": f"step {n}"}}) + "\n"
+                )
             arguments = {"file_path": f"{cwd}/src/module_{n % 400}.py", "offset": 1 + n % 300, "limit": 50}
-            output = "\n".join(f"{line:>6}→    value_{line} = compute({line}, {n})" for line in range(1 + n % 300, 51 + n % 300))
-            out.write(json.dumps({"type": "assistant", "cwd": cwd, "message": {"id": f"m{n}", "role": "assistant",
-                      "content": [{"type": "tool_use", "id": f"t{n}", "name": "Read", "input": arguments}]}}) + "\n")
-            out.write(json.dumps({"type": "user", "cwd": cwd, "message": {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": f"t{n}", "content": output}]}}) + "\n")
+            output = "\n".join(
+                f"{line:>6}→    value_{line} = compute({line}, {n})" for line in range(1 + n % 300, 51 + n % 300)
+            )
+            out.write(
+                json.dumps(
+                    {
+                        "type": "assistant",
+                        "cwd": cwd,
+                        "message": {
+                            "id": f"m{n}",
+                            "role": "assistant",
+                            "content": [{"type": "tool_use", "id": f"t{n}", "name": "Read", "input": arguments}],
+                        },
+                    }
+                )
+                + "\n"
+            )
+            out.write(
+                json.dumps(
+                    {
+                        "type": "user",
+                        "cwd": cwd,
+                        "message": {
+                            "role": "user",
+                            "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": output}],
+                        },
+                    }
+                )
+                + "\n"
+            )
 
 
 async def long_transcript(data: Path, calls: int) -> list[tuple[str, str, bool]]:

@@ -18,10 +18,16 @@ def test_call_writes_the_exact_output_without_a_newline(root: Path) -> None:
     (root / "a.txt").write_text("héllo\n")
     done = agentpager("call", "read_file", '{"path": "a.txt"}', cwd=root)
     assert done.returncode == 0
-    assert done.stdout == (
-        "[File: a.txt | Lines 1-1 of 1]\n[Note: Output limited to 200 lines max per request.]\n"
-        + "-" * 40 + "\nhéllo\n" + "-" * 40 + "\n[File read completed. Total lines: 1]"
-    ).encode()
+    assert (
+        done.stdout
+        == (
+            "[File: a.txt | Lines 1-1 of 1]\n[Note: Output limited to 200 lines max per request.]\n"
+            + "-" * 40
+            + "\nhéllo\n"
+            + "-" * 40
+            + "\n[File read completed. Total lines: 1]"
+        ).encode()
+    )
     assert done.stderr == b""
 
 

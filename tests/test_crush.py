@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from samples import write_docx
 
 PY_SOURCE = '''"""Module."""
@@ -65,7 +64,9 @@ def test_partial_read(root: Path, call) -> None:
 
 def test_partial_bounds(root: Path, call) -> None:
     (root / "t.txt").write_text("1\n2\n3\n")
-    assert file_read(call, filename="t.txt", start_line=2).text.startswith("# File: t.txt (Lines 2-3)\n\n```\n2\n3\n```")
+    assert file_read(call, filename="t.txt", start_line=2).text.startswith(
+        "# File: t.txt (Lines 2-3)\n\n```\n2\n3\n```"
+    )
     assert file_read(call, filename="t.txt", end_line=99).text.startswith("# File: t.txt (Lines 1-3)\n")
     assert file_read(call, filename="t.txt", start_line=4).text == (
         "Error: start_line 4 is beyond the end of the file (3 lines)."
@@ -80,7 +81,9 @@ def test_syntax_error_gives_no_symbols(root: Path, call) -> None:
 
 
 def test_go_symbols(root: Path, call) -> None:
-    source = "package main\n\ntype Server struct{}\n\nfunc (s *Server) Start() {}\nfunc main() {}\n  func indented() {}\n"
+    source = (
+        "package main\n\ntype Server struct{}\n\nfunc (s *Server) Start() {}\nfunc main() {}\n  func indented() {}\n"
+    )
     (root / "main.go").write_text(source)
     assert file_read(call, filename="main.go").text.endswith(
         "```\n\n## Symbols\n- type Server (line 3)\n- func Start (line 5)\n- func main (line 6)"
@@ -116,9 +119,7 @@ def test_language_by_extension(root: Path, call, name: str, lang: str) -> None:
 
 def test_documents_are_markdown(root: Path, call) -> None:
     write_docx(root / "spec.docx", ["def looks():"])
-    assert file_read(call, filename="spec.docx").text == (
-        "# File: spec.docx\n\n```markdown\ndef looks():\n```"
-    )
+    assert file_read(call, filename="spec.docx").text == ("# File: spec.docx\n\n```markdown\ndef looks():\n```")
 
 
 @pytest.mark.parametrize(

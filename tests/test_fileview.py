@@ -7,12 +7,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from samples import png_bytes
 
 from agentpager import Workspace
 from agentpager.engine import lineindex
 from agentpager.engine.lineindex import Cancelled
 from agentpager.fileview import ViewError
-from samples import png_bytes
 
 
 @pytest.fixture

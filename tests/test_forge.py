@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from samples import pdf_bytes, png_bytes
 
 
@@ -17,7 +16,9 @@ def fs_read(call, **arguments):
 def test_whole_small_file_literal(root: Path, call) -> None:
     (root / "a.txt").write_text("héllo\n", encoding="utf-8")
     result = fs_read(call, path="a.txt")
-    assert result.text == """{
+    assert (
+        result.text
+        == """{
   "path": "a.txt",
   "content": "héllo\\n",
   "metadata": {
@@ -41,6 +42,7 @@ def test_whole_small_file_literal(root: Path, call) -> None:
     "valid_utf8": true
   }
 }"""
+    )
     assert not result.is_error
 
 

@@ -12,11 +12,11 @@ import pytest
 pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
+from samples import png_bytes  # noqa: E402
 
 from agentpager import Workspace  # noqa: E402
 from agentpager.mcp_server import ToolServer  # noqa: E402
 from agentpager.tools import PROFILE_NAMES  # noqa: E402
-from samples import png_bytes  # noqa: E402
 
 CALLS = {
     "read_file": [{"path": "a.txt"}, {"path": "a.txt", "start_line": "2"}, {"path": "nope"}, {"path": "img.png"},

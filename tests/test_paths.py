@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import stat
@@ -109,7 +110,7 @@ def test_fifo_is_refused_without_blocking(root: Path, call) -> None:
     os.mkfifo(root / "pipe")
     for profile, tool, key in (("qq", "read_file", "path"), ("forge", "fs_read", "path"),
                                ("crush", "file_read", "filename"), ("vault", "read_file", "path")):  # fmt: skip
-        result = run_briefly(lambda: call(tool, profile=profile, **{key: "pipe"}))
+        result = run_briefly(functools.partial(call, tool, profile=profile, **{key: "pipe"}))
         assert "'pipe' is not a regular file." in result.text
         assert result.is_error
 
@@ -138,8 +139,11 @@ def test_unreadable_file_and_directory(public_root: Path, unprivileged) -> None:
     (public_root / "lockeddir").mkdir(mode=0)
     workspace = Workspace(public_root)
     output = unprivileged(
-        lambda: workspace.call("read_file", {"path": "locked.txt"}).text
-        + "|" + workspace.call("list_files", {"path": "lockeddir"}).text
+        lambda: (
+            workspace.call("read_file", {"path": "locked.txt"}).text
+            + "|"
+            + workspace.call("list_files", {"path": "lockeddir"}).text
+        )
     )
     assert output == "Error: Permission denied: 'locked.txt'.|Error: Permission denied: 'lockeddir'."
 

@@ -6,6 +6,7 @@ the numpy and bytes scanners both run.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -64,7 +65,9 @@ def test_read_file_windows_reassemble_the_lines(body: bytes, sizes: list[int], b
         lines: list[str] = []
         start, turn = 1, 0
         while True:
-            text = workspace.call("read_file", {"path": "f.txt", "start_line": start, "num_lines": sizes[turn % len(sizes)]}).text
+            text = workspace.call(
+                "read_file", {"path": "f.txt", "start_line": start, "num_lines": sizes[turn % len(sizes)]}
+            ).text
             first, last, total = map(int, HEADER.match(text).groups())
             assert (first, total) == (start, len(expected))
             body_text = text[text.index("\n", text.index(RULE.strip("\n"))) + 1 : text.rindex(RULE)]
@@ -114,7 +117,7 @@ def test_forge_ranges_that_tile_a_file_reproduce_its_bytes(body: str, cuts: list
     points = sorted({0, len(data), *(cut % (len(data) + 1) for cut in cuts)})
     with workspace_with(data, 1 << 20, 1 << 16, "forge") as forge:
         rebuilt, covered = b"", 0
-        for start, end in zip(points, points[1:]):
+        for start, end in itertools.pairwise(points):
             answer = json.loads(forge.call("fs_read", {"path": "f.txt", "start_byte": start, "end_byte": end}).text)
             actual = answer["metadata"]["actual_range"]
             assert actual["start_byte"] <= start and actual["end_byte"] >= end

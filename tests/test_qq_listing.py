@@ -130,9 +130,7 @@ def test_bad_arguments(call) -> None:
     assert call("list_files", offset=-1).text == "Error: offset must be >= 0 (got -1)."
     assert call("list_files", limit=-2).text == "Error: limit must be >= 0 (got -2)."
     result = call("list_files", pattern="(", use_regex=True, path="missing")
-    assert result.text == (
-        "Error: Invalid regex pattern '(': missing ), unterminated subpattern at position 0."
-    )
+    assert result.text == ("Error: Invalid regex pattern '(': missing ), unterminated subpattern at position 0.")
     assert result.is_error
 
 

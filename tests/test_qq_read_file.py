@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from samples import pdf_bytes, png_bytes, write_docx
 
 RULE = "-" * 40
@@ -15,7 +14,9 @@ NOTE = "[Note: Output limited to 200 lines max per request.]"
 
 def window(name: str, first: int, last: int, total: int, body: str) -> str:
     if last < total:
-        footer = f"[Note: to read more of the file, request this again with start_line={last + 1}; total lines: {total}]"
+        footer = (
+            f"[Note: to read more of the file, request this again with start_line={last + 1}; total lines: {total}]"
+        )
     else:
         footer = f"[File read completed. Total lines: {total}]"
     return f"[File: {name} | Lines {first}-{last} of {total}]\n{NOTE}\n{RULE}\n{body}\n{RULE}\n{footer}"

@@ -27,7 +27,11 @@ def jsonl(path: Path, lines: list[object | str]) -> Path:
 
 
 def assistant(message_id: str, *blocks: dict) -> dict:
-    return {"type": "assistant", "cwd": CWD, "message": {"id": message_id, "role": "assistant", "content": list(blocks)}}
+    return {
+        "type": "assistant",
+        "cwd": CWD,
+        "message": {"id": message_id, "role": "assistant", "content": list(blocks)},
+    }
 
 
 def user(*blocks: dict | str) -> dict:
@@ -139,8 +143,19 @@ def test_openai_messages_with_a_qq_read_file_series(tmp_path: Path, files: Path)
     messages = [{"role": "system", "content": "You read files."}, {"role": "user", "content": "Read big.txt"}]
     for number, (start, output) in enumerate(((1, first), (201, second)), 1):
         arguments = json.dumps({"path": "big.txt", "start_line": start})
-        messages.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": f"call_{number}", "type": "function", "function": {"name": "read_file", "arguments": arguments}}]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"call_{number}",
+                        "type": "function",
+                        "function": {"name": "read_file", "arguments": arguments},
+                    }
+                ],
+            }
+        )
         messages.append({"role": "tool", "tool_call_id": f"call_{number}", "content": output})  # fmt: skip
     path = tmp_path / "chat.json"
     path.write_text(json.dumps(messages, indent=1))
@@ -156,7 +171,11 @@ def test_openai_messages_with_a_qq_read_file_series(tmp_path: Path, files: Path)
 
 def test_openai_messages_as_jsonl(tmp_path: Path, files: Path) -> None:
     (output,) = qq_outputs(files, 250)
-    call = {"id": "c", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "big.txt", "start_line": 250}'}}
+    call = {
+        "id": "c",
+        "type": "function",
+        "function": {"name": "read_file", "arguments": '{"path": "big.txt", "start_line": 250}'},
+    }
     path = jsonl(tmp_path / "chat.jsonl", [{"role": "assistant", "tool_calls": [call]},
                                            {"role": "tool", "tool_call_id": "c", "content": output}])  # fmt: skip
     transcript = open_transcript(str(path))

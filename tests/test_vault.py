@@ -28,7 +28,8 @@ def test_long_file_gets_a_continuation_marker(root: Path, call) -> None:
 def test_middle_and_final_chunks(root: Path, call) -> None:
     (root / "a.md").write_text("A" * 10000)
     assert read(call, path="a.md", offset=4000).text == (
-        "[Continuing from char 4000 of 10000]\n\n" + "A" * 4000
+        "[Continuing from char 4000 of 10000]\n\n"
+        + "A" * 4000
         + "\n\n[... truncated at char 8000 of 10000. Use offset=8000 to read more.]"
     )
     assert read(call, path="a.md", offset=8000).text == "[Continuing from char 8000 of 10000]\n\n" + "A" * 2000

@@ -33,14 +33,13 @@ def _call(options: argparse.Namespace) -> int:
     except ValueError as error:
         raise CommandError(f"JSON arguments are not valid JSON: {error}") from None
     if not isinstance(arguments, dict):
-        raise CommandError("JSON arguments must be an object, such as '{\"path\": \"README.md\"}'.")
+        raise CommandError('JSON arguments must be an object, such as \'{"path": "README.md"}\'.')
     max_chars = None
     if options.max_output_chars is not None:
         max_chars = positive_number(options.max_output_chars)
         if max_chars is None:
             print(
-                f"agentpager: ignoring --max-output-chars {options.max_output_chars!r}: "
-                "not a positive number",
+                f"agentpager: ignoring --max-output-chars {options.max_output_chars!r}: not a positive number",
                 file=sys.stderr,
             )
     workspace = _workspace(options.root, options.profile, max_chars)

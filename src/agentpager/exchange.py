@@ -39,7 +39,10 @@ def call_and_result(
         ]
     if format == "anthropic":
         return [
-            {"role": "assistant", "content": [{"type": "tool_use", "id": call_id, "name": name, "input": dict(arguments)}]},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": call_id, "name": name, "input": dict(arguments)}],
+            },
             {
                 "role": "user",
                 "content": [{"type": "tool_result", "tool_use_id": call_id, "content": output, "is_error": is_error}],

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from samples import pdf_bytes, png_bytes
 from textual.widgets import Input, Select, TextArea
 from textual.worker import WorkerCancelled
 
@@ -14,8 +15,6 @@ from agentpager import Workspace
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.tool_panel import ToolPanel
 from agentpager.tui.tree import PageLink, WorkspaceTree
-from agentpager.tui.viewer import FileViewer
-from samples import pdf_bytes, png_bytes
 
 SIZE = (200, 55)
 

@@ -6,13 +6,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from samples import png_bytes
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled
 
 from agentpager import Workspace
 from agentpager.tui.app import AgentPagerApp
-from samples import png_bytes
 
 SIZE = (200, 55)
 
@@ -87,8 +87,9 @@ def test_narrow_terminal(root: Path, snap_compare) -> None:
 
 
 def test_transcript(snap_compare) -> None:
-    from agentpager.transcripts import open_transcript
     from test_transcript_screen import session
+
+    from agentpager.transcripts import open_transcript
 
     # The screen names the transcript's path and root: use the same one every run.
     root = Path(tempfile.gettempdir()) / "agentpager-snapshot" / "proj"

@@ -55,7 +55,9 @@ async def test_calls_replay_and_open_in_the_viewer(root: Path) -> None:
         assert isinstance(screen, TranscriptScreen)
         calls = screen.query_one(CallList)
         assert [calls.summaries[i].status for i in range(3)] == ["same", "differs", "not replayable"]
-        assert calls.summaries[0].tokens == Workspace.count_tokens(screen.transcript.recorded(screen.transcript.calls[0]))
+        assert calls.summaries[0].tokens == Workspace.count_tokens(
+            screen.transcript.recorded(screen.transcript.calls[0])
+        )
         await pilot.press("down")
         await settle(pilot)
         difference = screen.query_one("#difference", TextArea).text

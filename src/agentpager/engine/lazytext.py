@@ -16,9 +16,7 @@ class LazyText:
         self._length = length
 
     @classmethod
-    def of(
-        cls, chunks: Callable[[], Iterable[str]], byte_size: int, length: int | None = None
-    ) -> str | LazyText:
+    def of(cls, chunks: Callable[[], Iterable[str]], byte_size: int, length: int | None = None) -> str | LazyText:
         """A plain string when the text comes from few bytes, else a LazyText."""
         if byte_size <= EAGER_BYTES:
             return "".join(chunks())

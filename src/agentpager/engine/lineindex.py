@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import os
 import re
 import threading
@@ -105,9 +106,7 @@ def _scan_pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(SCAN_THREADS, thread_name_prefix="agentpager-scan")
 
 
-def count_blocks(
-    fd: int, ranges: list[tuple[int, int]], chars: bool, newlines: bool = True
-) -> list[tuple[int, int]]:
+def count_blocks(fd: int, ranges: list[tuple[int, int]], chars: bool, newlines: bool = True) -> list[tuple[int, int]]:
     """(newlines, characters) in each byte range, several ranges at once on the scan threads."""
 
     def count(byte_range: tuple[int, int]) -> tuple[int, int]:
@@ -282,7 +281,7 @@ class LineIndex:
             self._newlines.pop()
             if self._chars is not None:
                 self._chars.pop()
-        for (_, end), (newlines, chars) in zip(ranges, counts):
+        for (_, end), (newlines, chars) in zip(ranges, counts, strict=True):
             self._starts.append(end)
             self._newlines.append(self._newlines[-1] + newlines)
             if self._chars is not None:
@@ -299,7 +298,7 @@ class LineIndex:
         with self.lock:
             if self._chars is not None:
                 return
-            counts = count_blocks(fd, list(zip(self._starts, self._starts[1:])), True, newlines=False)
+            counts = count_blocks(fd, list(itertools.pairwise(self._starts)), True, newlines=False)
             chars = [0]
             for _, count in counts:
                 chars.append(chars[-1] + count)

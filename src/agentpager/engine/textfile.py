@@ -9,8 +9,8 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from agentpager.engine.lazytext import LazyText, Text
 from agentpager.engine import lineindex
+from agentpager.engine.lazytext import LazyText, Text
 from agentpager.engine.lineindex import (
     Cancelled,
     FileChanged,
@@ -119,7 +119,9 @@ class TextReader:
         self.index.scan_to_line(self.fd, last, self.generation)
         with self.index.lock:
             self._check()
-            spans = [(self.index.line_start(self.fd, n), self.index.line_end(self.fd, n)) for n in range(first, last + 1)]
+            spans = [
+                (self.index.line_start(self.fd, n), self.index.line_end(self.fd, n)) for n in range(first, last + 1)
+            ]
         for start, end in spans:
             # A character takes at most four bytes: this many bytes always hold ``limit`` of them.
             data = read_exact(self.fd, min(end - start, 4 * limit + 4), start)

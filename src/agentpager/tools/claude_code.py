@@ -39,7 +39,9 @@ def _shorter_than(offset: int, lines: int) -> str:
 
 
 def _too_many_tokens(tokens: int) -> ToolError:
-    return ToolError(f"File content ({tokens} tokens) exceeds maximum allowed tokens ({MAX_TOKENS}). {_ADVICE}", whole=True)
+    return ToolError(
+        f"File content ({tokens} tokens) exceeds maximum allowed tokens ({MAX_TOKENS}). {_ADVICE}", whole=True
+    )
 
 
 def read(call: Call, file_path: str, offset: int | None, limit: int | None) -> str:

@@ -38,9 +38,7 @@ def read_file(call: Call, file_path: str, offset: int, limit: int) -> str:
             raise ToolError("offset exceeds file length")
         last = min(total, offset + limit - 1)
         lines = str(reader.lines_text(offset, last)).split("\n")
-    return "\n".join(
-        f"L{number}: {_cut(line.removesuffix(chr(13)))}" for number, line in enumerate(lines, offset)
-    )
+    return "\n".join(f"L{number}: {_cut(line.removesuffix(chr(13)))}" for number, line in enumerate(lines, offset))
 
 
 PROFILE = Profile(

@@ -115,7 +115,13 @@ PROFILE = Profile(
                 (
                     Param("path", "string", "File path, relative to the workspace root or absolute inside it."),
                     Param("start_byte", "integer", "First byte to read (0-based); default 0.", None, minimum=0),
-                    Param("end_byte", "integer", "Byte to stop before (exclusive); default the file size.", None, minimum=0),
+                    Param(
+                        "end_byte",
+                        "integer",
+                        "Byte to stop before (exclusive); default the file size.",
+                        None,
+                        minimum=0,
+                    ),
                 ),
             ),
             fs_read,

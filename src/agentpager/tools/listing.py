@@ -50,7 +50,9 @@ def matcher(pattern: str, use_regex: bool) -> Callable[[str], object]:
     return re.compile(fnmatch.translate(pattern)).match
 
 
-def walk(root: Root, directory: Resolved, match: Callable[[str], object], recursive: bool, everything: bool = False) -> Listing:
+def walk(
+    root: Root, directory: Resolved, match: Callable[[str], object], recursive: bool, everything: bool = False
+) -> Listing:
     """Files below ``directory`` whose path relative to it matches, as paths relative to the root.
 
     ``everything`` skips matching (the ``*`` glob matches every path).

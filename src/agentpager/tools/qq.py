@@ -32,8 +32,7 @@ def read_file(call: Call, path: str, start_line: int, num_lines: int) -> str:
         end = min(start_line + min(num_lines, MAX_LINES_PER_READ) - 1, total)
         if end < total:
             footer = (
-                f"[Note: to read more of the file, request this again with start_line={end + 1}; "
-                f"total lines: {total}]"
+                f"[Note: to read more of the file, request this again with start_line={end + 1}; total lines: {total}]"
             )
         else:
             footer = f"[File read completed. Total lines: {total}]"
@@ -45,7 +44,9 @@ def read_file(call: Call, path: str, start_line: int, num_lines: int) -> str:
         )
 
 
-def _matching_files(call: Call, pattern: str, recursive: bool, use_regex: bool, path: str) -> tuple[Resolved, list[str]]:
+def _matching_files(
+    call: Call, pattern: str, recursive: bool, use_regex: bool, path: str
+) -> tuple[Resolved, list[str]]:
     matcher(pattern, use_regex)  # a bad regex is reported before the path
     directory = resolve(call.root, path, "directory")
     return directory, call.listings.files(call.root, directory, pattern, recursive, use_regex)
@@ -55,9 +56,7 @@ def _is_root(call: Call, directory: Resolved) -> bool:
     return directory.real == call.root.real
 
 
-def list_files(
-    call: Call, pattern: str, recursive: bool, use_regex: bool, offset: int, limit: int, path: str
-) -> str:
+def list_files(call: Call, pattern: str, recursive: bool, use_regex: bool, offset: int, limit: int, path: str) -> str:
     if offset < 0:
         raise ToolError(f"offset must be >= 0 (got {offset}).")
     if limit < 0:
@@ -81,9 +80,7 @@ def list_files(
     return call.answer(f"[Files {offset + 1}-{offset + len(page)} of {total}]\n", "\n".join(page), "\n" + footer)
 
 
-def _too_many_files(
-    call: Call, directory: Resolved, total: int, pattern: str, recursive: bool, use_regex: bool
-) -> str:
+def _too_many_files(call: Call, directory: Resolved, total: int, pattern: str, recursive: bool, use_regex: bool) -> str:
     at_root = _is_root(call, directory)
     if recursive:
         mode = "recursively"
@@ -113,9 +110,7 @@ def count_files(call: Call, pattern: str, recursive: bool, use_regex: bool, path
     directory, files = _matching_files(call, pattern, recursive, use_regex, path)
     if not files:
         return call.answer("No files found matching the criteria.")
-    extensions = Counter(
-        os.path.splitext(file.rsplit("/", 1)[-1])[1].lower() or "(no extension)" for file in files
-    )
+    extensions = Counter(os.path.splitext(file.rsplit("/", 1)[-1])[1].lower() or "(no extension)" for file in files)
     breakdown = sorted(extensions.items(), key=lambda item: (-item[1], item[0]))
     return call.answer(
         f"Directory: {directory.display}\n"
@@ -149,8 +144,11 @@ PROFILE = Profile(
                     _PATH,
                     Param("start_line", "integer", "First line to read (1-based).", 1, minimum=1),
                     Param(
-                        "num_lines", "integer", "Number of lines to read (at most 200 are returned).",
-                        MAX_LINES_PER_READ, minimum=1,
+                        "num_lines",
+                        "integer",
+                        "Number of lines to read (at most 200 are returned).",
+                        MAX_LINES_PER_READ,
+                        minimum=1,
                     ),
                 ),
             ),

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import itertools
+from dataclasses import dataclass
 
 from agentpager.transcripts.formats import COLLECTORS, ToolCall, detect, parse
 from agentpager.transcripts.records import Record, RecordFile

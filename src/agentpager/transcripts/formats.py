@@ -64,7 +64,9 @@ def text_of_content(content: Any, separator: str) -> str:
         return content
     if isinstance(content, list):
         return separator.join(
-            str(part.get("text", "")) for part in content if isinstance(part, dict) and part.get("type") in ("text", "input_text", "output_text")
+            str(part.get("text", ""))
+            for part in content
+            if isinstance(part, dict) and part.get("type") in ("text", "input_text", "output_text")
         )
     if content is None:
         return ""

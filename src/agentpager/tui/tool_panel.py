@@ -23,10 +23,10 @@ from agentpager.tools import PROFILE_NAMES
 from agentpager.tools.args import ToolSpec
 from agentpager.tools.base import ToolError
 from agentpager.tools.guard import overflow_severity
+from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.following import READ_TOOLS, follow_call, line_of_call, path_argument
 from agentpager.tui.viewer import Window, visible
 from agentpager.workspace import ToolResult, Workspace
-from agentpager.tui.failures import ReportsFailures
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 
@@ -112,22 +112,42 @@ class ToolPanel(ReportsFailures, Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="chooser"):
-            yield Select([(name, name) for name in PROFILE_NAMES], value=self.profile, allow_blank=False, compact=True, id="profile")
+            yield Select(
+                [(name, name) for name in PROFILE_NAMES],
+                value=self.profile,
+                allow_blank=False,
+                compact=True,
+                id="profile",
+            )
             yield Select(self._tool_options(), value=self.tool, allow_blank=False, compact=True, id="tool")
         yield Static("", id="mode")
         yield Vertical(id="arguments")
         yield Static("", id="call")
         yield Label("Output", classes="section")
-        output = TextArea("", read_only=True, soft_wrap=True, show_cursor=False, highlight_cursor_line=False, id="output")
+        output = TextArea(
+            "", read_only=True, soft_wrap=True, show_cursor=False, highlight_cursor_line=False, id="output"
+        )
         output.match_cursor_bracket = False
         yield output
         yield Static("", id="stats")
         with Horizontal(id="budget"):
             yield Label("budget")
-            yield Input(str(DEFAULT_CONTEXT_WINDOW), placeholder="context window", compact=True, id="window", tooltip="context window (tokens)")
+            yield Input(
+                str(DEFAULT_CONTEXT_WINDOW),
+                placeholder="context window",
+                compact=True,
+                id="window",
+                tooltip="context window (tokens)",
+            )
             yield Label("used")
             yield Input("0", placeholder="tokens used", compact=True, id="used", tooltip="tokens already used")
-            yield Select([(f"pair: {name}", name) for name in PAIR_FORMATS], value="openai", allow_blank=False, compact=True, id="pair")
+            yield Select(
+                [(f"pair: {name}", name) for name in PAIR_FORMATS],
+                value="openai",
+                allow_blank=False,
+                compact=True,
+                id="pair",
+            )
 
     def on_mount(self) -> None:
         self.border_title = "tool call"
@@ -138,7 +158,9 @@ class ToolPanel(ReportsFailures, Vertical):
         return [(tool.spec.name, tool.spec.name) for tool in self._workspace().profile.tools]
 
     def _workspace(self) -> Workspace:
-        return self.workspace if self.workspace.profile.name == self.profile else self.workspace.with_profile(self.profile)
+        return (
+            self.workspace if self.workspace.profile.name == self.profile else self.workspace.with_profile(self.profile)
+        )
 
     @property
     def spec(self) -> ToolSpec:
@@ -162,12 +184,16 @@ class ToolPanel(ReportsFailures, Vertical):
             if param.type == "boolean":
                 field = Checkbox(param.name, bool(param.default), compact=True, tooltip=param.description)
             else:
-                hint = "required" if param.required else "absent" if param.default is None else f"default {param.default}"
+                hint = (
+                    "required" if param.required else "absent" if param.default is None else f"default {param.default}"
+                )
                 field = Input(placeholder=hint, compact=True, tooltip=param.description)
             self._fields[param.name] = field
             self._errors[param.name] = Static("", classes="argument-error")
             label = Label("" if param.type == "boolean" else param.name)
-            rows.append(Vertical(Horizontal(label, field, classes="argument"), self._errors[param.name], classes="argument-row"))
+            rows.append(
+                Vertical(Horizontal(label, field, classes="argument"), self._errors[param.name], classes="argument-row")
+            )
         form.mount_all(rows)
         self._fill_form(self.arguments)
 
@@ -356,7 +382,9 @@ class ToolPanel(ReportsFailures, Vertical):
         mode = self.query_one("#mode", Static)
         mode.set_class(pinned, "pinned")
         mode.update(
-            "pinned: your call (p follows the viewer again)" if pinned else "following the viewer (edit an argument to pin)"
+            "pinned: your call (p follows the viewer again)"
+            if pinned
+            else "following the viewer (edit an argument to pin)"
         )
 
     # -- running ----------------------------------------------------------------------------------

@@ -26,9 +26,9 @@ from textual.worker import get_current_worker
 from agentpager.transcripts import Transcript, short_arguments
 from agentpager.transcripts.formats import ToolCall
 from agentpager.transcripts.replay import Replay, Replayer
+from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.viewer import visible
 from agentpager.workspace import Workspace
-from agentpager.tui.failures import ReportsFailures
 
 COLUMNS = "    #  turn  tool            recorded        tokens  replay          arguments"
 
@@ -62,7 +62,13 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         .calllist--error { color: $error; }
     }
     """
-    COMPONENT_CLASSES = {"calllist--cursor", "calllist--same", "calllist--differs", "calllist--muted", "calllist--error"}
+    COMPONENT_CLASSES = {
+        "calllist--cursor",
+        "calllist--same",
+        "calllist--differs",
+        "calllist--muted",
+        "calllist--error",
+    }
 
     cursor = reactive(0)
 
@@ -220,7 +226,9 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         else:
             how = f"replayed with the {replay.plan.profile} profile as {replay.plan.tool}({short_arguments(replay.plan.arguments, 80)})"
         self.query_one("#summary", Static).update(
-            Text.assemble((f"#{call.index} ", "bold"), f"turn {call.turn} · {call.tool} · {how} · ", (replay.status, "bold"))
+            Text.assemble(
+                (f"#{call.index} ", "bold"), f"turn {call.turn} · {call.tool} · {how} · ", (replay.status, "bold")
+            )
         )
         recorded = replay.recorded if replay.recorded is not None else "(no result recorded)"
         replayed = replay.result.text if replay.result is not None else "(not replayable)"

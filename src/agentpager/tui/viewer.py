@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass
 
 from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.binding import Binding
@@ -27,8 +26,8 @@ from textual.worker import Worker, get_current_worker
 
 from agentpager.engine.lineindex import Cancelled
 from agentpager.fileview import FileView, ViewError
-from agentpager.workspace import Workspace
 from agentpager.tui.failures import ReportsFailures
+from agentpager.workspace import Workspace
 
 WINDOW_LINES = 200
 DISPLAY_LIMIT = 2000
