@@ -144,8 +144,10 @@ print(json.dumps({"elapsed": elapsed, "peak_anon": peak[0], "truncated": results
 def memory_probe(root: Path, name: str, calls: list[dict]) -> dict:
     done = subprocess.run(
         [sys.executable, "-c", MEMORY_PROBE, str(root), name, json.dumps(calls)],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(done.stdout)
 
 
@@ -170,8 +172,14 @@ def benchmark(data: Path, quick: bool) -> list[Row]:
 
     ours, baseline = interleaved(first_read, wc, runs)
     ratio = ours / baseline
-    rows.append(Row("first read_file, middle of the big file (index build included)",
-                    f"{ours * 1000:.0f} ms = {ratio:.2f}x wc -l ({baseline * 1000:.0f} ms)", "<= 1.5x wc -l", ratio <= 1.5))  # fmt: skip
+    rows.append(
+        Row(
+            "first read_file, middle of the big file (index build included)",
+            f"{ours * 1000:.0f} ms = {ratio:.2f}x wc -l ({baseline * 1000:.0f} ms)",
+            "<= 1.5x wc -l",
+            ratio <= 1.5,
+        )
+    )
 
     workspace = Workspace(data)
     workspace.call("read_file", {"path": big.name})
@@ -184,19 +192,35 @@ def benchmark(data: Path, quick: bool) -> list[Row]:
         window_times.append(time.perf_counter() - start)
     window_times.sort()
     p50, p99 = window_times[len(window_times) // 2], window_times[int(len(window_times) * 0.99)]
-    rows.append(Row("later 200-line windows, anywhere (2000 random)", f"p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms",
-                    "p99 <= 2 ms", p99 <= 0.002))  # fmt: skip
+    rows.append(
+        Row(
+            "later 200-line windows, anywhere (2000 random)",
+            f"p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms",
+            "p99 <= 2 ms",
+            p99 <= 0.002,
+        )
+    )
 
     paging = [{"start_line": 1 + rng.randint(0, lines - 1)} for _ in range(500)]
     probe = memory_probe(data, big.name, paging)
-    rows.append(Row("anonymous memory while paging the big file (index + 500 windows)",
-                    f"{probe['peak_anon'] / MiB:.1f} MB", "<= 50 MB", probe["peak_anon"] <= 50 * MiB))  # fmt: skip
+    rows.append(
+        Row(
+            "anonymous memory while paging the big file (index + 500 windows)",
+            f"{probe['peak_anon'] / MiB:.1f} MB",
+            "<= 50 MB",
+            probe["peak_anon"] <= 50 * MiB,
+        )
+    )
 
     probe = memory_probe(data, one_line.name, [{}])
-    rows.append(Row("read_file of a 256 MB file that is one line",
-                    f"{probe['elapsed']:.2f} s, {probe['peak_anon'] / MiB:.1f} MB, guarded={probe['truncated']}",
-                    "<= 2 s, <= 100 MB, guarded",
-                    probe["elapsed"] <= 2 and probe["peak_anon"] <= 100 * MiB and probe["truncated"]))  # fmt: skip
+    rows.append(
+        Row(
+            "read_file of a 256 MB file that is one line",
+            f"{probe['elapsed']:.2f} s, {probe['peak_anon'] / MiB:.1f} MB, guarded={probe['truncated']}",
+            "<= 2 s, <= 100 MB, guarded",
+            probe["elapsed"] <= 2 and probe["peak_anon"] <= 100 * MiB and probe["truncated"],
+        )
+    )
 
     char_offset = size // 2
 
@@ -206,8 +230,14 @@ def benchmark(data: Path, quick: bool) -> list[Row]:
 
     ours, baseline = interleaved(vault_read, wc, runs)
     ratio = ours / baseline
-    rows.append(Row(f"vault read_file at char offset {char_offset:,} (fresh)",
-                    f"{ours * 1000:.0f} ms = {ratio:.2f}x wc -l", "<= 2x wc -l", ratio <= 2))  # fmt: skip
+    rows.append(
+        Row(
+            f"vault read_file at char offset {char_offset:,} (fresh)",
+            f"{ours * 1000:.0f} ms = {ratio:.2f}x wc -l",
+            "<= 2x wc -l",
+            ratio <= 2,
+        )
+    )
 
     find = shell(f"find {tree} -type f | wc -l")
     find()
@@ -218,8 +248,14 @@ def benchmark(data: Path, quick: bool) -> list[Row]:
 
     ours, baseline = interleaved(first_page, find, runs)
     ratio = ours / baseline
-    rows.append(Row(f"list_files(recursive=True, limit=100) over {tree_files:,} files",
-                    f"{ours * 1000:.0f} ms = {ratio:.2f}x find ({baseline * 1000:.0f} ms)", "<= 2x find", ratio <= 2))  # fmt: skip
+    rows.append(
+        Row(
+            f"list_files(recursive=True, limit=100) over {tree_files:,} files",
+            f"{ours * 1000:.0f} ms = {ratio:.2f}x find ({baseline * 1000:.0f} ms)",
+            "<= 2x find",
+            ratio <= 2,
+        )
+    )
     workspace = Workspace(tree)
     workspace.call("list_files", {"recursive": True, "limit": 100})
     next_page = median_time(lambda: workspace.call("list_files", {"recursive": True, "limit": 100, "offset": 100}), 20)
@@ -233,8 +269,14 @@ def benchmark(data: Path, quick: bool) -> list[Row]:
     ]
     command += ["call", "--root", str(data), "read_file", '{"path": "small.txt"}']
     process = median_time(lambda: subprocess.run(command, check=True, stdout=subprocess.DEVNULL), 11)
-    rows.append(Row("agentpager call read_file on a small file (whole process)", f"{process * 1000:.0f} ms",
-                    "<= 150 ms", process <= 0.150))  # fmt: skip
+    rows.append(
+        Row(
+            "agentpager call read_file on a small file (whole process)",
+            f"{process * 1000:.0f} ms",
+            "<= 150 ms",
+            process <= 0.150,
+        )
+    )
     return rows
 
 

@@ -95,14 +95,19 @@ async def big_file(data: Path, name: str) -> list[tuple[str, str, bool]]:
         stall = meter.longest
         await pilot.press("q")
     return [
-        ("first lines of the 1 GB file on screen (app start included)",
-         f"{first_lines * 1000:.0f} ms (all {viewer.line_count:,} lines counted at {indexed * 1000:.0f} ms)",
-         first_lines < 0.5),
-        ("jump anywhere: fetch and paint the window (60 random)",
-         f"median {statistics.median(paints) * 1000:.1f} ms, worst {max(paints) * 1000:.1f} ms", max(paints) < 0.05),
+        (
+            "first lines of the 1 GB file on screen (app start included)",
+            f"{first_lines * 1000:.0f} ms (all {viewer.line_count:,} lines counted at {indexed * 1000:.0f} ms)",
+            first_lines < 0.5,
+        ),
+        (
+            "jump anywhere: fetch and paint the window (60 random)",
+            f"median {statistics.median(paints) * 1000:.1f} ms, worst {max(paints) * 1000:.1f} ms",
+            max(paints) < 0.05,
+        ),
         ("longest UI stall while jumping (the panel following)", f"{stall * 1000:.0f} ms", stall < 0.05),
         ("anonymous memory of the whole app while paging", f"{peak / MiB:.0f} MB", peak < 200 * MiB),
-    ]  # fmt: skip
+    ]
 
 
 async def big_directory(data: Path, entries: int) -> list[tuple[str, str, bool]]:
@@ -127,10 +132,13 @@ async def big_directory(data: Path, entries: int) -> list[tuple[str, str, bool]]
         shown = len(node.children)
         await pilot.press("q")
     return [
-        (f"first page of a directory of {entries:,} entries", f"{first_page * 1000:.0f} ms ({shown} nodes)",
-         first_page < 0.3),
+        (
+            f"first page of a directory of {entries:,} entries",
+            f"{first_page * 1000:.0f} ms ({shown} nodes)",
+            first_page < 0.3,
+        ),
         ("longest UI stall meanwhile", f"{stall * 1000:.0f} ms", stall < 0.05),
-    ]  # fmt: skip
+    ]
 
 
 def make_session(path: Path, calls: int) -> None:

@@ -45,11 +45,13 @@ def test_default_arguments_and_other_profiles(root: Path) -> None:
 
 def test_max_output_chars(root: Path) -> None:
     (root / "a.txt").write_text("y" * 500)
-    done = agentpager("call", "--root", str(root), "--max-output-chars", "100", "--profile", "vault",
-                      "read_file", '{"path": "a.txt"}')  # fmt: skip
+    done = agentpager(
+        "call", "--root", str(root), "--max-output-chars", "100", "--profile", "vault", "read_file", '{"path": "a.txt"}'
+    )
     assert done.stdout.startswith(b"y" * 100 + b"\n\n[OUTPUT TRUNCATED]\nTool 'read_file' returned ~142 tokens")
-    ignored = agentpager("call", "--root", str(root), "--max-output-chars", "-3", "--profile", "vault",
-                         "read_file", '{"path": "a.txt"}')  # fmt: skip
+    ignored = agentpager(
+        "call", "--root", str(root), "--max-output-chars", "-3", "--profile", "vault", "read_file", '{"path": "a.txt"}'
+    )
     assert ignored.stdout == b"y" * 500 and b"ignoring --max-output-chars" in ignored.stderr
 
 
@@ -84,8 +86,11 @@ def test_schema_formats() -> None:
     parameters = openai[0]["function"]["parameters"]
     assert parameters["required"] == ["path"]
     assert parameters["properties"]["start_line"] == {
-        "type": "integer", "description": "First line to read (1-based).", "minimum": 1, "default": 1,
-    }  # fmt: skip
+        "type": "integer",
+        "description": "First line to read (1-based).",
+        "minimum": 1,
+        "default": 1,
+    }
     anthropic = schema("--profile", "crush", "--format", "anthropic")
     assert anthropic[0]["name"] == "file_read"
     assert anthropic[0]["input_schema"]["properties"]["end_line"]["type"] == ["integer", "null"]

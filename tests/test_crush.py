@@ -109,9 +109,17 @@ def test_empty_file(root: Path, call) -> None:
 
 @pytest.mark.parametrize(
     ("name", "lang"),
-    [("a.PY", "python"), ("a.tsx", "tsx"), ("a.hpp", "cpp"), ("a.zsh", "bash"), ("a.yml", "yaml"),
-     ("Makefile", ""), ("a.txt", ""), ("a.cjs", "javascript")],
-)  # fmt: skip
+    [
+        ("a.PY", "python"),
+        ("a.tsx", "tsx"),
+        ("a.hpp", "cpp"),
+        ("a.zsh", "bash"),
+        ("a.yml", "yaml"),
+        ("Makefile", ""),
+        ("a.txt", ""),
+        ("a.cjs", "javascript"),
+    ],
+)
 def test_language_by_extension(root: Path, call, name: str, lang: str) -> None:
     (root / name).write_text("x\n")
     assert file_read(call, filename=name, start_line=1).text.startswith(f"# File: {name} (Lines 1-1)\n\n```{lang}\n")

@@ -165,9 +165,16 @@ def test_huge_integers(root: Path, call) -> None:
 
 @pytest.mark.parametrize(
     ("overflow", "severity"),
-    [(-5, "none"), (0, "none"), (1, "minor"), (999, "minor"), (1000, "major"), (49999, "major"),
-     (50000, "catastrophic")],
-)  # fmt: skip
+    [
+        (-5, "none"),
+        (0, "none"),
+        (1, "minor"),
+        (999, "minor"),
+        (1000, "major"),
+        (49999, "major"),
+        (50000, "catastrophic"),
+    ],
+)
 def test_overflow_severity(overflow: int, severity: str) -> None:
     from agentpager.tools.guard import overflow_severity
 

@@ -19,14 +19,21 @@ from agentpager.mcp_server import ToolServer  # noqa: E402
 from agentpager.tools import PROFILE_NAMES  # noqa: E402
 
 CALLS = {
-    "read_file": [{"path": "a.txt"}, {"path": "a.txt", "start_line": "2"}, {"path": "nope"}, {"path": "img.png"},
-                  {"path": "a.txt", "offset": 3, "length": 2}, {"file_path": "a.txt", "offset": 2}, {}],
+    "read_file": [
+        {"path": "a.txt"},
+        {"path": "a.txt", "start_line": "2"},
+        {"path": "nope"},
+        {"path": "img.png"},
+        {"path": "a.txt", "offset": 3, "length": 2},
+        {"file_path": "a.txt", "offset": 2},
+        {},
+    ],
     "list_files": [{}, {"limit": 1}, {"pattern": "(", "use_regex": True}],
     "count_files": [{"recursive": True}],
     "fs_read": [{"path": "a.txt", "start_byte": 1, "end_byte": 4}, {"path": "a.txt", "start_byte": -1}],
     "file_read": [{"filename": "a.txt"}, {"filename": "a.txt", "start_line": 2, "end_line": 1}],
     "Read": [{"file_path": "a.txt"}, {"file_path": "a.txt", "offset": 2, "limit": 1}, {"file_path": "sub"}],
-}  # fmt: skip
+}
 
 
 @pytest.fixture
@@ -40,8 +47,13 @@ def tree(root: Path) -> Path:
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
 async def test_every_tool_answers_as_workspace_call(tree: Path, profile: str) -> None:
     workspace = Workspace(tree, profile)
-    schema = subprocess.run([sys.executable, "-m", "agentpager", "schema", "--profile", profile, "--format", "mcp"],
-                            capture_output=True, text=True, check=True, timeout=60).stdout  # fmt: skip
+    schema = subprocess.run(
+        [sys.executable, "-m", "agentpager", "schema", "--profile", profile, "--format", "mcp"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
     async with Client(ToolServer(workspace)) as client:
         listed = (await client.list_tools()).tools
         assert [{"name": t.name, "description": t.description, "inputSchema": t.input_schema} for t in listed] == (

@@ -108,8 +108,12 @@ def run_briefly(function, *args):
 
 def test_fifo_is_refused_without_blocking(root: Path, call) -> None:
     os.mkfifo(root / "pipe")
-    for profile, tool, key in (("qq", "read_file", "path"), ("forge", "fs_read", "path"),
-                               ("crush", "file_read", "filename"), ("vault", "read_file", "path")):  # fmt: skip
+    for profile, tool, key in (
+        ("qq", "read_file", "path"),
+        ("forge", "fs_read", "path"),
+        ("crush", "file_read", "filename"),
+        ("vault", "read_file", "path"),
+    ):
         result = run_briefly(functools.partial(call, tool, profile=profile, **{key: "pipe"}))
         assert "'pipe' is not a regular file." in result.text
         assert result.is_error

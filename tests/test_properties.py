@@ -23,8 +23,23 @@ from agentpager.engine import lineindex, utf8
 from agentpager.tools import PROFILE_NAMES, get_profile
 from agentpager.workspace import INTERNAL_ERROR
 
-FRAGMENTS = [b"a", b"xyz", b"\n", b"\r", b"\r\n", b"\x0c", "é".encode(), "🎉".encode(), "\u2028".encode(),
-             b"\xff", b"\xe2\x82", b"\x80", b"\x80\x80\x80\x80", b"\xf0\x9f", b"`"]  # fmt: skip
+FRAGMENTS = [
+    b"a",
+    b"xyz",
+    b"\n",
+    b"\r",
+    b"\r\n",
+    b"\x0c",
+    "é".encode(),
+    "🎉".encode(),
+    "\u2028".encode(),
+    b"\xff",
+    b"\xe2\x82",
+    b"\x80",
+    b"\x80\x80\x80\x80",
+    b"\xf0\x9f",
+    b"`",
+]
 text_files = st.lists(st.sampled_from(FRAGMENTS), max_size=80).map(lambda parts: b"".join(parts))
 block_sizes = st.sampled_from([4, 5, 13, 64, 1 << 20])
 scanners = st.sampled_from([0, 1 << 16])  # 0: numpy for every block; else bytes methods for small ones
@@ -34,9 +49,11 @@ PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_ch
 
 @contextmanager
 def workspace_with(data: bytes, block_size: int, numpy_min: int, profile: str = "qq"):
-    with tempfile.TemporaryDirectory() as directory, \
-            mock.patch.object(lineindex, "BLOCK_SIZE", block_size), \
-            mock.patch.object(lineindex, "NUMPY_MIN_BYTES", numpy_min):  # fmt: skip
+    with (
+        tempfile.TemporaryDirectory() as directory,
+        mock.patch.object(lineindex, "BLOCK_SIZE", block_size),
+        mock.patch.object(lineindex, "NUMPY_MIN_BYTES", numpy_min),
+    ):
         Path(directory, "f.txt").write_bytes(data)
         yield Workspace(directory, profile, max_output_chars=10**9)
 
@@ -143,8 +160,25 @@ json_values = st.recursive(
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3),
     max_leaves=6,
 )
-PATHS = ["a.txt", "image.png", "sub", "pipe", "out.txt", "", ".", "..", "/", "a.txt/x", "missing",
-         "../proj2/a.txt", ".git/x", "sub/../a.txt", "\x00", "é", "*"]  # fmt: skip
+PATHS = [
+    "a.txt",
+    "image.png",
+    "sub",
+    "pipe",
+    "out.txt",
+    "",
+    ".",
+    "..",
+    "/",
+    "a.txt/x",
+    "missing",
+    "../proj2/a.txt",
+    ".git/x",
+    "sub/../a.txt",
+    "\x00",
+    "é",
+    "*",
+]
 
 
 def tool_arguments():

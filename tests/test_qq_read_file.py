@@ -123,8 +123,12 @@ def test_utf8_bom_is_not_content(root: Path, call) -> None:
 
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
 def test_utf16_and_utf32_with_bom(root: Path, call, encoding: str) -> None:
-    bom = {"utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff", "utf-32-le": b"\xff\xfe\x00\x00",
-           "utf-32-be": b"\x00\x00\xfe\xff"}[encoding]  # fmt: skip
+    bom = {
+        "utf-16-le": b"\xff\xfe",
+        "utf-16-be": b"\xfe\xff",
+        "utf-32-le": b"\xff\xfe\x00\x00",
+        "utf-32-be": b"\x00\x00\xfe\xff",
+    }[encoding]
     (root / "wide.txt").write_bytes(bom + "héllo\r\nwörld 🎉\n".encode(encoding))
     assert call("read_file", path="wide.txt").text == window("wide.txt", 1, 2, 2, "héllo\nwörld 🎉")
 

@@ -57,32 +57,51 @@ def files(root: Path) -> Path:
 
 @pytest.fixture
 def claude_session(tmp_path: Path) -> Path:
-    return jsonl(tmp_path / "session.jsonl", [
-        {"type": "system", "subtype": "init", "cwd": CWD, "session_id": "abc"},
-        user("read a.py please"),
-        assistant("m1", {"type": "text", "text": "Reading."}),
-        assistant("m1", tool_use("toolu_1", "Read", {"file_path": f"{CWD}/a.py"})),
-        user(tool_result("toolu_1", "1\timport os\n2\t")),
-        assistant("m2", tool_use("toolu_2", "Read", {"file_path": f"{CWD}/empty.txt"})),
-        user(tool_result("toolu_2", [{"type": "text", "text": (
-            "<system-reminder>Warning: the file exists but is shorter than the provided offset (1). "
-            "The file has 1 lines.</system-reminder>")}])),
-        "{this line is not json",
-        assistant("m3", tool_use("toolu_3", "Bash", {"command": "ls"})),
-        user(tool_result("toolu_3", "a.py\nempty.txt")),
-        user("now the old way"),
-        assistant("m4", tool_use("toolu_4", "Read", {"file_path": f"{CWD}/a.py", "offset": 1, "limit": 1})),
-        user(tool_result("toolu_4", f"     1→import os\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n")),
-    ])  # fmt: skip
+    return jsonl(
+        tmp_path / "session.jsonl",
+        [
+            {"type": "system", "subtype": "init", "cwd": CWD, "session_id": "abc"},
+            user("read a.py please"),
+            assistant("m1", {"type": "text", "text": "Reading."}),
+            assistant("m1", tool_use("toolu_1", "Read", {"file_path": f"{CWD}/a.py"})),
+            user(tool_result("toolu_1", "1\timport os\n2\t")),
+            assistant("m2", tool_use("toolu_2", "Read", {"file_path": f"{CWD}/empty.txt"})),
+            user(
+                tool_result(
+                    "toolu_2",
+                    [
+                        {
+                            "type": "text",
+                            "text": (
+                                "<system-reminder>Warning: the file exists but is shorter than the provided offset (1). "
+                                "The file has 1 lines.</system-reminder>"
+                            ),
+                        }
+                    ],
+                )
+            ),
+            "{this line is not json",
+            assistant("m3", tool_use("toolu_3", "Bash", {"command": "ls"})),
+            user(tool_result("toolu_3", "a.py\nempty.txt")),
+            user("now the old way"),
+            assistant("m4", tool_use("toolu_4", "Read", {"file_path": f"{CWD}/a.py", "offset": 1, "limit": 1})),
+            user(tool_result("toolu_4", f"     1→import os\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n")),
+        ],
+    )
 
 
 def test_claude_code_session(claude_session: Path, files: Path) -> None:
     transcript = open_transcript(str(claude_session))
     assert (transcript.format, transcript.cwd) == ("claude-code", CWD)
-    assert [(c.index, c.turn, c.tool) for c in transcript.calls] == [(0, 1, "Read"), (1, 1, "Read"), (2, 1, "Bash"),
-                                                                      (3, 2, "Read")]  # fmt: skip
-    assert transcript.problems == ["line 8: not JSON (Expecting property name enclosed in double quotes: "
-                                   "line 1 column 2 (char 1)), skipped"]  # fmt: skip
+    assert [(c.index, c.turn, c.tool) for c in transcript.calls] == [
+        (0, 1, "Read"),
+        (1, 1, "Read"),
+        (2, 1, "Bash"),
+        (3, 2, "Read"),
+    ]
+    assert transcript.problems == [
+        "line 8: not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1)), skipped"
+    ]
     replayer = Replayer(transcript, str(files))
     replays = [replayer.replay(call) for call in transcript.calls]
     assert [r.status for r in replays] == ["same", "same", "not replayable", "same"]
@@ -100,11 +119,17 @@ def test_replay_shows_what_changed(claude_session: Path, files: Path) -> None:
 
 
 def test_redacted_ids_are_paired_in_order(tmp_path: Path, files: Path) -> None:
-    path = jsonl(tmp_path / "redacted.jsonl", [
-        assistant("m", tool_use("REDACTED", "Read", {"file_path": f"{CWD}/a.py"}),
-                  tool_use("REDACTED", "Read", {"file_path": f"{CWD}/empty.txt"})),
-        user(tool_result("REDACTED", "1\timport os\n2\t"), tool_result("REDACTED", "second")),
-    ])  # fmt: skip
+    path = jsonl(
+        tmp_path / "redacted.jsonl",
+        [
+            assistant(
+                "m",
+                tool_use("REDACTED", "Read", {"file_path": f"{CWD}/a.py"}),
+                tool_use("REDACTED", "Read", {"file_path": f"{CWD}/empty.txt"}),
+            ),
+            user(tool_result("REDACTED", "1\timport os\n2\t"), tool_result("REDACTED", "second")),
+        ],
+    )
     transcript = open_transcript(str(path))
     assert [transcript.recorded(call) for call in transcript.calls] == ["1\timport os\n2\t", "second"]
 
@@ -113,17 +138,31 @@ def test_codex_rollout(tmp_path: Path, files: Path) -> None:
     def item(payload: dict) -> dict:
         return {"timestamp": "2026-11-01T10:00:00Z", "type": "response_item", "payload": payload}
 
-    path = jsonl(tmp_path / "rollout-2026-11-01.jsonl", [
-        {"timestamp": "2026-11-01T10:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": CWD}},
-        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "look"}]}),
-        item({"type": "function_call", "name": "read_file", "call_id": "c1",
-              "arguments": json.dumps({"file_path": f"{CWD}/big.txt", "offset": 299, "limit": 5})}),
-        item({"type": "function_call_output", "call_id": "c1", "output": "L299: line 299\nL300: line 300"}),
-        item({"type": "function_call", "name": "shell", "call_id": "c2", "arguments": '{"command": ["ls"]}'}),
-        item({"type": "function_call_output", "call_id": "c2",
-              "output": json.dumps({"output": "a.py\n", "metadata": {"exit_code": 0}})}),
-        item({"type": "function_call", "name": "read_file", "call_id": "c3", "arguments": "{not json"}),
-    ])  # fmt: skip
+    path = jsonl(
+        tmp_path / "rollout-2026-11-01.jsonl",
+        [
+            {"timestamp": "2026-11-01T10:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": CWD}},
+            item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "look"}]}),
+            item(
+                {
+                    "type": "function_call",
+                    "name": "read_file",
+                    "call_id": "c1",
+                    "arguments": json.dumps({"file_path": f"{CWD}/big.txt", "offset": 299, "limit": 5}),
+                }
+            ),
+            item({"type": "function_call_output", "call_id": "c1", "output": "L299: line 299\nL300: line 300"}),
+            item({"type": "function_call", "name": "shell", "call_id": "c2", "arguments": '{"command": ["ls"]}'}),
+            item(
+                {
+                    "type": "function_call_output",
+                    "call_id": "c2",
+                    "output": json.dumps({"output": "a.py\n", "metadata": {"exit_code": 0}}),
+                }
+            ),
+            item({"type": "function_call", "name": "read_file", "call_id": "c3", "arguments": "{not json"}),
+        ],
+    )
     transcript = open_transcript(str(path))
     assert (transcript.format, transcript.cwd) == ("codex", CWD)
     replayer = Replayer(transcript, str(files))
@@ -156,7 +195,7 @@ def test_openai_messages_with_a_qq_read_file_series(tmp_path: Path, files: Path)
                 ],
             }
         )
-        messages.append({"role": "tool", "tool_call_id": f"call_{number}", "content": output})  # fmt: skip
+        messages.append({"role": "tool", "tool_call_id": f"call_{number}", "content": output})
     path = tmp_path / "chat.json"
     path.write_text(json.dumps(messages, indent=1))
     transcript = open_transcript(str(path))
@@ -176,8 +215,10 @@ def test_openai_messages_as_jsonl(tmp_path: Path, files: Path) -> None:
         "type": "function",
         "function": {"name": "read_file", "arguments": '{"path": "big.txt", "start_line": 250}'},
     }
-    path = jsonl(tmp_path / "chat.jsonl", [{"role": "assistant", "tool_calls": [call]},
-                                           {"role": "tool", "tool_call_id": "c", "content": output}])  # fmt: skip
+    path = jsonl(
+        tmp_path / "chat.jsonl",
+        [{"role": "assistant", "tool_calls": [call]}, {"role": "tool", "tool_call_id": "c", "content": output}],
+    )
     transcript = open_transcript(str(path))
     assert Replayer(transcript, str(files)).replay(transcript.calls[0]).status == "same"
 
@@ -187,10 +228,16 @@ def test_anthropic_messages(tmp_path: Path, files: Path) -> None:
     vault = Workspace(files, "vault").call("read_file", {"path": "a.py"}).text
     messages = [
         {"role": "user", "content": "look at a.py"},
-        {"role": "assistant", "content": [{"type": "text", "text": "ok"}, tool_use("t1", "fs_read", {"path": "a.py"}),
-                                          tool_use("t2", "read_file", {"path": f"{CWD}/a.py"})]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "ok"},
+                tool_use("t1", "fs_read", {"path": "a.py"}),
+                tool_use("t2", "read_file", {"path": f"{CWD}/a.py"}),
+            ],
+        },
         {"role": "user", "content": [tool_result("t1", [{"type": "text", "text": forge}]), tool_result("t2", vault)]},
-    ]  # fmt: skip
+    ]
     path = tmp_path / "messages.json"
     path.write_text(json.dumps(messages))
     transcript = open_transcript(str(path))
@@ -221,35 +268,63 @@ def test_claude_code_settings_from_the_recorded_text() -> None:
 
 
 def test_replay_command(claude_session: Path, files: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "agentpager", "replay", str(claude_session), "--root", str(files), "--json"],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "replay", str(claude_session), "--root", str(files), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0
     records = [json.loads(line) for line in done.stdout.splitlines()]
     assert [sorted(r) for r in records][0] == ["arguments", "index", "matches", "recorded", "replayed", "tool"]
-    assert [(r["index"], r["tool"], r["matches"]) for r in records] == [(0, "Read", True), (1, "Read", True),
-                                                                       (2, "Bash", None), (3, "Read", True)]  # fmt: skip
+    assert [(r["index"], r["tool"], r["matches"]) for r in records] == [
+        (0, "Read", True),
+        (1, "Read", True),
+        (2, "Bash", None),
+        (3, "Read", True),
+    ]
     assert records[2]["replayed"] is None and records[0]["replayed"] == "1\timport os\n2\t"
     assert "line 8: not JSON" in done.stderr
-    text = subprocess.run([sys.executable, "-m", "agentpager", "replay", str(claude_session), "--root", str(files)],
-                          capture_output=True, text=True, timeout=60).stdout.splitlines()  # fmt: skip
-    assert len(text) == 4 and text[0].split() == ["0", "turn", "1", "Read", '{"file_path":', '"/home/dev/proj/a.py"}',
-                                                  "[14", "chars]", "same"]  # fmt: skip
+    text = subprocess.run(
+        [sys.executable, "-m", "agentpager", "replay", str(claude_session), "--root", str(files)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout.splitlines()
+    assert len(text) == 4 and text[0].split() == [
+        "0",
+        "turn",
+        "1",
+        "Read",
+        '{"file_path":',
+        '"/home/dev/proj/a.py"}',
+        "[14",
+        "chars]",
+        "same",
+    ]
     assert text[2].endswith("not replayable")
 
 
 def test_replay_command_on_a_file_that_is_not_a_transcript(tmp_path: Path) -> None:
     (tmp_path / "x.txt").write_text("hello\n")
-    done = subprocess.run([sys.executable, "-m", "agentpager", "replay", str(tmp_path / "x.txt")],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "replay", str(tmp_path / "x.txt")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and "not a Claude Code" in done.stderr and done.stdout == ""
 
 
 def test_records_of_an_unexpected_shape_are_reported_and_skipped(tmp_path: Path) -> None:
-    path = jsonl(tmp_path / "odd.jsonl", [
-        {"role": "assistant", "tool_calls": ["not an object"]},
-        {"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "read_file", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "c", "content": "out"},
-    ])  # fmt: skip
+    path = jsonl(
+        tmp_path / "odd.jsonl",
+        [
+            {"role": "assistant", "tool_calls": ["not an object"]},
+            {"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "read_file", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c", "content": "out"},
+        ],
+    )
     transcript = open_transcript(str(path))
     assert [call.tool for call in transcript.calls] == ["read_file"]
     assert transcript.problems[0].startswith("line 1: unexpected shape")

@@ -111,8 +111,10 @@ def _replay(options: argparse.Namespace) -> int:
 
     transcript = _open_transcript(options.file)
     replayer = Replayer(transcript, options.root)
-    print(f"agentpager: {len(transcript.calls)} calls ({transcript.format}), replayed against {replayer.root}",
-          file=sys.stderr)  # fmt: skip
+    print(
+        f"agentpager: {len(transcript.calls)} calls ({transcript.format}), replayed against {replayer.root}",
+        file=sys.stderr,
+    )
     out = sys.stdout
     for call in transcript.calls:
         replay = replayer.replay(call)
@@ -128,8 +130,10 @@ def _replay(options: argparse.Namespace) -> int:
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
             recorded = "no result" if replay.recorded is None else f"{len(replay.recorded):,} chars"
-            out.write(f"{call.index:>5}  turn {call.turn:<4} {call.tool:<14} {short_arguments(call.arguments)}"
-                      f"  [{recorded}] {replay.status}\n")  # fmt: skip
+            out.write(
+                f"{call.index:>5}  turn {call.turn:<4} {call.tool:<14} {short_arguments(call.arguments)}"
+                f"  [{recorded}] {replay.status}\n"
+            )
     return 0
 
 

@@ -140,9 +140,11 @@ async def test_the_panel_follows_the_viewer(workspace_dir: Path, profile: str) -
             "qq": ("read_file", {"path": "big.txt", "start_line": 450}),
             "crush": ("file_read", {"filename": "big.txt", "start_line": 450, "end_line": window.bottom}),
             "vault": ("read_file", {"path": "big.txt", "offset": bytes_before(450)}),  # ASCII: chars = bytes
-            "forge": ("fs_read", {"path": "big.txt", "start_byte": bytes_before(450),
-                                  "end_byte": bytes_before(window.bottom + 1)}),
-        }[profile]  # fmt: skip
+            "forge": (
+                "fs_read",
+                {"path": "big.txt", "start_byte": bytes_before(450), "end_byte": bytes_before(window.bottom + 1)},
+            ),
+        }[profile]
         assert call_shown(app) == expected
         assert not app.panel.outcome.result.is_error
 
@@ -307,8 +309,16 @@ async def test_help_and_command_palette_list_the_actions(workspace_dir: Path) ->
         assert "go to a line" in app.screen.query_one("Markdown").source
         await pilot.press("escape")
         titles = {command.title for command in app.get_system_commands(app.screen)}
-        assert {"Go to line", "Search", "Copy output", "Copy call", "Copy call and result", "Follow the file",
-                "Pin or follow", "Help"} <= titles  # fmt: skip
+        assert {
+            "Go to line",
+            "Search",
+            "Copy output",
+            "Copy call",
+            "Copy call and result",
+            "Follow the file",
+            "Pin or follow",
+            "Help",
+        } <= titles
         await pilot.press("q")
     assert app.return_code == 0 or app.return_code is None
 

@@ -18,8 +18,10 @@ SIZE = (200, 55)
 
 
 def make_app(root: Path, open_path: str | None = None) -> AgentPagerApp:
-    for name, text in (("big.txt", "".join(f"line {n}\n" for n in range(1, 1001))),
-                       ("notes.md", "# Notes\n\n\tindented\x0cpage\n")):  # fmt: skip
+    for name, text in (
+        ("big.txt", "".join(f"line {n}\n" for n in range(1, 1001))),
+        ("notes.md", "# Notes\n\n\tindented\x0cpage\n"),
+    ):
         (root / name).write_text(text)
     (root / "many").mkdir()
     for n in range(130):

@@ -38,10 +38,27 @@ def session(root: Path, count: int = 3) -> Path:
         else:
             name, arguments = "Read", {"file_path": f"{cwd}/big.txt", "offset": 100 * n + 400, "limit": 20}
             output = read.call(name, arguments).text if n % 3 == 0 else "stale"
-        lines.append({"type": "assistant", "cwd": cwd, "message": {"id": f"m{n}", "role": "assistant", "content": [
-            {"type": "tool_use", "id": f"t{n}", "name": name, "input": arguments}]}})  # fmt: skip
-        lines.append({"type": "user", "cwd": cwd, "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"t{n}", "content": output}]}})  # fmt: skip
+        lines.append(
+            {
+                "type": "assistant",
+                "cwd": cwd,
+                "message": {
+                    "id": f"m{n}",
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": f"t{n}", "name": name, "input": arguments}],
+                },
+            }
+        )
+        lines.append(
+            {
+                "type": "user",
+                "cwd": cwd,
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": output}],
+                },
+            }
+        )
     path = root / "session.jsonl"
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     return path

@@ -113,8 +113,10 @@ class ContentStore:
             return
         child = subprocess.Popen(
             [sys.executable, "-m", "agentpager.engine.content", real_path, found.document_type, str(self.cache_dir)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         while True:
             try:
                 child.wait(timeout=0.05)

@@ -96,8 +96,14 @@ class _Collector:
         self._waiting: list[ToolCall] = []
 
     def call(self, call_id: Any, tool: Any, arguments: Any, where: Location) -> None:
-        call = ToolCall(len(self.parsed.calls), max(self.turn, 1), str(call_id or ""), str(tool or "?"),
-                        _arguments(arguments), where)  # fmt: skip
+        call = ToolCall(
+            len(self.parsed.calls),
+            max(self.turn, 1),
+            str(call_id or ""),
+            str(tool or "?"),
+            _arguments(arguments),
+            where,
+        )
         self.parsed.calls.append(call)
         self._waiting.append(call)
 

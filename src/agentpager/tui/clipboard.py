@@ -41,8 +41,10 @@ def copy_with_pyperclip(text: str, timeout: float = 5.0) -> bool:
         done = subprocess.run(
             [sys.executable, "-c", _COPY],
             input=text.encode("utf-8", "surrogatepass"),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout,
-        )  # fmt: skip
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0

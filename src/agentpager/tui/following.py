@@ -9,9 +9,13 @@ from agentpager.tools.forge import MAX_RANGE_BYTES
 from agentpager.tui.viewer import Window
 
 READ_TOOLS = {
-    "qq": "read_file", "forge": "fs_read", "crush": "file_read", "vault": "read_file",
-    "claude-code": "Read", "codex": "read_file",
-}  # fmt: skip
+    "qq": "read_file",
+    "forge": "fs_read",
+    "crush": "file_read",
+    "vault": "read_file",
+    "claude-code": "Read",
+    "codex": "read_file",
+}
 """Each profile's tool for reading a file."""
 PATH_ARGUMENTS = {"crush": "filename", "claude-code": "file_path", "codex": "file_path"}
 
