@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,12 @@ def output_text(app: AgentPagerApp) -> str:
     return outcome.result.text
 
 
+def screen_text(app: AgentPagerApp) -> str:
+    """What is on the screen, as plain text."""
+    svg = app.export_screenshot()
+    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
+
+
 def call_shown(app: AgentPagerApp) -> tuple[str, dict]:
     outcome = app.panel.outcome
     assert outcome is not None
@@ -79,6 +87,7 @@ async def test_colon_jump_makes_the_line_the_top_line(workspace_dir: Path) -> No
         assert app.viewer.window.top == 450
         assert app.viewer.line(450) == ("line 450", False)
         assert output_text(app).startswith("[File: big.txt | Lines 450-649 of 1000]\n")
+        assert "[File: big.txt | Lines 450-649 of 1000]" in screen_text(app), "the panel shows the new output"
         await pilot.press("colon", *"abc", "enter")
         await settle(pilot)
         assert isinstance(app.screen.query_one(Input), Input), "a bad line number keeps the prompt open"

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
+from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from agentpager.exchange import PAIR_FORMATS, call_json
 from agentpager.fileview import FileView
@@ -25,7 +25,8 @@ from agentpager.tools.base import ToolError
 from agentpager.tools.guard import overflow_severity
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.following import READ_TOOLS, follow_call, line_of_call, path_argument
-from agentpager.tui.viewer import Window, visible
+from agentpager.tui.output_area import OutputArea
+from agentpager.tui.viewer import Window
 from agentpager.workspace import ToolResult, Workspace
 
 DEFAULT_CONTEXT_WINDOW = 200_000
@@ -124,11 +125,7 @@ class ToolPanel(ReportsFailures, Vertical):
         yield Vertical(id="arguments")
         yield Static("", id="call")
         yield Label("Output", classes="section")
-        output = TextArea(
-            "", read_only=True, soft_wrap=True, show_cursor=False, highlight_cursor_line=False, id="output"
-        )
-        output.match_cursor_bracket = False
-        yield output
+        yield OutputArea(id="output")
         yield Static("", id="stats")
         with Horizontal(id="budget"):
             yield Label("budget")
@@ -405,8 +402,7 @@ class ToolPanel(ReportsFailures, Vertical):
     @on(_Ran)
     def _ran(self, event: _Ran) -> None:
         self.outcome = event.outcome
-        output = self.query_one("#output", TextArea)
-        output.load_text(visible(event.outcome.result.text))
+        self.query_one("#output", OutputArea).show(event.outcome.result.text)
         self._show_stats()
 
     @on(Input.Changed, "#budget Input")

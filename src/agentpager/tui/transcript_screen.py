@@ -20,14 +20,14 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from agentpager.transcripts import Transcript, short_arguments
 from agentpager.transcripts.formats import ToolCall
 from agentpager.transcripts.replay import Replay, Replayer
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.viewer import visible
+from agentpager.tui.output_area import OutputArea
 from agentpager.workspace import Workspace
 
 COLUMNS = "    #  turn  tool            recorded        tokens  replay          arguments"
@@ -175,9 +175,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             with TabbedContent(id="outputs"):
                 for name in ("recorded", "replayed", "difference"):
                     with TabPane(name.capitalize(), id=f"tab-{name}"):
-                        output = TextArea("", read_only=True, show_cursor=False, highlight_cursor_line=False, id=name)
-                        output.match_cursor_bracket = False
-                        yield output
+                        yield OutputArea(id=name)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -232,8 +230,8 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         )
         recorded = replay.recorded if replay.recorded is not None else "(no result recorded)"
         replayed = replay.result.text if replay.result is not None else "(not replayable)"
-        self.query_one("#recorded", TextArea).load_text(visible(recorded))
-        self.query_one("#replayed", TextArea).load_text(visible(replayed))
+        self.query_one("#recorded", OutputArea).show(recorded)
+        self.query_one("#replayed", OutputArea).show(replayed)
         if replay.result is None:
             difference = "(not replayable)"
         elif replay.matches:
@@ -244,7 +242,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
                     recorded.splitlines(keepends=True), replayed.splitlines(keepends=True), "recorded", "replayed now"
                 )
             )
-        self.query_one("#difference", TextArea).load_text(visible(difference))
+        self.query_one("#difference", OutputArea).show(difference)
 
     def action_open_call(self) -> None:
         calls = self.query_one(CallList)
