@@ -21,12 +21,15 @@ class ToolError(Exception):
     """An answer that is one of the contract's error texts, before the profile gives it its form.
 
     ``whole`` marks a message that already is the entire output (some agents' errors have no form).
+    ``reason`` names a path check that failed (``missing``, ``directory``), for the agent profiles
+    whose own tools word those failures differently.
     """
 
-    def __init__(self, message: str, whole: bool = False) -> None:
+    def __init__(self, message: str, whole: bool = False, reason: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.whole = whole
+        self.reason = reason
 
 
 def binary_message(mime: str) -> str:

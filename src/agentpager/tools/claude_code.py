@@ -52,9 +52,9 @@ def read(call: Call, file_path: str, offset: int | None, limit: int | None) -> s
     try:
         resolved = resolve(call.root, file_path, "file")
     except ToolError as error:
-        if error.message.endswith(" does not exist."):
+        if error.reason == "missing":
             raise ToolError("File does not exist.") from None
-        if error.message.endswith(" is a directory."):
+        if error.reason == "directory":
             raise ToolError("EISDIR: illegal operation on a directory, read", whole=True) from None
         raise
     if offset is None and limit is None and resolved.st.st_size > MAX_SIZE_BYTES:

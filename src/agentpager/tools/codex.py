@@ -29,16 +29,19 @@ def read_file(call: Call, file_path: str, offset: int, limit: int) -> str:
     try:
         resolved = resolve(call.root, file_path, "file")
     except ToolError as error:
-        if error.message.endswith(" does not exist."):
+        if error.reason == "missing":
             raise ToolError("failed to read file: No such file or directory (os error 2)") from None
         raise
     with call.text_of(resolved).file.open() as reader:
         total = reader.line_count()
         if offset > total:
             raise ToolError("offset exceeds file length")
-        last = min(total, offset + limit - 1)
-        lines = str(reader.lines_text(offset, last)).split("\n")
-    return "\n".join(f"L{number}: {_cut(line.removesuffix(chr(13)))}" for number, line in enumerate(lines, offset))
+        # 500 characters hold at least 500 bytes: a prefix that long is all a cut line needs.
+        prefixes = reader.line_prefixes(offset, min(total, offset + limit - 1), MAX_LINE_BYTES)
+    return "\n".join(
+        f"L{number}: {_cut(text if cut else text.removesuffix(chr(13)))}"
+        for number, (text, cut) in enumerate(prefixes, offset)
+    )
 
 
 PROFILE = Profile(

@@ -48,10 +48,6 @@ class Resolved:
     display: str
     st: os.stat_result
 
-    @property
-    def name(self) -> str:
-        return self.display
-
 
 # errno values that mean "cannot be resolved": counted as missing.
 _MISSING = {errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG}
@@ -73,11 +69,11 @@ def resolve(root: Root, argument: str, want: Want) -> Resolved:
         raise ToolError(f"Permission denied: '{argument}'.") from None
     except OSError as error:
         if error.errno in _MISSING:
-            raise ToolError(f"{noun} '{argument}' does not exist.") from None
+            raise ToolError(f"{noun} '{argument}' does not exist.", reason="missing") from None
         raise
     if want == "file":
         if stat.S_ISDIR(st.st_mode):
-            raise ToolError(f"'{argument}' is a directory.")
+            raise ToolError(f"'{argument}' is a directory.", reason="directory")
         if not stat.S_ISREG(st.st_mode):
             raise ToolError(f"'{argument}' is not a regular file.")
         readable = os.access(real, os.R_OK)
