@@ -266,13 +266,22 @@ class ToolPanel(ReportsFailures, Vertical):
         if self.view is not None and name == self.view.name:
             self._line_pending = False
             try:
-                line = line_of_call(self.profile, self.spec.bind(self.arguments), self.view)
-            except (ToolError, OSError, ValueError, LookupError):
+                bound = self.spec.bind(self.arguments)
+            except ToolError:
                 return
-            self.post_message(self.ShowLine(name, line))
+            self._find_line(self.profile, bound, self.view)
         else:
             self._line_pending = True  # shown once the viewer reports the file open
             self.post_message(self.ShowLine(name, None))
+
+    @work(thread=True, exclusive=True, group="line", exit_on_error=False)
+    def _find_line(self, profile: str, bound: dict[str, Any], view: FileView) -> None:
+        """The line a call starts at, found off the UI thread (vault or forge may index the file)."""
+        try:
+            line = line_of_call(profile, bound, view)
+        except (OSError, ValueError, LookupError):
+            return
+        self.post_message(self.ShowLine(view.name, line))
 
     def load_call(self, profile: str, tool: str, arguments: dict[str, Any]) -> None:
         """Show and pin a given call (from a transcript, say), and the window it reads."""

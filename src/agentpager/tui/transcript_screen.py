@@ -215,9 +215,11 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
     def _load(self, call: ToolCall) -> None:
-        self.app.call_from_thread(self._display, self.replayer.replay(call))
+        """Replay the call and diff the outputs off the UI thread (outputs can be megabytes)."""
+        replay = self.replayer.replay(call)
+        self.app.call_from_thread(self._display, replay, _difference(replay))
 
-    def _display(self, replay: Replay) -> None:
+    def _display(self, replay: Replay, difference: str) -> None:
         call = replay.call
         if replay.plan is None:
             how = "not replayable: not one of the file tools"
@@ -228,28 +230,36 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
                 (f"#{call.index} ", "bold"), f"turn {call.turn} · {call.tool} · {how} · ", (replay.status, "bold")
             )
         )
-        recorded = replay.recorded if replay.recorded is not None else "(no result recorded)"
-        replayed = replay.result.text if replay.result is not None else "(not replayable)"
-        self.query_one("#recorded", OutputArea).show(recorded)
-        self.query_one("#replayed", OutputArea).show(replayed)
-        if replay.result is None:
-            difference = "(not replayable)"
-        elif replay.matches:
-            difference = "(the same, byte for byte)"
-        else:
-            difference = "".join(
-                difflib.unified_diff(
-                    recorded.splitlines(keepends=True), replayed.splitlines(keepends=True), "recorded", "replayed now"
-                )
-            )
+        self.query_one("#recorded", OutputArea).show(_recorded(replay))
+        self.query_one("#replayed", OutputArea).show(_replayed(replay))
         self.query_one("#difference", OutputArea).show(difference)
 
     def action_open_call(self) -> None:
         calls = self.query_one(CallList)
-        if not calls.calls:
-            return
-        replay = self.replayer.replay(calls.calls[calls.cursor])
+        if calls.calls:
+            self._open(calls.calls[calls.cursor])
+
+    @work(thread=True, exclusive=True, group="open", exit_on_error=False)
+    def _open(self, call: ToolCall) -> None:
+        replay = self.replayer.replay(call)
         if replay.plan is None:
             self.notify("This call is not a file read: there is no window to open.", severity="warning")
             return
         self.post_message(self.OpenCall(replay))
+
+
+def _recorded(replay: Replay) -> str:
+    return replay.recorded if replay.recorded is not None else "(no result recorded)"
+
+
+def _replayed(replay: Replay) -> str:
+    return replay.result.text if replay.result is not None else "(not replayable)"
+
+
+def _difference(replay: Replay) -> str:
+    if replay.result is None:
+        return "(not replayable)"
+    if replay.matches:
+        return "(the same, byte for byte)"
+    recorded, replayed = _recorded(replay).splitlines(keepends=True), _replayed(replay).splitlines(keepends=True)
+    return "".join(difflib.unified_diff(recorded, replayed, "recorded", "replayed now"))
