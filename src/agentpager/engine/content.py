@@ -92,10 +92,14 @@ class ContentStore:
             self._files.move_to_end(key)
         return found
 
+    def _conversion_entries(self, real_path: str, stamp: Stamp) -> tuple[Path, Path]:
+        """Where a document's Markdown, or the reason it could not be converted, is cached."""
+        markdown = cache.entry_path(self.cache_dir, "documents", real_path, stamp, ".md")
+        return markdown, markdown.with_suffix(".failed")
+
     def convert(self, real_path: str, found: Classification, stamp: Stamp) -> Path:
         """The cached Markdown of a document, converted now if need be; ConversionError if not."""
-        markdown = cache.entry_path(self.cache_dir, "documents", real_path, stamp, ".md")
-        failure = markdown.with_suffix(".failed")
+        markdown, failure = self._conversion_entries(real_path, stamp)
         if markdown.exists():
             return markdown
         if failure.exists():
@@ -109,7 +113,7 @@ class ContentStore:
         return markdown
 
     def _convert_in_child(self, real_path: str, found: Classification, stamp: Stamp, cancel: threading.Event) -> None:
-        if self._cached_conversion(real_path, stamp):
+        if any(entry.exists() for entry in self._conversion_entries(real_path, stamp)):
             return
         child = subprocess.Popen(
             [sys.executable, "-m", "agentpager.engine.content", real_path, found.document_type, str(self.cache_dir)],
@@ -126,10 +130,6 @@ class ContentStore:
                     child.kill()
                     child.wait()
                     raise Cancelled() from None
-
-    def _cached_conversion(self, real_path: str, stamp: Stamp) -> bool:
-        markdown = cache.entry_path(self.cache_dir, "documents", real_path, stamp, ".md")
-        return markdown.exists() or markdown.with_suffix(".failed").exists()
 
     def _reencode(self, real_path: str, found: Classification, stamp: Stamp) -> Path:
         target = cache.entry_path(self.cache_dir, "reencoded", real_path, stamp, ".txt")

@@ -377,7 +377,6 @@ class LineIndex:
         """The last checkpoint at or before character ``offset``: (byte offset, character offset)."""
         assert self._chars is not None, "ensure_chars() first"
         block = max(0, bisect.bisect_right(self._chars, offset) - 1)
-        block = min(block, len(self._starts) - 1)
         return self._starts[block], self._chars[block]
 
 

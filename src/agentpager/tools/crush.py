@@ -74,7 +74,7 @@ def file_read(call: Call, filename: str, start_line: int | None, end_line: int |
         total = reader.line_count()
         if start_line is None and end_line is None:
             body = reader.lines_text(1, total) if total else ""
-            fence = _fence([body])
+            fence = _fence(body)
             symbols = [] if is_document else _symbols(lang, body, reader.index.size)
             section = "\n\n## Symbols\n" + "\n".join(symbols) if symbols else ""
             return call.answer(f"# File: {name}\n\n{fence}{lang}\n", body, f"\n{fence}{section}")
@@ -83,7 +83,7 @@ def file_read(call: Call, filename: str, start_line: int | None, end_line: int |
         if first > total:
             raise ToolError(f"start_line {first} is beyond the end of the file ({total} lines).")
         body = reader.lines_text(first, last)
-        fence = _fence([body])
+        fence = _fence(body)
         return call.answer(
             f"# File: {name} (Lines {first}-{last})\n\n{fence}{lang}\n",
             body,
@@ -91,13 +91,9 @@ def file_read(call: Call, filename: str, start_line: int | None, end_line: int |
         )
 
 
-def _fence(texts: Iterable[Text]) -> str:
+def _fence(text: Text) -> str:
     """Three backticks, or one more than the longest run of backticks that starts a line."""
-    return "`" * max(3, _longest_leading_ticks(chunk for text in texts for chunk in _chunks(text)) + 1)
-
-
-def _chunks(text: Text) -> Iterable[str]:
-    return (text,) if isinstance(text, str) else text
+    return "`" * max(3, _longest_leading_ticks((text,) if isinstance(text, str) else text) + 1)
 
 
 def _longest_leading_ticks(chunks: Iterable[str]) -> int:

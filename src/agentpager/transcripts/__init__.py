@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import dataclass
 
 from agentpager.transcripts.formats import COLLECTORS, ToolCall, detect, parse
@@ -63,8 +64,6 @@ def sniff(path: str, records: int = 20) -> str | None:
 
 def short_arguments(arguments: dict | str, width: int = 60) -> str:
     """The arguments on one line, cut to ``width`` characters."""
-    import json
-
     text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
