@@ -9,9 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
+from pilot_helpers import settle
 from samples import pdf_bytes, png_bytes
 from textual.widgets import Input, Select, TextArea
-from textual.worker import WorkerCancelled
 
 from agentpager import Workspace
 from agentpager.tui.app import AgentPagerApp
@@ -37,16 +37,6 @@ def make_app(root: Path, open_path: str | None = None, profile: str = "qq") -> A
     app = AgentPagerApp(Workspace(root, profile), open_path)
     app.animation_level = "none"
     return app
-
-
-async def settle(pilot, rounds: int = 4) -> None:
-    """Let workers finish and the messages they posted be handled."""
-    for _ in range(rounds):
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass  # an exclusive worker replaced by a newer one
-        await pilot.pause()
 
 
 def output_text(app: AgentPagerApp) -> str:

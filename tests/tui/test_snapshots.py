@@ -6,10 +6,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from pilot_helpers import settle
 from samples import png_bytes
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
-from textual.worker import WorkerCancelled
 
 from agentpager import Workspace
 from agentpager.tui.app import AgentPagerApp
@@ -32,12 +32,7 @@ def make_app(root: Path, open_path: str | None = None) -> AgentPagerApp:
 
 async def steady(pilot: Pilot) -> None:
     """Workers done, cursors still: what is on screen no longer depends on timing."""
-    for _ in range(4):
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass
-        await pilot.pause()
+    await settle(pilot)
     for widget in pilot.app.query(Input).results():
         widget.cursor_blink = False
     for widget in pilot.app.query(TextArea).results():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pilot_helpers import settle
 from textual.widgets import TextArea
-from textual.worker import WorkerCancelled
 
 from agentpager import Workspace
 from agentpager.transcripts import open_transcript
@@ -15,15 +15,6 @@ from agentpager.tui.transcript_screen import CallList, TranscriptScreen
 from agentpager.tui.tree import WorkspaceTree
 
 SIZE = (200, 55)
-
-
-async def settle(pilot, rounds: int = 5) -> None:
-    for _ in range(rounds):
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass
-        await pilot.pause()
 
 
 def session(root: Path, count: int = 3) -> Path:
