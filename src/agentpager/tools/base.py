@@ -78,7 +78,10 @@ class Tool:
 
 @dataclass(frozen=True)
 class Profile:
-    """One agent's tool set and the form its errors take."""
+    """One agent's tool set and the form its errors take.
+
+    The first tool reads a file, and its first parameter is the file: the TUI relies on it.
+    """
 
     name: str
     description: str

@@ -5,24 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from agentpager.fileview import FileView
+from agentpager.tools import get_profile
 from agentpager.tools.forge import MAX_RANGE_BYTES
 from agentpager.tui.viewer import Window
 
-READ_TOOLS = {
-    "qq": "read_file",
-    "forge": "fs_read",
-    "crush": "file_read",
-    "vault": "read_file",
-    "claude-code": "Read",
-    "codex": "read_file",
-}
-"""Each profile's tool for reading a file."""
-PATH_ARGUMENTS = {"crush": "filename", "claude-code": "file_path", "codex": "file_path"}
+
+def read_tool(profile: str) -> str:
+    """The profile's tool for reading a file (its first tool)."""
+    return get_profile(profile).tools[0].spec.name
 
 
 def path_argument(profile: str) -> str:
-    """The name of the file argument of the profile's read tool."""
-    return PATH_ARGUMENTS.get(profile, "path")
+    """The name of the file argument of the profile's read tool (its first parameter)."""
+    return get_profile(profile).tools[0].spec.params[0].name
 
 
 def follow_call(profile: str, view: FileView, window: Window) -> tuple[str, dict[str, Any]]:
@@ -33,7 +28,7 @@ def follow_call(profile: str, view: FileView, window: Window) -> tuple[str, dict
     one read's worth); forge reads UTF-8 text only, so other files get a plain call.
     ``claude-code`` and ``codex``: offset and limit of the visible lines.
     """
-    tool = READ_TOOLS[profile]
+    tool = read_tool(profile)
     arguments: dict[str, Any] = {path_argument(profile): view.name}
     if profile == "qq":
         arguments["start_line"] = window.top

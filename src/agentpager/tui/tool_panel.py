@@ -24,7 +24,7 @@ from agentpager.tools.args import ToolSpec
 from agentpager.tools.base import ToolError
 from agentpager.tools.guard import overflow_severity
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.following import READ_TOOLS, follow_call, line_of_call, path_argument
+from agentpager.tui.following import follow_call, line_of_call, path_argument, read_tool
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.viewer import Window
 from agentpager.workspace import ToolResult, Workspace
@@ -98,7 +98,7 @@ class ToolPanel(ReportsFailures, Vertical):
         super().__init__(**kwargs)
         self.workspace = workspace
         self.profile = workspace.profile.name
-        self.tool = READ_TOOLS[self.profile]
+        self.tool = read_tool(self.profile)
         self.arguments: dict[str, Any] = {}
         self.outcome: Outcome | None = None
         self.view: FileView | None = None
@@ -260,7 +260,7 @@ class ToolPanel(ReportsFailures, Vertical):
     def _show_the_line(self) -> None:
         """Move the viewer to the window a hand-made read call reads (opening its file first)."""
         path = self.arguments.get(path_argument(self.profile))
-        if self.tool != READ_TOOLS[self.profile] or not isinstance(path, str) or not path:
+        if self.tool != read_tool(self.profile) or not isinstance(path, str) or not path:
             return
         name = self.workspace.root.display(path)
         if self.view is not None and name == self.view.name:
@@ -304,7 +304,7 @@ class ToolPanel(ReportsFailures, Vertical):
         if event.value == self.profile:
             return
         self.profile = str(event.value)
-        self._choose_tool(READ_TOOLS[self.profile], self._carry_path())
+        self._choose_tool(read_tool(self.profile), self._carry_path())
         self._show_choices()
 
     @on(Select.Changed, "#tool")
@@ -357,7 +357,7 @@ class ToolPanel(ReportsFailures, Vertical):
         self.view = None
         self._last_window = None
         if not self.pinned:
-            self._show_call(READ_TOOLS[self.profile], {path_argument(self.profile): path})
+            self._show_call(read_tool(self.profile), {path_argument(self.profile): path})
 
     def follow_directory(self, path: str, file_offset: int) -> None:
         """Show the listing call for the page of the directory the tree shows."""
