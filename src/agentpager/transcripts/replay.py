@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentpager.tools import PROFILE_NAMES, get_profile
 from agentpager.tools.paths import is_within
 from agentpager.transcripts import Transcript
 from agentpager.transcripts.formats import ToolCall
@@ -69,16 +70,10 @@ def claude_code_settings(recorded: str | None) -> dict[str, Any]:
 
 
 def _profile_of(call: ToolCall, arguments: dict[str, Any], recorded: str | None) -> str | None:
-    if call.tool == "Read":
-        return "claude-code"
-    if call.tool == "fs_read":
-        return "forge"
-    if call.tool == "file_read":
-        return "crush"
-    if call.tool in ("list_files", "count_files"):
-        return "qq"
-    if call.tool != "read_file":
-        return None
+    """The profile whose tool the call is; ``read_file`` (qq, vault, codex) by its arguments."""
+    owners = [name for name in PROFILE_NAMES if get_profile(name).tool(call.tool) is not None]
+    if len(owners) <= 1:
+        return owners[0] if owners else None
     if "file_path" in arguments:
         return "codex"
     if "offset" in arguments or "length" in arguments:
