@@ -268,7 +268,7 @@ class LineIndex:
         """
         reopen = self._reopen_last
         start = self._starts[-2] if reopen else self.scanned
-        ranges = []
+        ranges: list[tuple[int, int]] = []
         while (start < target or not ranges) and len(ranges) < 2 * SCAN_THREADS:
             end = self._block_end(fd, start)
             ranges.append((start, end))

@@ -109,6 +109,7 @@ def _longest_leading_ticks(chunks: Iterable[str]) -> int:
                 continue
             start += piece
             match = _LEADING_TICKS.match(start)
+            assert match is not None  # the pattern matches every string
             longest = max(longest, len(match.group(1)))
             if match.end() < len(start):
                 start, decided = "", True

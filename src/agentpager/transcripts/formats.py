@@ -176,7 +176,8 @@ class Codex(_Collector):
         line = record.value
         if not isinstance(line, dict):
             return
-        item = line.get("payload") if isinstance(line.get("payload"), dict) else line
+        payload = line.get("payload")
+        item: dict[str, Any] = payload if isinstance(payload, dict) else line
         kind = item.get("type")
         if line.get("type") == "session_meta" or kind == "session_meta":
             self.parsed.cwd = self.parsed.cwd or item.get("cwd")

@@ -205,7 +205,7 @@ class ToolPanel(ReportsFailures, Vertical):
                 shown = "" if value is None else str(value)
             if field.value != shown:
                 self._set_by_panel[param.name] = shown
-                field.value = shown  # type: ignore[assignment]
+                field.value = shown
             self._show_error(param.name, "")
 
     def _show_error(self, name: str, error: str) -> None:

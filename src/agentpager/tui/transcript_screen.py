@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -77,7 +78,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
             super().__init__()
             self.index = index
 
-    def __init__(self, calls: list[ToolCall], **kwargs: object) -> None:
+    def __init__(self, calls: list[ToolCall], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.calls = calls
         self.summaries: dict[int, Summary] = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -39,7 +40,9 @@ class Listing:
 
 def read_directory(root: Root, path: str) -> Listing:
     """The entries of ``path`` (relative to the root); an unreadable directory says why."""
-    directories, files, outside = [], [], set()
+    directories: list[str] = []
+    files: list[str] = []
+    outside: set[str] = set()
     try:
         with os.scandir(os.path.join(root.path, path)) as entries:
             for entry in entries:
@@ -104,7 +107,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
             self.path = path
             self.file_offset = file_offset
 
-    def __init__(self, root: Root, **kwargs: object) -> None:
+    def __init__(self, root: Root, **kwargs: Any) -> None:
         super().__init__(Text(os.path.basename(root.path) or root.path, style="bold"), DirectoryEntry("."), **kwargs)
         self.workspace_root = root
         self.guide_depth = 2

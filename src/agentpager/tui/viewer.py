@@ -11,6 +11,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from rich.segment import Segment
 from rich.text import Text
@@ -22,6 +23,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
 from agentpager.engine.lineindex import Cancelled
@@ -120,7 +122,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             super().__init__()
             self.pattern, self.matches, self.complete = pattern, matches, complete
 
-    def __init__(self, workspace: Workspace, **kwargs: object) -> None:
+    def __init__(self, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.workspace = workspace
         self.view: FileView | None = None
@@ -135,7 +137,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._matches: list[int] = []
         self._match = -1
         self._search_note = ""
-        self._follow_timer = None
+        self._follow_timer: Timer | None = None
         self._last_window: Window | None = None
         self._wanted_top: int | None = None
         self.border_title = "agentpager"
