@@ -87,8 +87,13 @@ class _Ripgrep(_Flavor):
     program = "rg"
     stdin_name = "<stdin>"
 
+    def __init__(self, single_threaded_walk: bool) -> None:
+        self.single_threaded_walk = single_threaded_walk
+
     def error(self, io: Io, name: str, error: OSError) -> None:
-        io.write_stderr(f"{name}: {strerror(error)} (os error {error.errno})\n")
+        # ripgrep 13 words it so when it walks several paths on one thread (-j1).
+        walk = f"IO error for operation on {name}: " if self.single_threaded_walk else ""
+        io.write_stderr(f"{name}: {walk}{strerror(error)} (os error {error.errno})\n")
 
     def switches_to_binary(self, search: Search) -> bool:
         return False
@@ -147,7 +152,7 @@ def grep(io: Io, args: list[str]) -> Chunks:
     else:
         translated = [regex.posix(piece, extended=syntax == "E") for piece in pieces]
     search.pattern = _compile(translated, ignore_case, word, line)
-    return _run(io, _Flavor(), search, operands or ["-"], operands == [])
+    return _run(io, _Flavor(), search, operands or ["-"])
 
 
 def _nothing(io: Io) -> Chunks:
@@ -224,6 +229,7 @@ def rg(io: Io, args: list[str]) -> Chunks:
     found, operands = options("rg", args, _RG_SHORT, _RG_LONG)
     patterns: list[str] = []
     fixed, case, word, line = False, "sensitive", False, False
+    threads = 0
     search = Search(re.compile(""))
     for option, value in found:
         name = option.lstrip("-")
@@ -246,7 +252,9 @@ def rg(io: Io, args: list[str]) -> Chunks:
         elif name == "color":
             if value not in ("never", "auto"):
                 raise Unsupported(f"rg --color={value}")
-        elif name in ("j", "threads", "no-heading", "hidden", "no-ignore", "u"):
+        elif name in ("j", "threads"):
+            threads = _number("rg", value)
+        elif name in ("no-heading", "hidden", "no-ignore", "u"):
             pass  # no effect on named files
         else:
             _common_option(search, name, value, "rg")
@@ -272,13 +280,13 @@ def rg(io: Io, args: list[str]) -> Chunks:
         raise Unsupported("rg without a path searches the working directory recursively")
     if search.max_count == 0:
         return _nothing(io)
-    return _run(io, _Ripgrep(), search, operands or ["-"], operands == [])
+    return _run(io, _Ripgrep(threads == 1 and len(operands) > 1), search, operands or ["-"])
 
 
 # -- the search ---------------------------------------------------------------------------------
 
 
-def _run(io: Io, flavor: _Flavor, search: Search, operands: list[str], only_stdin: bool) -> Chunks:
+def _run(io: Io, flavor: _Flavor, search: Search, operands: list[str]) -> Chunks:
     with_names = search.with_names
     if with_names is None:
         with_names = flavor.names_files(operands)
@@ -348,9 +356,14 @@ def _search_file(source: Source, state: _FileState, flavor: _Flavor) -> Chunks:
         out: list[bytes] = []
         for index in _selected_indexes(search, batch.decode("utf-8", "surrogateescape"), len(lines)):
             number = base + index + 1
-            if left <= 0:  # -m reached: trailing context goes on until the next selected line
+            if left <= 0:  # -m reached: only trailing context is still owed
                 if prints_lines:
                     _flush_after(state, lines, base, number - 1, out)
+                if flavor.program == "rg" and state.pending_after > 0 and state.last_printed == number - 1:
+                    # ripgrep's trailing context shows the matches it meets; grep's stops at them.
+                    _emit(state, lines[index], number, b":", out)
+                    state.pending_after -= 1
+                    continue
                 yield b"".join(out)
                 return
             left -= 1

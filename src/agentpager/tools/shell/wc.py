@@ -2,7 +2,7 @@
 
 The width rule is coreutils' ``compute_number_width``: one count of one operand is not padded;
 otherwise the width is the digits of the regular operands' total size, at least 7 when one of them
-is not a regular file (a pipe, a directory), and 1 when the first operand cannot be stat'ed.
+is not a regular file (a pipe, a directory); operands that cannot be stat'ed count for nothing.
 ``wc -l`` of a regular file counts through the line index (numpy); words and characters are counted
 as glibc's C.UTF-8 locale classifies characters (invalid bytes are neither).
 """
@@ -52,15 +52,13 @@ def _width(io: Io, names: list[str], shown: list[str]) -> int:
     if len(operands) == 1 and len(shown) == 1:
         return 1
     minimum, regular_total = 1, 0
-    for index, name in enumerate(operands):
+    for name in operands:
         if name == "-":
             minimum = 7  # a pipe
             continue
         try:
             st = os.stat(io.ctx.path(name))
         except OSError:
-            if index == 0:
-                return 1
             continue
         if stat.S_ISREG(st.st_mode):
             regular_total += st.st_size
