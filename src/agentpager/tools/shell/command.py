@@ -143,7 +143,8 @@ class _Builder:
             redirects = [child for child in node.children if child.id != (body.id if body else None)]
             node = body
         if node is None or node.type != "command":
-            raise Unsupported(f"a {node.type if node else 'bare redirection'} (only plain commands are replayed)")
+            kind = node.type.replace("_", " ") if node else "bare redirection"
+            raise Unsupported(f"a {kind} (only plain commands are replayed)")
         argv: list[str] = []
         previous_end = None
         for child in node.children:
