@@ -104,7 +104,11 @@ EXPECTED = {
     "grep -n t nonl.txt": ("1:first\n3:last\n", "", 0),
     "grep ond nonl.txt crlf.txt": ("nonl.txt:second\n", "", 0),
     "grep -c o nonl.txt crlf.txt empty.txt": ("nonl.txt:1\ncrlf.txt:2\nempty.txt:0\n", "", 0),
-    "grep -n -A1 'line 1[05] ' plain.txt": ("10:line 10 alpha beta\n11-line 11 alpha beta\n--\n15:line 15 alpha beta gamma\n16-line 16 alpha beta\n", "", 0),
+    "grep -n -A1 'line 1[05] ' plain.txt": (
+        "10:line 10 alpha beta\n11-line 11 alpha beta\n--\n15:line 15 alpha beta gamma\n16-line 16 alpha beta\n",
+        "",
+        0,
+    ),
     "grep -n 'o$' crlf.txt": ("", "", 1),
     "grep -n abc invalid.txt": ("1:ok abc\n3:abc ok\n5:last abc\n", "grep: invalid.txt: binary file matches\n", 0),
     "grep x nope.txt": ("", f"grep: nope.txt: {MISSING}\n", 2),
@@ -154,7 +158,7 @@ def test_quoting(workspace: Path, store: ContentStore) -> None:
     assert out(workspace, store, "cat \"space\"' name'.txt") == ("spaced out\n", "", 0)
     assert out(workspace, store, "cat space\\ name.txt") == ("spaced out\n", "", 0)
     assert out(workspace, store, 'grep -c "line 1\\|line 2" plain.txt') == ("22\n", "", 0)
-    assert out(workspace, store, "echo \"a\\\"b\" 'c\\d' \"\\$x\"") == ('a"b c\\d $x\n', "", 0)
+    assert out(workspace, store, 'echo "a\\"b" \'c\\d\' "\\$x"') == ('a"b c\\d $x\n', "", 0)
 
 
 def test_workdir(workspace: Path, store: ContentStore) -> None:
@@ -172,7 +176,7 @@ NOT_REPLAYABLE = {
     "cd .. && cat x": "cd to '..', outside the workspace",
     "cat *.txt": "a glob (*.txt): its expansion depends on the directory and locale",
     "cat $HOME/x": "a simple expansion ($HOME)",
-    "cat \"$F\"": 'an expansion in "$F"',
+    'cat "$F"': 'an expansion in "$F"',
     "cat $(ls)": "a command substitution ($(ls))",
     "cat ~/x": "a tilde expansion (~/x)",
     "cat {a,b}.txt": "a brace in {",

@@ -42,6 +42,8 @@ class Search:
     quiet: bool = False
     before: int = -1
     after: int = -1
+    context: int = -1
+    """``-C``: the default for whichever of ``-A`` and ``-B`` is not given (in any order)."""
     max_count: float = INFINITY
     text_mode: bool = False
     no_messages: bool = False
@@ -56,7 +58,11 @@ class _FileState:
     context: bool
     switches_to_binary: bool
     lines_before: dict[int, bytes] = field(default_factory=dict)
-    last_printed: int = 0
+    next_unprinted: int | None = None
+    """The line after the last one printed: GNU's ``lastout``, None until a line is printed (or again
+    when a new buffer does not reach back to it)."""
+    buffer_start: int = 1
+    """The first line of the current buffer: where grep's context starts when ``lastout`` is None."""
     pending_after: int = 0
     used: bool = False
     selected: int = 0
@@ -182,14 +188,14 @@ def _common_option(search: Search, name: str, value: str, program: str) -> None:
         search.no_messages = True
     elif name in ("a", "text"):
         search.text_mode = True
-    elif name in ("A", "after-context", "B", "before-context", "C", "context", "m", "max-count"):
-        number = _number(program, value)
-        if name in ("m", "max-count"):
-            search.max_count = number
-        if name in ("A", "after-context", "C", "context"):
-            search.after = number
-        if name in ("B", "before-context", "C", "context"):
-            search.before = number
+    elif name in ("m", "max-count"):
+        search.max_count = _number(program, value)
+    elif name in ("A", "after-context"):
+        search.after = _number(program, value)
+    elif name in ("B", "before-context"):
+        search.before = _number(program, value)
+    elif name in ("C", "context"):
+        search.context = _number(program, value)
     else:
         raise Unsupported(f"{program} -{name}")
 
@@ -231,6 +237,9 @@ def rg(io: Io, args: list[str]) -> Chunks:
     fixed, case, word, line = False, "sensitive", False, False
     threads = 0
     search = Search(re.compile(""))
+    valued = [option.lstrip("-")[0] for option, value in found if value and option not in ("-e", "--regexp")]
+    if len(valued) != len(set(valued)):
+        raise Unsupported("rg with an option given twice (ripgrep 13 refuses some)")
     for option, value in found:
         name = option.lstrip("-")
         if name in ("e", "regexp"):
@@ -260,6 +269,7 @@ def rg(io: Io, args: list[str]) -> Chunks:
             _common_option(search, name, value, "rg")
     if search.list_non_matching:
         raise Unsupported("rg --files-without-match")
+    search.list_matching = search.list_matching and not search.count  # ripgrep: -c wins over -l
     if not patterns:
         if not operands:
             raise Unsupported("rg without a pattern")
@@ -287,6 +297,8 @@ def rg(io: Io, args: list[str]) -> Chunks:
 
 
 def _run(io: Io, flavor: _Flavor, search: Search, operands: list[str]) -> Chunks:
+    search.after = search.context if search.after < 0 else search.after
+    search.before = search.context if search.before < 0 else search.before
     with_names = search.with_names
     if with_names is None:
         with_names = flavor.names_files(operands)
@@ -311,9 +323,10 @@ def _run(io: Io, flavor: _Flavor, search: Search, operands: list[str]) -> Chunks
                 flavor.error(io, shown, error)
             continue
         hit = state.selected > 0
+        listing = search.list_matching or search.list_non_matching
         if search.list_matching and hit or search.list_non_matching and not hit:
             yield _encoded(shown) + b"\n"
-        elif search.count and (hit or flavor.prints_zero_counts()) and not search.quiet:
+        elif search.count and (hit or flavor.prints_zero_counts()) and not (search.quiet or listing):
             yield state.prefix + (b":" if with_names else b"") + b"%d\n" % state.selected
         if state.binary and not search.no_messages:
             io.error(f"{shown}: binary file matches")
@@ -338,7 +351,11 @@ def _batches(chunks: Chunks) -> Iterator[bytes]:
                 yield pending[:cut]
                 pending = pending[cut:]
     if pending:
-        yield pending
+        # A last line without a newline is a buffer of its own (grep reads it after the others).
+        cut = pending.rfind(b"\n") + 1 if not pending.endswith(b"\n") else 0
+        if cut:
+            yield pending[:cut]
+        yield pending[cut:]
 
 
 def _search_file(source: Source, state: _FileState, flavor: _Flavor) -> Chunks:
@@ -359,7 +376,7 @@ def _search_file(source: Source, state: _FileState, flavor: _Flavor) -> Chunks:
             if left <= 0:  # -m reached: only trailing context is still owed
                 if prints_lines:
                     _flush_after(state, lines, base, number - 1, out)
-                if flavor.program == "rg" and state.pending_after > 0 and state.last_printed == number - 1:
+                if flavor.program == "rg" and state.pending_after > 0 and state.next_unprinted == number:
                     # ripgrep's trailing context shows the matches it meets; grep's stops at them.
                     _emit(state, lines[index], number, b":", out)
                     state.pending_after -= 1
@@ -372,8 +389,10 @@ def _search_file(source: Source, state: _FileState, flavor: _Flavor) -> Chunks:
                 _print_match(state, lines, base, number, out)
         if prints_lines:
             _flush_after(state, lines, base, base + len(lines), out)
-            kept = range(max(0, len(lines) - max(search.before, 0)), len(lines))
-            state.lines_before = {base + offset + 1: lines[offset] for offset in kept}
+            _next_buffer(state, base + len(lines))
+            state.lines_before = {
+                number: _line(state, lines, base, number) for number in range(state.buffer_start, base + len(lines) + 1)
+            }
         yield b"".join(out)
         base += len(lines)
         if left <= 0 and (not prints_lines or state.pending_after == 0):
@@ -403,6 +422,19 @@ def _selected_indexes(search: Search, text: str, count: int) -> Iterator[int]:
     yield from (index for index in range(count) if index not in skip)
 
 
+def _next_buffer(state: _FileState, end: int) -> None:
+    """Carry leading context into the next buffer as grep does: back from line ``end`` by up to
+    ``-B`` lines, stopping at the buffer's start or at ``lastout``, which is forgotten if not reached."""
+    start = end + 1
+    while start - 1 >= state.buffer_start and end + 1 - start < max(state.search.before, 0):
+        if start == state.next_unprinted:
+            break
+        start -= 1
+    if start != state.next_unprinted:
+        state.next_unprinted = None
+    state.buffer_start = start
+
+
 def _line(state: _FileState, lines: list[bytes], base: int, number: int) -> bytes:
     return lines[number - base - 1] if number > base else state.lines_before[number]
 
@@ -419,13 +451,15 @@ def _emit(state: _FileState, line: bytes, number: int, separator: bytes, out: li
     if state.search.line_numbers:
         prefix += b"%d" % number + separator
     out.append(prefix + line + b"\n")
-    state.last_printed = number
+    state.next_unprinted = number + 1
 
 
 def _flush_after(state: _FileState, lines: list[bytes], base: int, until: int, out: list[bytes]) -> None:
     """Trailing context owed after the last printed line, up to line ``until``."""
-    while state.pending_after > 0 and state.last_printed < until:
-        number = state.last_printed + 1
+    if state.pending_after > 0 and state.next_unprinted is None:
+        state.next_unprinted = state.buffer_start
+    while state.pending_after > 0 and state.next_unprinted is not None and state.next_unprinted <= until:
+        number = state.next_unprinted
         state.pending_after -= 1
         _emit(state, _line(state, lines, base, number), number, b"-", out)
 
@@ -434,8 +468,8 @@ def _print_match(state: _FileState, lines: list[bytes], base: int, number: int, 
     """Trailing context owed, the group separator, leading context, then the selected line."""
     search = state.search
     _flush_after(state, lines, base, number - 1, out)
-    first = max(number - max(search.before, 0), state.last_printed + 1, 1)
-    if state.context and state.used and first != state.last_printed + 1:
+    first = max(number - max(search.before, 0), state.next_unprinted or state.buffer_start)
+    if state.context and state.used and first != state.next_unprinted:
         out.append(b"--\n")
     state.used = True
     for context in range(first, number):

@@ -125,12 +125,12 @@ def tail(io: Io, args: list[str]) -> Chunks:
     if args and re.fullmatch(r"\+\d+", args[0]):
         args = ["-n", args[0], *args[1:]]
     window, headers, names = _window_options("tail", args)
+    if window.count == 0 and not window.from_start:
+        return iter(())  # tail opens nothing when it will print nothing
     return _headed(io, "tail", names, headers, lambda source: _tail(source, window))
 
 
-def _headed(
-    io: Io, program: str, names: list[str], headers: bool | None, part: Callable[[Source], Chunks]
-) -> Chunks:
+def _headed(io: Io, program: str, names: list[str], headers: bool | None, part: Callable[[Source], Chunks]) -> Chunks:
     """Each file's part, under ``==> name <==`` headers when there are several files (or ``-v``)."""
     show_headers = len(names) > 1 if headers is None else headers
     first = True
