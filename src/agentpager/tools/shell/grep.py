@@ -157,7 +157,7 @@ def grep(io: Io, args: list[str]) -> Chunks:
         translated = [re.escape(piece) for piece in pieces]
     else:
         translated = [regex.posix(piece, extended=syntax == "E") for piece in pieces]
-    search.pattern = _compile(translated, ignore_case, word, line)
+    search.pattern = _compile(translated, ignore_case, "grep" if word else "", line)
     return _run(io, _Flavor(), search, operands or ["-"])
 
 
@@ -206,14 +206,18 @@ def _number(program: str, value: str) -> int:
     return int(value)
 
 
-def _compile(translated: list[str], ignore_case: bool, word: bool, line: bool) -> re.Pattern[str]:
+def _compile(translated: list[str], ignore_case: bool, word: str, line: bool) -> re.Pattern[str]:
+    """One pattern for all; ``word`` is the program whose ``-w`` applies, or empty."""
     if len(translated) > 1 and any(re.search(r"\\[1-9]", piece) for piece in translated):
         raise Unsupported("back-references with several patterns")
     body = "|".join(f"(?:{piece})" for piece in translated)
     if line:
         body = f"^(?:{body})$"
-    elif word:
+    elif word == "grep":  # an invalid byte is not a word character
         body = f"(?<!\\w)(?:{body})(?!\\w)"
+    elif word == "rg":  # ripgrep wants a character that is not a word character (or the line's end)
+        other = "[^\\w\\n\\udc80-\\udcff]"
+        body = f"(?:^|(?<={other}))(?:{body})(?:$|(?={other}))"
     try:
         return re.compile(body, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
     except (re.error, RecursionError, OverflowError) as error:
@@ -285,7 +289,7 @@ def rg(io: Io, args: list[str]) -> Chunks:
                 translated.append(text)
                 uppercase = uppercase or upper
     ignore_case = case == "insensitive" or (case == "smart" and not uppercase)
-    search.pattern = _compile(translated, ignore_case, word, line)
+    search.pattern = _compile(translated, ignore_case, "rg" if word else "", line)
     if not operands and io.stdin_is_unknown():
         raise Unsupported("rg without a path searches the working directory recursively")
     if search.max_count == 0:
@@ -302,14 +306,16 @@ def _run(io: Io, flavor: _Flavor, search: Search, operands: list[str]) -> Chunks
     with_names = search.with_names
     if with_names is None:
         with_names = flavor.names_files(operands)
-    found_any = errors = False
+    found_any = errors = used = False
     for name in operands:
         shown = flavor.stdin_name if name == "-" else name
         try:
             with reading(io, name) as source:
                 prefix = _encoded(shown) if with_names else b""
                 state = _FileState(search, prefix, flavor.context_enabled(search), flavor.switches_to_binary(search))
+                state.used = used  # a group separator also comes between files
                 yield from _search_file(source, state, flavor)
+                used = state.used
         except ReadError as error:
             if flavor.program == "rg":
                 raise Unsupported("rg on a directory searches it recursively") from None

@@ -8,6 +8,7 @@ they print, ``tail -n`` reads backwards from the end); pipes are streamed.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -228,24 +229,47 @@ def _nl(io: Io, names: list[str], style: _NlFormat) -> Chunks:
     for name in names:
         try:
             with reading(io, name) as source:
-                yield from batched(_nl_lines(source.chunks(), style, number))
+                yield from _nl_file(source.chunks(), style, number)
         except OSError as error:
             io.error(f"{quote_if_needed(name)}: {strerror(error)}")
             io.status = 1
 
 
-def _nl_lines(chunks: Chunks, style: _NlFormat, number: list[int]) -> Iterable[bytes]:
+def _nl_file(chunks: Chunks, style: _NlFormat, number: list[int]) -> Chunks:
+    """Numbered lines a chunk at a time; ``-ba`` without section delimiters is formatted in bulk."""
+    carry = b""
+    body = [True]
+    for chunk in chunks:
+        data = carry + chunk
+        pieces = data.split(b"\n")
+        carry = pieces.pop()
+        if style.style == "a" and body[0] and b"\\:" not in data:
+            yield _numbered_all(pieces, style, number)
+        else:
+            yield b"".join(_nl_lines(pieces, style, number, body))
+    if carry:
+        yield b"".join(_nl_lines([carry], style, number, body))
+
+
+def _numbered_all(pieces: list[bytes], style: _NlFormat, number: list[int]) -> bytes:
+    template = {"rn": "%{w}d", "ln": "%-{w}d", "rz": "%0{w}d"}[style.justify].format(w=style.width).encode()
+    template += style.separator.replace(b"%", b"%%") + b"%s\n"
+    first = number[0]
+    number[0] += style.increment * len(pieces)
+    counted = itertools.count(first, style.increment)
+    return b"".join([template % pair for pair in zip(counted, pieces, strict=False)])
+
+
+def _nl_lines(pieces: list[bytes], style: _NlFormat, number: list[int], body: list[bool]) -> Iterable[bytes]:
     blank = b" " * (style.width + len(style.separator))
-    body = True
-    for line in lines.iter_lines(chunks):
-        text = line.removesuffix(b"\n")
+    for text in pieces:
         if text in _SECTION_DELIMITERS:
             # A delimiter line starts a header, body or footer section: shown empty, numbering restarts.
-            body = text == b"\\:\\:"
+            body[0] = text == b"\\:\\:"
             number[0] = style.start
             yield b"\n"
             continue
-        if body and (style.style == "a" or style.style == "t" and text):
+        if body[0] and (style.style == "a" or style.style == "t" and text):
             yield style.number(number[0]) + text + b"\n"
             number[0] += style.increment
         else:
