@@ -52,3 +52,49 @@ def make_corpus(root: Path, big: bool = False) -> Path:
     if big:
         (root / "over_10mb.txt").write_bytes(b"0123456789abcdef" * (11 * 65536 + 1))
     return root
+
+
+VIEW_RANGES: list[list[int] | None] = [None, [1, 1], [2, -1], [1, 5000], [3, 2], [0, 1], [1], [2, 3], [2600, 2600]]
+OPENHANDS_PATHS = [*FILES, "dir", "dir/sub", "dir_link", "link.txt", "missing.txt", "."]
+"""Paths relative to the corpus; OpenHands is given them as absolute paths."""
+
+SWE_AGENT_SESSIONS: list[list[tuple[str, ...]]] = [
+    [
+        ("goto", "5"),
+        ("scroll_down",),
+        ("open", "numbered.txt"),
+        ("scroll_down",),
+        ("scroll_down",),
+        ("scroll_up",),
+        ("goto", "2000"),
+        ("open", "numbered.txt"),
+        ("open", "numbered.txt"),
+        ("open", "crlf.txt"),
+        ("open", "numbered.txt"),
+        ("goto", "99999"),
+        ("goto", "2600"),
+        ("scroll_down",),
+        ("open", "missing.txt"),
+        ("open", "dir"),
+        ("open", "numbered.txt", "0"),
+        ("open", "numbered.txt", "99999"),
+        ("open", "numbered.txt", "1300"),
+        ("open", "./dir/../numbered.txt", "5"),
+        ("open", "link.txt", "40"),
+        ("goto", "1"),
+    ],
+    *[[("open", name), ("scroll_down",), ("goto", "2"), ("open", name, "3")] for name in FILES],
+    [("open", "lone_cr.txt"), ("open", "separators.txt", "2"), ("open", "empty.txt", "5"), ("goto", "1")],
+    [("open", "only_newline.txt"), ("open", "wide.txt", "50"), ("scroll_up",)],
+]
+"""Commands as SWE-agent's shell runs them, one session (its state kept) per list."""
+
+
+def swe_agent_arguments(command: tuple[str, ...]) -> dict[str, object]:
+    """A command's words as the profile's tool arguments."""
+    name, *words = command
+    if name == "open":
+        return {"path": words[0], **({"line_number": int(words[1])} if len(words) > 1 else {})}
+    if name == "goto":
+        return {"line_number": int(words[0])}
+    return {}

@@ -79,8 +79,11 @@ _ANSI_ESCAPE = re.compile(r"\x1B[@-_][0-?]*[ -/]*[@-~]")
 class SweAgentShell:
     """SWE-agent's windowed tools run one command at a time in ``root``, keeping their registry."""
 
-    def __init__(self, root: Path, tools: str = SWE_AGENT_TOOLS) -> None:
+    def __init__(self, root: Path, working_dir: str = "", tools: str = SWE_AGENT_TOOLS) -> None:
+        """``working_dir``: the name the root is shown by (for goldens), else its real path."""
         self.root = root
+        self.real_root = os.path.realpath(root)
+        self.working_dir = working_dir or self.real_root
         self.tools = Path(tools)
         self.env_file = Path(tempfile.mkdtemp(prefix="swe-agent-env-")) / "env.json"
         # What tools/windowed/install.sh writes with _write_env.
@@ -106,8 +109,10 @@ class SweAgentShell:
             stderr=subprocess.STDOUT,
         )
         output = _ANSI_ESCAPE.sub("", ran.stdout.decode("utf-8", "backslashreplace")).replace("\r\n", "\n")
+        output = output.replace(self.real_root, self.working_dir)
         current = json.loads(self.env_file.read_text()).get("CURRENT_FILE")
         open_file = str(Path(current).resolve()) if current else "n/a"  # what tools/windowed/bin/_state says
+        open_file = open_file.replace(self.real_root, self.working_dir)
         if len(output) > 100_000:  # sweagent/agent/agents.py, TemplateConfig.next_step_truncated_observation_template
             return (
                 f"Observation: {output[:100_000]}<response clipped><NOTE>Observations should not exceeded 100000 "
@@ -115,5 +120,4 @@ class SweAgentShell:
                 "produces less output or use head/tail/grep/redirect the output to a file. Do not use interactive "
                 "pagers.</NOTE>"
             )
-        working_dir = os.path.realpath(self.root)
-        return f"{output}\n(Open file: {open_file})\n(Current directory: {working_dir})\nbash-$"
+        return f"{output}\n(Open file: {open_file})\n(Current directory: {self.working_dir})\nbash-$"
