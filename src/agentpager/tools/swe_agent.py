@@ -12,7 +12,7 @@ Followed from SWE-agent 1.1.0 (``SWE-agent/SWE-agent``, commit 3ea751c), ``tools
   puts line ``k`` (0-based) at ``int(k - WINDOW/6)``, a scroll moves ``WINDOW - OVERLAP``.
 - ``install.sh`` 9-10 and ``config/sweagent_0_7/07.yaml`` 89-90: ``WINDOW`` 100, ``OVERLAP`` 2.
 - ``bin/open`` 20-42 (with no line, it goes to the kept top as if it were a 1-based line, so the
-  window moves up 17 lines each time), ``bin/goto`` 24-32, ``bin/scroll_up``, ``bin/scroll_down``:
+  window moves up 18 lines each time), ``bin/goto`` 24-32, ``bin/scroll_up``, ``bin/scroll_down``:
   their warnings and errors.
 - What the model gets (SWE-ReX 1.4, ``runtime/local.py`` 96-98: the terminal's output with ANSI
   escapes removed and ``\\r\\n`` as ``\\n``; ``sweagent/agent/agents.py`` 67-79 and 730-745: over
