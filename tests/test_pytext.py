@@ -11,7 +11,19 @@ from hypothesis import strategies as st
 from agentpager.engine import lineindex
 from agentpager.engine.pytext import Utf8Text, measure_utf8
 
-_PIECES = [b"a", b"\n", b"\r", b"\r\n", b"\x0c", b"\x1c", "é".encode(), "\u2028".encode(), "€".encode(), b"\xe9", b"\xc2"]
+_PIECES = [
+    b"a",
+    b"\n",
+    b"\r",
+    b"\r\n",
+    b"\x0c",
+    b"\x1c",
+    "é".encode(),
+    "\u2028".encode(),
+    "€".encode(),
+    b"\xe9",
+    b"\xc2",
+]
 
 
 @settings(max_examples=300)

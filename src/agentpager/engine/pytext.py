@@ -19,6 +19,7 @@ from agentpager.engine.textfile import open_regular
 
 # What str.splitlines() ends a line at, besides "\n" (after universal newlines no "\r" is left).
 _OTHER_LINE_BREAKS = "\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_ASCII_LINE_BREAKS = "\v\f\x1c\x1d\x1e"
 
 
 def text_lines(path: str, encoding: str) -> Iterator[str]:
@@ -46,33 +47,50 @@ class Utf8Text:
 
 
 def measure_utf8(path: str) -> Utf8Text:
-    """Decode ``path`` as ``Path.read_text()`` would, a block at a time, and count its lines."""
+    """Decode ``path`` as ``Path.read_text()`` would, a block at a time, and count its lines.
+
+    Blocks of plain ASCII are counted as bytes, without being decoded.
+    """
     fd, st = open_regular(path)
     try:
         decoder = codecs.getincrementaldecoder("utf-8")("strict")
         newlines = others = 0
         lone_cr = False
         last = ""
-        carry = ""  # a "\r" at the end of a block, until the next block says whether "\n" follows
+        carry = False  # a "\r" ended the last block: the next one says whether "\n" follows it
         offset = 0
         for chunk in iter_bytes(fd, 0, st.st_size):
-            buffered = len(decoder.getstate()[0])
             offset += len(chunk)
-            try:
-                text = carry + decoder.decode(chunk, final=offset == st.st_size)
-            except UnicodeDecodeError as error:
-                return Utf8Text(_decode_error(error, offset - len(chunk) - buffered), 0, 0, False)
-            carry = "\r" if offset < st.st_size and text.endswith("\r") else ""
-            text = text[: len(text) - len(carry)]
-            lone_cr = lone_cr or "\r" in text.replace("\r\n", "")
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-            newlines += text.count("\n")
-            others += sum(text.count(mark) for mark in _OTHER_LINE_BREAKS)
-            last = text[-1:] or last
+            piece: str | bytes
+            if chunk.isascii() and not decoder.getstate()[0]:
+                piece, marks = (b"\r" if carry else b"") + chunk, _ASCII_LINE_BREAKS
+            else:
+                try:
+                    piece, marks = ("\r" if carry else "") + decoder.decode(chunk), _OTHER_LINE_BREAKS
+                except UnicodeDecodeError as error:  # its object: the bytes held back from before, then the chunk
+                    return Utf8Text(_decode_error(error, offset - len(error.object)), 0, 0, False)
+            carry = offset < st.st_size and piece[-1:] in ("\r", b"\r")
+            if carry:
+                piece = piece[:-1]
+            crlf, cr = _count(piece, "\r\n"), _count(piece, "\r")
+            lone_cr = lone_cr or cr > crlf
+            newlines += _count(piece, "\n") + cr - crlf  # "\r\n" reads as one "\n", a lone "\r" as "\n"
+            others += sum(_count(piece, mark) for mark in marks)
+            if piece:
+                end = piece[-1:]
+                last = end.decode() if isinstance(end, bytes) else end
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError as error:
+            return Utf8Text(_decode_error(error, offset - len(error.object)), 0, 0, False)
     finally:
         os.close(fd)
-    ends_with_break = last == "\n" or (last != "" and last in _OTHER_LINE_BREAKS)
+    ends_with_break = last in ("\n", "\r") or (last != "" and last in _OTHER_LINE_BREAKS)
     return Utf8Text("", newlines + 1, newlines + others + (last != "" and not ends_with_break), lone_cr)
+
+
+def _count(piece: str | bytes, mark: str) -> int:
+    return piece.count(mark.encode()) if isinstance(piece, bytes) else piece.count(mark)
 
 
 def _decode_error(error: UnicodeDecodeError, base: int) -> str:
