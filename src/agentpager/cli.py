@@ -13,11 +13,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from agentpager import __version__
 from agentpager.tools import PROFILE_NAMES
 
 COMMANDS = ("call", "schema", "replay", "transcript", "mcp")
 PROFILES_HELP = f"tool profile: {', '.join(PROFILE_NAMES)} (default qq)"
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
+VERSION = f"agentpager {__version__}"
 
 
 class CommandError(Exception):
@@ -201,6 +203,7 @@ def _tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", help="workspace root when PATH is a file (default: its directory)")
     parser.add_argument("--profile", default="qq", help=PROFILES_HELP)
     parser.add_argument("--theme", help="a Textual theme, such as textual-dark or nord")
+    parser.add_argument("--version", action="version", version=VERSION)
     parser.set_defaults(run=_tui)
     return parser
 
@@ -210,6 +213,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="agentpager",
         description="See exactly what an LLM agent's file tools return.",
     )
+    parser.add_argument("--version", action="version", version=VERSION)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     call = commands.add_parser("call", help="run one tool call and print its exact output")
