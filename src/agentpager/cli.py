@@ -16,7 +16,7 @@ from typing import Any
 from agentpager import __version__
 from agentpager.tools import PROFILE_NAMES
 
-COMMANDS = ("call", "schema", "replay", "transcript", "mcp")
+COMMANDS = ("call", "schema", "replay", "transcript", "mcp", "demo", "config")
 PROFILES_HELP = f"tool profile: {', '.join(PROFILE_NAMES)} (default qq)"
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
 VERSION = f"agentpager {__version__}"
@@ -54,11 +54,11 @@ def _call(options: argparse.Namespace) -> int:
     return 1 if result.is_error else 0
 
 
-def _workspace(root: str, profile: str, max_chars: float | None = None) -> Any:
+def _workspace(root: str, profile: str, max_chars: float | None = None, settings: dict[str, Any] | None = None) -> Any:
     from agentpager.workspace import Workspace
 
     try:
-        return Workspace(root, profile, int(max_chars) if max_chars else None)
+        return Workspace(root, profile, int(max_chars) if max_chars else None, settings=settings)
     except ValueError as error:
         raise CommandError(str(error)) from None
 
@@ -139,22 +139,61 @@ def _replay(options: argparse.Namespace) -> int:
     return 0
 
 
-def _check_theme(theme: str | None) -> None:
-    if theme is not None:
-        from textual.theme import BUILTIN_THEMES
+def _settings() -> Any:
+    """The user's config (``agentpager.config.Config``), for the commands that open the TUI."""
+    from agentpager.config import load_config
 
-        if theme not in BUILTIN_THEMES:
-            raise CommandError(f"Unknown theme '{theme}'. Themes: {', '.join(sorted(BUILTIN_THEMES))}.")
+    return load_config()
+
+
+def _themes(config: Any) -> Any:
+    from agentpager.tui.themes import load_themes
+
+    return load_themes(config.path.parent / "themes")
+
+
+def _check_theme(theme: str | None, config: Any) -> None:
+    if theme is not None:
+        themes = _themes(config)
+        if theme not in themes.names:
+            skipped = "".join(f"\n  skipped {problem}" for problem in themes.problems)
+            raise CommandError(f"Unknown theme '{theme}'. Themes: {', '.join(themes.names)}.{skipped}")
 
 
 def _transcript(options: argparse.Namespace) -> int:
     """The transcript in the TUI: its calls, recorded and replayed, each openable in the viewer."""
-    _check_theme(options.theme)
+    config = _settings()
+    _check_theme(options.theme, config)
     transcript = _open_transcript(options.file)
     from agentpager.tui import run_transcript
 
-    run_transcript(transcript, options.root, options.theme)
+    run_transcript(transcript, options.root, options.theme, config)
     return 0
+
+
+def _config(options: argparse.Namespace) -> int:
+    """The config file's path, the effective settings with what is wrong, or a new commented file."""
+    from agentpager.config import ConfigError, config_path, describe, init_config
+
+    if options.path:
+        print(config_path())
+        return 0
+    if options.init:
+        try:
+            print(f"agentpager: wrote {init_config()}", file=sys.stderr)
+        except ConfigError as error:
+            raise CommandError(str(error)) from None
+        return 0
+    config = _settings()
+    themes = _themes(config)
+    problems = list(config.problems) + [f"skipped theme {problem}" for problem in themes.problems]
+    if config.theme is not None and config.theme not in themes.names:
+        problems.append(f"{config.path}: theme: '{config.theme}' is not a theme (themes: {', '.join(themes.names)}).")
+        config.theme = None
+    sys.stdout.write(describe(config))
+    for problem in problems:
+        print(f"agentpager: {problem}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 def _mcp(options: argparse.Namespace) -> int:
@@ -184,11 +223,12 @@ def _tui(options: argparse.Namespace) -> int:
                 raise CommandError(f"{options.path} is not inside the root {root}.")
         else:
             raise CommandError(f"{options.path}: no such file or directory.")
-    workspace = _workspace(root or ".", options.profile)
-    _check_theme(options.theme)
+    config = _settings()
+    workspace = _workspace(root or ".", options.profile or config.profile, settings=config.profile_settings())
+    _check_theme(options.theme, config)
     from agentpager.tui import run
 
-    run(workspace, open_path, options.theme)
+    run(workspace, open_path, options.theme, config)
     return 0
 
 
@@ -201,8 +241,8 @@ def _tui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("path", metavar="PATH", nargs="?", help="a directory (the root) or a file to open")
     parser.add_argument("--root", help="workspace root when PATH is a file (default: its directory)")
-    parser.add_argument("--profile", default="qq", help=PROFILES_HELP)
-    parser.add_argument("--theme", help="a Textual theme, such as textual-dark or nord")
+    parser.add_argument("--profile", help=f"{PROFILES_HELP[:-1]}, or the config's)")
+    parser.add_argument("--theme", help="a theme, such as dusk, paper, nord or textual-dark (default: the config's)")
     parser.add_argument("--version", action="version", version=VERSION)
     parser.set_defaults(run=_tui)
     return parser
@@ -245,6 +285,11 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument("--root", default=".", help="workspace root (default: the current directory)")
     mcp.add_argument("--profile", default="qq", help=PROFILES_HELP)
     mcp.set_defaults(run=_mcp)
+
+    config = commands.add_parser("config", help="show the settings (the config file's and the defaults)")
+    config.add_argument("--path", action="store_true", help="print the config file's path")
+    config.add_argument("--init", action="store_true", help="write a commented config file (an existing one is kept)")
+    config.set_defaults(run=_config)
     return parser
 
 
