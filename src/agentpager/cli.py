@@ -196,6 +196,34 @@ def _config(options: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def _demo(options: argparse.Namespace) -> int:
+    """Build (or reuse) the demo workspace and open the TUI on it."""
+    from pathlib import Path
+
+    from agentpager.demo import DemoError, build_demo, parse_size
+
+    try:
+        size = parse_size(options.size)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    try:
+        demo = build_demo(Path(options.dir) if options.dir else None, size)
+    except DemoError as error:
+        raise CommandError(str(error)) from None
+    except OSError as error:
+        raise CommandError(f"could not build the demo: {error}") from None
+    done = "reused" if demo.reused else f"built in {demo.seconds:.1f} s"
+    print(f"agentpager: demo workspace {done}: {demo.root}", file=sys.stderr)
+    if options.no_open:
+        print(demo.root)
+        return 0
+    config = _settings()
+    from agentpager.tui import demo_app
+
+    demo_app(demo, config).run()
+    return 0
+
+
 def _mcp(options: argparse.Namespace) -> int:
     """Serve the profile's tools over MCP on stdin and stdout."""
     workspace = _workspace(options.root, options.profile)
@@ -285,6 +313,12 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument("--root", default=".", help="workspace root (default: the current directory)")
     mcp.add_argument("--profile", default="qq", help=PROFILES_HELP)
     mcp.set_defaults(run=_mcp)
+
+    demo = commands.add_parser("demo", help="build a demo workspace (a 200 MB log, a session, ...) and open it")
+    demo.add_argument("--dir", help="build it here, and keep it (default: a dir in the temp dir, reused)")
+    demo.add_argument("--size", default="200M", help="size of the demo's log, such as 200M, 50MB or 1G (default 200M)")
+    demo.add_argument("--no-open", action="store_true", help="only build it, and print its path")
+    demo.set_defaults(run=_demo)
 
     config = commands.add_parser("config", help="show the settings (the config file's and the defaults)")
     config.add_argument("--path", action="store_true", help="print the config file's path")

@@ -8,7 +8,9 @@ from agentpager.workspace import Workspace
 
 if TYPE_CHECKING:
     from agentpager.config import Config
+    from agentpager.demo import Demo
     from agentpager.transcripts import Transcript
+    from agentpager.tui.app import AgentPagerApp
 
 
 def run(
@@ -25,3 +27,23 @@ def run_transcript(
     from agentpager.tui.app import AgentPagerApp
 
     AgentPagerApp.for_transcript(transcript, root, theme, config).run()
+
+
+DEMO_WELCOME = """\
+A shop's nightly export failed. Its {size} log is open; the panel shows the call an agent would \
+make for it and the exact answer.
+Try t (the agent's session), / (search), ? (every key)."""
+
+
+def demo_app(demo: Demo, config: Config | None = None) -> AgentPagerApp:
+    """The app on the demo, with the config's profile: its log open, its session offered on t, a note."""
+    from agentpager.config import Config
+    from agentpager.tui.app import AgentPagerApp
+
+    config = config or Config()
+    workspace = demo.workspace.with_profile(config.profile, config.profile_settings())
+    app = AgentPagerApp(workspace, demo.log, config=config)
+    app.offered_transcript = demo.session
+    size = (demo.root / demo.log).stat().st_size
+    app.welcome = DEMO_WELCOME.format(size=f"{size / 1e6:,.0f} MB" if size >= 1e6 else f"{size / 1e3:,.0f} kB")
+    return app

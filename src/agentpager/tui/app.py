@@ -78,6 +78,8 @@ class AgentPagerApp(ReportsFailures, App[None]):
         self.open_path = open_path
         self.replayer = replayer
         self.offered_transcript: str | None = None
+        self.welcome: str | None = None
+        """A note shown once the app is up (the demo's)."""
         self.problems = self._use_settings(theme)
         self._saved_theme = self.theme
         self._clashes_told: set[str] = set()
@@ -131,6 +133,8 @@ class AgentPagerApp(ReportsFailures, App[None]):
         self.call_after_refresh(gc.freeze)
         self._fit_layout(self.size.width)
         self.panel.apply_settings(self.config.budget, self.config.pair_format)
+        if self.welcome:
+            self.notify(self.welcome, title="agentpager demo", timeout=20)
         for title, problem in self.problems:
             self.notify(problem, title=title, severity="warning", timeout=15)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
