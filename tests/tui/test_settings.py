@@ -3,6 +3,8 @@ keys remapped through Textual's keymap, the budget and pair format from the conf
 
 from __future__ import annotations
 
+import re
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -312,3 +314,14 @@ def test_a_user_theme_is_accepted_on_the_command_line_and_a_skipped_one_says_why
     assert f"skipped {themes / 'broken.toml'}: error: 'reddish' is not a colour" in error
     listed = error.split("Themes: ")[1].split(".\n")[0].split(", ")
     assert "dusk" in listed and "broken" not in listed
+
+
+def test_the_readmes_examples_are_valid(isolated_config: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    blocks = re.findall(r"```toml\n(.*?)```", readme, re.DOTALL)
+    settings, theme = blocks
+    (isolated_config / "config.toml").write_text(settings)
+    config = load_config()
+    assert config.problems == [] and config.keys == {"copy_output": "x", "search": "ctrl+f,slash"}
+    assert config.theme in load_themes().names
+    assert theme_from(tomllib.loads(theme)).name == "midnight"
