@@ -38,7 +38,7 @@ def test_the_config_dir_comes_from_the_environment(isolated_config: Path) -> Non
 def test_no_file_gives_the_defaults_and_no_problem(isolated_config: Path) -> None:
     config = load_config()
     assert (config.profile, config.theme, config.budget, config.pair_format) == ("qq", None, DEFAULT_BUDGET, "openai")
-    assert config.keys == {} and config.claude_code == {} and config.problems == []
+    assert config.keys == {} and config.settings == {} and config.problems == []
     assert config.path == isolated_config / "config.toml"
 
 
@@ -46,7 +46,7 @@ def test_valid_settings_are_used(isolated_config: Path) -> None:
     write(
         isolated_config,
         'profile = "vault"\ntheme = "dusk"\nbudget = 32000\npair_format = "anthropic"\n'
-        '[claude-code]\nline_format = "arrow"\nreminder = "Be careful."\n'
+        '[settings]\nline_format = "arrow"\nreminder = "Be careful."\n'
         '[keys]\ncopy_output = "x"\nhelp = "?,f1"\n',
     )
     config = load_config()
@@ -70,9 +70,9 @@ def test_valid_settings_are_used(isolated_config: Path) -> None:
         ("theme = 3", 'theme: expected a theme name, got 3; using "textual-dark".'),
         ('thme = "dusk"', "unknown key 'thme' (did you mean 'theme'? known: profile, theme, budget,"),
         ("keys = 1", "keys: expected a table such as [keys], got 1"),
-        ('[claude-code]\nline_format = "arrows"', 'claude-code.line_format: expected "tab"'),
-        ("[claude-code]\nreminder = 1", "claude-code.reminder: expected the reminder's text, or false for none, got 1"),
-        ('[claude-code]\nversion = "2.1"', "claude-code: unknown setting 'version'"),
+        ('[settings]\nline_format = "arrows"', 'settings.line_format: expected "tab"'),
+        ("[settings]\nreminder = 1", "settings.reminder: expected the reminder's text, or false for none, got 1"),
+        ('[settings]\nversion = "2.1"', "settings: unknown setting 'version'"),
         ('[keys]\nserch = "f"', "keys: unknown binding id 'serch' (did you mean 'search'?"),
         ('[keys]\nsearch = "Ctrl+F"', "keys.search: 'Ctrl+F' is not a key: expected a key such as"),
         ('[keys]\nsearch = "ctrl f"', "keys.search: 'ctrl f' is not a key"),
@@ -89,12 +89,12 @@ def test_a_wrong_value_names_file_key_and_what_is_expected_and_falls_back(
     assert config.problems[0].startswith(f"{path}: ")
     assert expected in config.problems[0]
     defaults = Config()
-    assert (config.profile, config.budget, config.pair_format, config.keys, config.claude_code) == (
+    assert (config.profile, config.budget, config.pair_format, config.keys, config.settings) == (
         defaults.profile,
         defaults.budget,
         defaults.pair_format,
         defaults.keys,
-        defaults.claude_code,
+        defaults.settings,
     )
 
 
@@ -133,7 +133,7 @@ def test_moving_an_action_away_frees_its_key(isolated_config: Path) -> None:
 
 def test_the_default_file_is_valid_toml_with_every_setting_commented_out(isolated_config: Path) -> None:
     text = default_text()
-    assert tomllib.loads(text) == {"claude-code": {}, "keys": {}}
+    assert tomllib.loads(text) == {"settings": {}, "keys": {}}
     for key in ("profile", "theme", "budget", "pair_format", "line_format", "reminder", *KEYS):
         assert f"# {key} = " in text, key
 

@@ -179,3 +179,15 @@ def test_overflow_severity(overflow: int, severity: str) -> None:
     from agentpager.tools.guard import overflow_severity
 
     assert overflow_severity(overflow) == severity
+
+
+def test_an_unknown_tool_is_answered_in_the_profiles_error_form(root: Path) -> None:
+    assert Workspace(root).call("nope").text == "Error: Unknown tool 'nope'. Tools: read_file, list_files, count_files."
+    assert Workspace(root, "forge").call("nope").text == '{\n  "error": "Unknown tool \'nope\'. Tools: fs_read."\n}'
+    assert Workspace(root).call("nope").is_error
+
+
+@pytest.mark.parametrize(("arguments", "shown"), [(5, "5"), (True, "true"), ([1], "[1]"), ("path", '"path"')])
+def test_arguments_that_are_not_an_object(root: Path, arguments: object, shown: str) -> None:
+    result = Workspace(root).call("read_file", arguments)
+    assert (result.text, result.is_error) == (f"Error: Arguments must be a JSON object, got {shown}.", True)

@@ -16,7 +16,7 @@ from samples import png_bytes  # noqa: E402
 
 from agentpager import Workspace  # noqa: E402
 from agentpager.mcp_server import ToolServer  # noqa: E402
-from agentpager.tools import PROFILE_NAMES  # noqa: E402
+from agentpager.tools import profile_names  # noqa: E402
 
 CALLS = {
     "read_file": [
@@ -44,7 +44,7 @@ def tree(root: Path) -> Path:
     return root
 
 
-@pytest.mark.parametrize("profile", PROFILE_NAMES)
+@pytest.mark.parametrize("profile", profile_names())
 async def test_every_tool_answers_as_workspace_call(tree: Path, profile: str) -> None:
     workspace = Workspace(tree, profile)
     schema = subprocess.run(
@@ -70,7 +70,8 @@ async def test_every_tool_answers_as_workspace_call(tree: Path, profile: str) ->
 async def test_unknown_tool_is_an_error_result(tree: Path) -> None:
     async with Client(ToolServer(Workspace(tree))) as client:
         answer = await client.call_tool("rm_rf", {})
-    assert answer.is_error and "has no tool 'rm_rf'" in answer.content[0].text
+    assert answer.is_error
+    assert answer.content[0].text == "Error: Unknown tool 'rm_rf'. Tools: read_file, list_files, count_files."
 
 
 async def test_the_stdio_server_as_a_subprocess(tree: Path) -> None:

@@ -14,10 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentpager import __version__
-from agentpager.tools import PROFILE_NAMES
 
-COMMANDS = ("call", "schema", "replay", "transcript", "mcp", "demo", "config")
-PROFILES_HELP = f"tool profile: {', '.join(PROFILE_NAMES)} (default qq)"
+COMMANDS = ("call", "schema", "profiles", "replay", "transcript", "mcp", "demo", "config")
+PROFILES_HELP = "tool profile (default qq; agentpager profiles lists them)"
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
 VERSION = f"agentpager {__version__}"
 
@@ -28,7 +27,6 @@ class CommandError(Exception):
 
 def _call(options: argparse.Namespace) -> int:
     from agentpager.tools.guard import positive_number
-    from agentpager.workspace import UnknownToolError
 
     try:
         arguments = json.loads(options.arguments)
@@ -45,10 +43,10 @@ def _call(options: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     workspace = _workspace(options.root, options.profile, max_chars)
-    try:
-        result = workspace.call(options.tool, arguments)
-    except UnknownToolError as error:
-        raise CommandError(str(error)) from None
+    if workspace.profile.tool(options.tool) is None:
+        names = ", ".join(tool.spec.name for tool in workspace.profile.tools)
+        raise CommandError(f"Profile '{workspace.profile.name}' has no tool '{options.tool}'. Tools: {names}.")
+    result = workspace.call(options.tool, arguments)
     sys.stdout.buffer.write(result.text.encode("utf-8", "surrogatepass"))
     sys.stdout.buffer.flush()
     return 1 if result.is_error else 0
@@ -91,6 +89,17 @@ def _schema(options: argparse.Namespace) -> int:
     except ValueError as error:
         raise CommandError(str(error)) from None
     print(json.dumps(schema_in_format(schema_of(profile), options.format), indent=2, ensure_ascii=False))
+    return 0
+
+
+def _profiles(options: argparse.Namespace) -> int:
+    """Each profile's name and what its tools do."""
+    from agentpager.tools import all_profiles
+
+    profiles = all_profiles()
+    width = max(len(profile.name) for profile in profiles)
+    for profile in profiles:
+        print(f"{profile.name:<{width}}  {profile.description}")
     return 0
 
 
@@ -269,7 +278,9 @@ def _tui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("path", metavar="PATH", nargs="?", help="a directory (the root) or a file to open")
     parser.add_argument("--root", help="workspace root when PATH is a file (default: its directory)")
-    parser.add_argument("--profile", help=f"{PROFILES_HELP[:-1]}, or the config's)")
+    parser.add_argument(
+        "--profile", help="tool profile (default: the config's, else qq; agentpager profiles lists them)"
+    )
     parser.add_argument("--theme", help="a theme, such as dusk, paper, nord or textual-dark (default: the config's)")
     parser.add_argument("--version", action="version", version=VERSION)
     parser.set_defaults(run=_tui)
@@ -296,6 +307,9 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--profile", default="qq", help=PROFILES_HELP)
     schema.add_argument("--format", choices=SCHEMA_FORMATS, default="openai", help="API shape (default openai)")
     schema.set_defaults(run=_schema)
+
+    profiles = commands.add_parser("profiles", help="list the tool profiles")
+    profiles.set_defaults(run=_profiles)
 
     replay = commands.add_parser("replay", help="replay a transcript's file reads against the files now")
     replay.add_argument("file", metavar="FILE", help="a Claude Code, Codex, OpenAI or Anthropic transcript")

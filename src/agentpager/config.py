@@ -22,7 +22,7 @@ from typing import Any
 
 from agentpager.engine.cache import write_atomically
 from agentpager.exchange import PAIR_FORMATS
-from agentpager.tools import PROFILE_NAMES
+from agentpager.tools import profile_names
 
 CONFIG_ENV = "AGENTPAGER_CONFIG_DIR"
 FILE_NAME = "config.toml"
@@ -30,7 +30,6 @@ DEFAULT_PROFILE = "qq"
 DEFAULT_THEME = "textual-dark"
 DEFAULT_BUDGET = 200_000
 DEFAULT_PAIR_FORMAT = "openai"
-CLAUDE_CODE_LINE_FORMATS = ("tab", "arrow")
 
 KEYS: dict[str, tuple[str, str]] = {
     "quit": ("q", "quit"),
@@ -49,8 +48,8 @@ KEYS: dict[str, tuple[str, str]] = {
 }
 """The keys a config can remap: Textual binding id -> (default key, what it does)."""
 
-_TOP_LEVEL = ("profile", "theme", "budget", "pair_format", "claude-code", "keys")
-_CLAUDE_CODE = ("line_format", "reminder")
+_TOP_LEVEL = ("profile", "theme", "budget", "pair_format", "settings", "keys")
+_SETTINGS = ("line_format", "reminder")
 _MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
 _KEY_NAME = re.compile(r"[a-z][a-z0-9_]*|[0-9]")
 
@@ -87,8 +86,8 @@ class Config:
     """None: the default theme. Checked against the registered themes by the app, not here."""
     budget: int = DEFAULT_BUDGET
     pair_format: str = DEFAULT_PAIR_FORMAT
-    claude_code: dict[str, Any] = field(default_factory=dict)
-    """Settings of the claude-code profile (``line_format``, ``reminder``): the Claude Code version's texts."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """The Workspace's profile settings: texts that differ between an agent's versions (Claude Code's Read)."""
     keys: dict[str, str] = field(default_factory=dict)
     """Binding id -> keys, for the ids the file remaps."""
     path: Path | None = None
@@ -98,8 +97,8 @@ class Config:
     set_in_file: set[str] = field(default_factory=set)
 
     def profile_settings(self) -> dict[str, Any]:
-        """Settings for the Workspace (only the claude-code profile reads any)."""
-        return dict(self.claude_code)
+        """Settings for the Workspace (the profiles whose texts differ between versions read them)."""
+        return dict(self.settings)
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -158,8 +157,8 @@ class _Checker:
         for key, value in data.items():
             if key not in _TOP_LEVEL:
                 config.problems.append(f"{self.name}: {_unknown('key', key, _TOP_LEVEL)}")
-            elif key == "claude-code":
-                self.check_claude_code(value)
+            elif key == "settings":
+                self.check_settings(value)
             elif key == "keys":
                 self.check_keys(value)
             elif self.check_setting(key, value):
@@ -169,10 +168,10 @@ class _Checker:
         """Take one top-level setting if it is valid; False (reported) if not."""
         config = self.config
         if key == "profile":
-            if value in PROFILE_NAMES:
+            if value in profile_names():
                 config.profile = value
                 return True
-            self.wrong(key, f"a profile ({', '.join(PROFILE_NAMES)})", value, DEFAULT_PROFILE)
+            self.wrong(key, f"a profile ({', '.join(profile_names())})", value, DEFAULT_PROFILE)
         elif key == "theme":
             if isinstance(value, str) and value.strip():
                 config.theme = value.strip()
@@ -190,26 +189,28 @@ class _Checker:
             self.wrong(key, " or ".join(f'"{name}"' for name in PAIR_FORMATS), value, DEFAULT_PAIR_FORMAT)
         return False
 
-    def check_claude_code(self, table: Any) -> None:
+    def check_settings(self, table: Any) -> None:
+        from agentpager.tools.claude_code import LINE_FORMATS
+
         if not isinstance(table, dict):
-            self.wrong("claude-code", "a table such as [claude-code]", table, {})
+            self.wrong("settings", "a table such as [settings]", table, {})
             return
         for key, value in table.items():
-            where = f"claude-code.{key}"
+            where = f"settings.{key}"
             if key == "line_format":
-                if value in CLAUDE_CODE_LINE_FORMATS:
-                    self.config.claude_code[key] = value
+                if value in LINE_FORMATS:
+                    self.config.settings[key] = value
                 else:
-                    self.wrong(where, '"tab" ({n}\\t{line}) or "arrow" ({n:>6}→{line})', value, "tab")
+                    self.wrong(where, '"tab" ({n}\\t{line}) or "arrow" ({n:>6}→{line})', value, LINE_FORMATS[0])
             elif key == "reminder":
                 if isinstance(value, str):
-                    self.config.claude_code[key] = value or None
+                    self.config.settings[key] = value or None
                 elif value is False:
-                    self.config.claude_code[key] = None
+                    self.config.settings[key] = None
                 else:
                     self.wrong(where, "the reminder's text, or false for none", value, False)
             else:
-                self.problem("claude-code", _unknown("setting", key, _CLAUDE_CODE))
+                self.problem("settings", _unknown("setting", key, _SETTINGS))
 
     def check_keys(self, table: Any) -> None:
         if not isinstance(table, dict):
@@ -289,7 +290,7 @@ def default_text() -> str:
 # Every setting is optional: uncomment a line to change it. They shape the terminal UI only;
 # agentpager call, schema and mcp take their options alone.
 
-# The tool profile the UI starts with: {", ".join(PROFILE_NAMES)}.
+# The tool profile the UI starts with: {", ".join(profile_names())}.
 # profile = "{DEFAULT_PROFILE}"
 
 # The theme: a Textual theme (textual-dark, nord, gruvbox, ...), one of agentpager's, or a file of
@@ -302,8 +303,9 @@ def default_text() -> str:
 # What C copies: the call and its result as an "openai" or "anthropic" message pair.
 # pair_format = "{DEFAULT_PAIR_FORMAT}"
 
-# How the claude-code profile writes a Read result; it changed between Claude Code versions.
-[claude-code]
+# Texts that changed between versions of an agent: how Claude Code's Read (the claude-code
+# profile) writes its result.
+[settings]
 # line_format = "tab"    # "tab": {{n}}\\t{{line}} (2.1.123 on); "arrow": {{n:>6}}→{{line}} (1.0.x to 2.1.84)
 # reminder = "..."       # text appended to every result in a <system-reminder>, as some versions do
 
@@ -382,10 +384,10 @@ def describe(config: Config) -> str:
         ("pair_format", config.pair_format),
     ):
         lines.append(line(key, value, config.theme is not None if key == "theme" else key in config.set_in_file))
-    lines += ["", "[claude-code]"]
-    lines.append(line("line_format", config.claude_code.get("line_format", "tab"), "line_format" in config.claude_code))
-    reminder = config.claude_code.get("reminder")
-    lines.append(line("reminder", reminder or False, "reminder" in config.claude_code))
+    lines += ["", "[settings]"]
+    lines.append(line("line_format", config.settings.get("line_format", "tab"), "line_format" in config.settings))
+    reminder = config.settings.get("reminder")
+    lines.append(line("reminder", reminder or False, "reminder" in config.settings))
     lines += ["", "[keys]"]
     for binding_id, (default, _) in KEYS.items():
         lines.append(line(binding_id, config.keys.get(binding_id, default), binding_id in config.keys))

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentpager.tools.base import ToolError
+from agentpager.tools.errors import ToolError
 
 ParamType = Literal["integer", "boolean", "string"]
 
@@ -34,6 +34,8 @@ class Param:
     default: Any = REQUIRED
     minimum: int | None = None
     """Documents the range in the schema; the tool checks it itself, with its own message."""
+    is_path: bool = False
+    """A file or directory in the workspace (replay maps a transcript's absolute paths into it)."""
 
     @property
     def required(self) -> bool:

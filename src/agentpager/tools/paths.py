@@ -8,7 +8,7 @@ import stat
 from dataclasses import dataclass
 from typing import Literal
 
-from agentpager.tools.base import ToolError
+from agentpager.tools.errors import ToolError
 
 Want = Literal["file", "directory"]
 

@@ -244,8 +244,8 @@ class AgentPagerApp(ReportsFailures, App[None]):
     @on(ToolPanel.ShowLine)
     def _show_line(self, event: ToolPanel.ShowLine) -> None:
         if event.path != self.viewer.path:
-            self.viewer.open_file(event.path)
-        elif event.line is not None:
+            self.viewer.open_file(event.path, event.line)
+        else:
             self.viewer.go_to_line(event.line)
 
     # -- actions ----------------------------------------------------------------------------------

@@ -144,13 +144,15 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
 
     # -- opening ----------------------------------------------------------------------------------
 
-    def open_file(self, path: str) -> None:
-        """Show ``path`` (relative to the root); documents are converted in a child process."""
+    def open_file(self, path: str, line: int | None = None) -> None:
+        """Show ``path`` (relative to the root), from ``line`` when given; documents are converted in
+        a child process."""
         self.workers.cancel_group(self, "file")
         self.following = False
         self.path = path
         self.view = None
         self._reset_lines([f"Opening {path}…"])
+        self._wanted_top = line
         self.border_title = path
         self.status = "opening…"
         self._open(path)
@@ -225,6 +227,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         if event.path != self.path:
             return
         self.view = None
+        self._wanted_top = None
         self._reset_lines(event.message)
         self.status = ""
         self._announce()
@@ -246,7 +249,6 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._matches, self._match, self._pattern, self._search_note = [], -1, None, ""
         self.line_count = 0
         self.indexed = False
-        self._wanted_top = None
         self._scroll(0, 0)
         self._update_virtual_size()
         self.refresh()
