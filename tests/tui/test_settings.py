@@ -325,3 +325,12 @@ def test_the_readmes_examples_are_valid(isolated_config: Path) -> None:
     assert config.problems == [] and config.keys == {"copy_output": "x", "search": "ctrl+f,slash"}
     assert config.theme in load_themes().names
     assert theme_from(tomllib.loads(theme)).name == "midnight"
+
+
+def test_file_open_in_the_paper_theme(root: Path, snap_compare) -> None:
+    """agentpager's light theme, read from themes/paper.toml, on the main screen."""
+    from test_snapshots import make_app, steady
+
+    app = make_app(root, "big.txt")
+    app.theme = "paper"
+    assert snap_compare(app, terminal_size=(120, 40), run_before=steady)
