@@ -171,6 +171,16 @@ def test_saving_without_a_file_creates_the_commented_one(isolated_config: Path) 
     assert load_config(path).theme == "phosphor" and "# budget = " in path.read_text()
 
 
+def test_saving_through_a_symlinked_config_keeps_the_link(isolated_config: Path, tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles" / "agentpager.toml"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text("budget = 1000\n")
+    link = isolated_config / "config.toml"
+    link.symlink_to(dotfiles)
+    save_setting(link, "theme", "dusk")
+    assert link.is_symlink() and dotfiles.read_text() == 'budget = 1000\n\ntheme = "dusk"\n'
+
+
 def test_a_broken_file_is_not_touched_when_saving(isolated_config: Path) -> None:
     path = write(isolated_config, "budget = \n# my notes\n")
     with pytest.raises(ConfigError, match="not valid TOML"):

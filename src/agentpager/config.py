@@ -363,9 +363,11 @@ def save_setting(path: Path, key: str, value: str) -> None:
             lines[after - 1] += "\n"
         lines.insert(after, setting)
     new_text = "".join(lines)
-    assert tomllib.loads(new_text).get(key) == value
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, [new_text.encode()])
+    if tomllib.loads(new_text).get(key) != value:  # a layout this line editing does not understand
+        raise ConfigError(f"{path}: {key} could not be set without rewriting the file; set it by hand.")
+    target = path.resolve()  # a symlinked config (dotfiles) stays a symlink
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(target, [new_text.encode()])
 
 
 def describe(config: Config) -> str:
