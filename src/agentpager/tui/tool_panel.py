@@ -432,3 +432,8 @@ class ToolPanel(ReportsFailures, Vertical):
             text = self.query_one(name, Input).value.strip().replace(",", "").replace("_", "")
             values.append(int(text) if text.isdigit() else None)
         return values[0], values[1]
+
+    def apply_settings(self, context_window: int, pair_format: str) -> None:
+        """Start from the user's settings: the budget's context window and the message pair format."""
+        self.query_one("#window", Input).value = str(context_window)
+        self.query_one("#pair", Select).value = pair_format

@@ -66,11 +66,11 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         Binding("pagedown,space", "scroll_pages(1)", "Page down", show=False),
         Binding("home,g", "go_top", "Top", show=False),
         Binding("end,G", "go_bottom", "Bottom", show=False),
-        Binding("colon", "app.goto_line", "Go to line"),
-        Binding("slash", "app.search", "Search"),
-        Binding("n", "next_match(1)", "Next", show=False),
-        Binding("N", "next_match(-1)", "Previous", show=False),
-        Binding("f", "toggle_follow", "Follow"),
+        Binding("colon", "app.goto_line", "Go to line", id="goto_line"),
+        Binding("slash", "app.search", "Search", id="search"),
+        Binding("n", "next_match(1)", "Next", show=False, id="next_match"),
+        Binding("N", "next_match(-1)", "Previous", show=False, id="previous_match"),
+        Binding("f", "toggle_follow", "Follow", id="follow"),
         Binding("escape", "cancel", "Cancel", show=False),
     ]
 
