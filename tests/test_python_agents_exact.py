@@ -20,6 +20,8 @@ from pyagent_corpus import OPENHANDS_PATHS, SWE_AGENT_SESSIONS, VIEW_RANGES, mak
 from python_oracles import OPENHANDS_PYTHON, SWE_AGENT_TOOLS, OpenHandsOracle, SweAgentShell
 
 from agentpager import Workspace
+from agentpager.transcripts import open_transcript
+from agentpager.transcripts.replay import Replayer
 
 GOLDENS = Path(__file__).parent / "goldens"
 needs_openhands = pytest.mark.skipif(not OPENHANDS_PYTHON, reason="no OpenHands oracle ($AGENTPAGER_OPENHANDS_PYTHON)")
@@ -149,3 +151,23 @@ def test_swe_agent_equals_the_real_tools_on_random_files(
     for command in commands:
         expected = without_traceback(shell.run(*command))
         assert workspace.call(command[0], swe_agent_arguments(command)).text == expected, command
+
+
+def test_a_recorded_swe_agent_session_replays_the_same(tmp_path: Path, corpus: Path) -> None:
+    """A function-calling transcript of the real tools (the goldens' first session, in /repo) replays
+    call by call against the corpus, the window carried from call to call, every output the same."""
+    session = json.loads((GOLDENS / "swe-agent" / "sessions.json").read_text(encoding="utf-8"))["sessions"][0]
+    messages: list[dict] = [{"role": "user", "content": "Look around."}]
+    for number, step in enumerate(session):
+        command = tuple(step["command"])
+        function = {"name": command[0], "arguments": json.dumps(swe_agent_arguments(command))}
+        call = {"id": f"call_{number}", "type": "function", "function": function}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"call_{number}", "content": step["text"]})
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(messages))
+    transcript = open_transcript(str(path))
+    replayer = Replayer(transcript, str(corpus))
+    replays = [replayer.replay(call) for call in transcript.calls]
+    assert [replay.status for replay in replays] == ["same"] * len(session)
+    assert {replay.plan.profile for replay in replays if replay.plan} == {"swe-agent"}

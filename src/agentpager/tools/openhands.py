@@ -8,16 +8,16 @@ profile also replays). Followed from openhands-tools 1.58.0 (the same file edito
   left out and counted (432-460 for the order and the ``/`` after directories); images answer with
   a text block and the image (only the text is shown here); ``view_range`` is ``[start, end]``,
   ``end`` -1 for the end of the file, an ``end`` past it noted and clamped.
-- ``editor.py`` 626-669 ``validate_path`` and 694-742 ``validate_file``: a missing path, files over
+- ``editor.py`` 624-669 ``validate_path`` and 694-742 ``validate_file``: a missing path, files over
   10 MB, and files that binaryornot calls binary unless they decode to clean text.
 - ``utils/encoding.py`` 59-188: the codec (UTF-8 when the first MB decodes, else charset_normalizer
   above 0.9 confidence, and for UTF-8 a recovery that tries ``cp1252``, ``latin-1``, ``cp1251``).
-- ``editor.py`` 161-175 and 744-786: lines as Python's text mode reads them (universal newlines).
+- ``editor.py`` 161-175 and 745-786: lines as Python's text mode reads them (universal newlines).
 - ``editor.py`` 799-840 ``_make_output``: the text clipped to 16,000 characters (``utils/constants.py``
   1-9), then numbered ``{n:6}\\t``, from ``start`` on, under "Here's the result of running `cat -n`".
 - sdk ``utils/truncate.py`` 50-117 ``maybe_truncate``: a clipped text keeps its head and its tail
   around the notice; sdk ``llm/message.py`` 482-490 clips each tool text over 50,000 characters again.
-- sdk ``tool/schema.py`` 368 and 413-427: an error is its message after
+- sdk ``tool/schema.py`` 368 and 412-427: an error is its message after
   ``[An error occurred during execution.]\\n`` (two text blocks, shown here joined).
 
 Paths: OpenHands takes absolute paths of the machine it runs on. The workspace root plays its working

@@ -6,7 +6,7 @@ Followed from SWE-agent 1.1.0 (``SWE-agent/SWE-agent``, commit 3ea751c), ``tools
   kept resolved); a directory or a missing file is an error; the window's top (``FIRST_LINE``) is
   kept between calls, and between files too, clamped to the file each time (120-125:
   ``max(0, min(top, lines - WINDOW))``); 127-138: the text is ``Path.read_text()`` (UTF-8, strict,
-  universal newlines), its line count ``len(text.splitlines())``; 148-175: the window is
+  universal newlines), its line count ``len(text.splitlines())``; 141-175: the window is
   ``text.split("\\n")`` from the top, under ``[File: {path} ({n} lines total)]``, numbered
   ``{n}:{line}``, with ``({k} more lines above)`` and ``({k} more lines below)``; 264-274: ``goto``
   puts line ``k`` (0-based) at ``int(k - WINDOW/6)``, a scroll moves ``WINDOW - OVERLAP``.
@@ -14,11 +14,12 @@ Followed from SWE-agent 1.1.0 (``SWE-agent/SWE-agent``, commit 3ea751c), ``tools
 - ``bin/open`` 20-42 (with no line, it goes to the kept top as if it were a 1-based line, so the
   window moves up 18 lines each time), ``bin/goto`` 24-32, ``bin/scroll_up``, ``bin/scroll_down``:
   their warnings and errors.
-- What the model gets (SWE-ReX 1.4, ``runtime/local.py`` 96-98: the terminal's output with ANSI
-  escapes removed and ``\\r\\n`` as ``\\n``; ``sweagent/agent/agents.py`` 67-79 and 730-745: over
-  100,000 characters the truncation template, else the config's ``next_step_template``, the same in
-  every config with these tools (``config/sweagent_0_7/07.yaml`` 68-72)): the output, then
-  ``(Open file: ...)``, ``(Current directory: ...)`` and ``bash-$``.
+- What the model gets: the terminal's output with ANSI escapes removed and ``\\r\\n`` as ``\\n``,
+  no longer stripped (SWE-ReX ``runtime/local.py`` 96-98, since its commit 758b192 of May 2025);
+  over 100,000 characters the truncation template, else the config's ``next_step_template``
+  (``sweagent/agent/agents.py`` 67-79 and 730-745), which every config with these tools sets to the
+  output, then ``(Open file: ...)``, ``(Current directory: ...)`` and ``bash-$``
+  (``config/sweagent_0_7/07.yaml`` 68-72).
 
 Paths: the workspace root plays the repository SWE-agent works in (setting ``working_dir``, the
 absolute path it had there; by default the root's real path). ``open`` names the file as it was
@@ -272,8 +273,6 @@ class SweAgent(Profile):
         return Claim(tool, dict(arguments), {"working_dir": working_dir} if working_dir else {})
 
 
-_LINE = Param("line_number", "integer", "The line number to move the window to.")
-
 PROFILE = SweAgent(
     name="swe-agent",
     description="SWE-agent's windowed viewer: 100-line windows that stay where they were between calls.",
@@ -298,7 +297,14 @@ PROFILE = SweAgent(
             ),
             _command(open_command),
         ),
-        Tool(ToolSpec("goto", "Moves the window to show <line_number>.", (_LINE,)), _command(goto_command)),
+        Tool(
+            ToolSpec(
+                "goto",
+                "Moves the window to show <line_number>.",
+                (Param("line_number", "integer", "The line number to move the window to."),),
+            ),
+            _command(goto_command),
+        ),
         Tool(ToolSpec("scroll_up", f"Moves the window up {WINDOW} lines.", ()), _command(_scroll(-WINDOW))),
         Tool(ToolSpec("scroll_down", f"Moves the window down {WINDOW} lines.", ()), _command(_scroll(WINDOW))),
     ),
