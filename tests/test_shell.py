@@ -225,7 +225,7 @@ def huge(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_windows_read_only_what_they_print(huge: Path, tmp_path: Path) -> None:
     store = ContentStore(tmp_path)
     size = (huge / "big.log").stat().st_size
-    index = store.raw_file(os.path.realpath(huge / "big.log")).index
+    index = store.utf8_file(os.path.realpath(huge / "big.log")).index
     result = emulate(Root.of(huge), store, "sed -n '20000,20002p' big.log")
     assert isinstance(result, ShellRun)
     assert result.stdout == "".join(f"{n:07d} {'z' * 16}\n" for n in (20000, 20001, 20002))

@@ -125,7 +125,7 @@ def open_bytes(ctx: Context, name: str) -> Iterator[FileBytes]:
     real, st = stat_input(ctx, name)
     if stat.S_ISDIR(st.st_mode):
         raise ReadError(errno.EISDIR, os.strerror(errno.EISDIR), name)
-    with ctx.store.raw_file(real).open() as reader:
+    with ctx.store.utf8_file(real).open() as reader:
         yield FileBytes(reader)
 
 
