@@ -85,7 +85,12 @@ downstream = st.one_of(
     st.just("wc"),
     st.just("nl -ba"),
 )
-commands = st.one_of(simple, st.builds(lambda a, b: f"{a} | {b}", simple, downstream))
+redirections = st.sampled_from(["", "", " 2>&1", " 2>/dev/null"])
+commands = st.one_of(
+    st.builds(lambda a, r: a + r, simple, redirections),
+    st.builds(lambda a, r, b: f"{a}{r} | {b}", simple, redirections, downstream),
+    st.builds(lambda a, b: f"{a} && {b}", simple, simple),
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

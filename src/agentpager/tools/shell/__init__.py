@@ -27,9 +27,12 @@ Supported: ``;``, ``&&``, ``||``, ``|``; ``2>/dev/null``, ``>/dev/null``, ``&>/d
 ``-N``, ``-c N``, ``head -n -N``, ``tail -n +N``, ``-q``/``-v``; ``sed`` with ``-n``, ``-e``, ``-s``
 and scripts of ``p``, ``d``, ``q``, ``=`` under line-number and ``$`` addresses (``A,B``, ``A,+N``,
 ``A~S``, ``!``); ``nl`` with ``-b a|t|n``, ``-w``, ``-s``, ``-v``, ``-i``, ``-n``; ``wc`` with
-``-l``, ``-w``, ``-c``, ``-m``, ``-L``; ``grep`` (``-n -i -F -E -G -w -x -v -c -l -L -H -h -q -s
--A -B -C -NUM -m -e``) and ``rg`` (``-n -N -i -S -s -F -w -x -v -c -l -H --no-filename -A -B -C
--m -e``) on named files and pipes; ``ls`` with ``-1``, ``-a``, ``-A``.
+``-l``, ``-w``, ``-c``, ``-m``; ``grep`` (``-n -i -y -F -E -G -w -x -v -c -l -L -H -h -q -s -a
+-A -B -C -NUM -m -e``) and ``rg`` (``-n -N -i -S -s -F -w -x -v -c -l -H -I -A -B -C -m -e -j``) on
+named files and pipes; ``ls`` with ``-1``, ``-a``, ``-A``. Long options are accepted spelled out.
+
+ripgrep is emulated as version 13 prints (Debian 12's); ripgrep 14 prefixes its errors with ``rg:``.
+Several files are searched in argument order, which real ripgrep does not promise (``-j1`` does).
 """
 
 from __future__ import annotations

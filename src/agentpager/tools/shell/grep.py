@@ -377,7 +377,10 @@ def _search_file(source: Source, state: _FileState, flavor: _Flavor) -> Chunks:
         if lines[-1] == b"":
             lines.pop()
         out: list[bytes] = []
-        for index in _selected_indexes(search, batch.decode("utf-8", "surrogateescape"), len(lines)):
+        selected = list(_selected_indexes(search, batch.decode("utf-8", "surrogateescape"), len(lines)))
+        position = 0
+        while position < len(selected):
+            index = selected[position]
             number = base + index + 1
             if left <= 0:  # -m reached: only trailing context is still owed
                 if prints_lines:
@@ -386,13 +389,19 @@ def _search_file(source: Source, state: _FileState, flavor: _Flavor) -> Chunks:
                     # ripgrep's trailing context shows the matches it meets; grep's stops at them.
                     _emit(state, lines[index], number, b":", out)
                     state.pending_after -= 1
+                    position += 1
                     continue
                 yield b"".join(out)
                 return
-            left -= 1
-            state.selected += 1
+            # grep prints a stretch of consecutive non-matching lines (-v) as one group
+            run = 1
+            while search.invert and run < left and selected[position + run : position + run + 1] == [index + run]:
+                run += 1
+            left -= run
+            state.selected += run
             if prints_lines:
-                _print_match(state, lines, base, number, out)
+                _print_group(state, lines, base, number, number + run - 1, out)
+            position += run
         if prints_lines:
             _flush_after(state, lines, base, base + len(lines), out)
             _next_buffer(state, base + len(lines))
@@ -470,15 +479,16 @@ def _flush_after(state: _FileState, lines: list[bytes], base: int, until: int, o
         _emit(state, _line(state, lines, base, number), number, b"-", out)
 
 
-def _print_match(state: _FileState, lines: list[bytes], base: int, number: int, out: list[bytes]) -> None:
-    """Trailing context owed, the group separator, leading context, then the selected line."""
+def _print_group(state: _FileState, lines: list[bytes], base: int, first: int, last: int, out: list[bytes]) -> None:
+    """Trailing context owed, the group separator, leading context, then selected lines ``first..last``."""
     search = state.search
-    _flush_after(state, lines, base, number - 1, out)
-    first = max(number - max(search.before, 0), state.next_unprinted or state.buffer_start)
-    if state.context and state.used and first != state.next_unprinted:
+    _flush_after(state, lines, base, first - 1, out)
+    start = max(first - max(search.before, 0), state.next_unprinted or state.buffer_start)
+    if state.context and state.used and start != state.next_unprinted:
         out.append(b"--\n")
     state.used = True
-    for context in range(first, number):
+    for context in range(start, first):
         _emit(state, _line(state, lines, base, context), context, b"-", out)
-    _emit(state, _line(state, lines, base, number), number, b":", out)
+    for number in range(first, last + 1):
+        _emit(state, _line(state, lines, base, number), number, b":", out)
     state.pending_after = max(search.after, 0)

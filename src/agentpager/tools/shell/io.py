@@ -183,7 +183,17 @@ class Io:
 
 
 def options(program: str, args: list[str], short: str, long: list[str] | None = None) -> tuple[list, list[str]]:
-    """GNU getopt parsing (options anywhere, bundles, ``--``); Unsupported for options we don't know."""
+    """GNU getopt parsing (options anywhere, bundles, ``--``); Unsupported for options we don't know.
+
+    Long options must be spelled out: an abbreviation that is unique among the options emulated here
+    may be ambiguous among the real program's (or, for ripgrep, not accepted at all).
+    """
+    names = {name.rstrip("=") for name in long or []}
+    for arg in args:
+        if arg == "--":
+            break
+        if arg.startswith("--") and arg[2:].split("=", 1)[0] not in names:
+            raise Unsupported(f"{program}: the option {arg.split('=', 1)[0]}")
     try:
         return getopt.gnu_getopt(args, short, long or [])
     except getopt.GetoptError as error:

@@ -119,7 +119,7 @@ def _window_options(program: str, args: list[str]) -> tuple[_Window, bool | None
 
 def head(io: Io, args: list[str]) -> Chunks:
     window, headers, names = _window_options("head", args)
-    return _headed(io, "head", names, headers, lambda source: _head(source, window))
+    return _headed(io, names, headers, lambda source: _head(source, window))
 
 
 def tail(io: Io, args: list[str]) -> Chunks:
@@ -128,10 +128,10 @@ def tail(io: Io, args: list[str]) -> Chunks:
     window, headers, names = _window_options("tail", args)
     if window.count == 0 and not window.from_start:
         return iter(())  # tail opens nothing when it will print nothing
-    return _headed(io, "tail", names, headers, lambda source: _tail(source, window))
+    return _headed(io, names, headers, lambda source: _tail(source, window))
 
 
-def _headed(io: Io, program: str, names: list[str], headers: bool | None, part: Callable[[Source], Chunks]) -> Chunks:
+def _headed(io: Io, names: list[str], headers: bool | None, part: Callable[[Source], Chunks]) -> Chunks:
     """Each file's part, under ``==> name <==`` headers when there are several files (or ``-v``)."""
     show_headers = len(names) > 1 if headers is None else headers
     first = True

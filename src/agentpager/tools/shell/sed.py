@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from agentpager.tools.shell import lines
@@ -45,16 +45,16 @@ class Address:
         return number == self.line
 
 
-@dataclass
+@dataclass(eq=False)
 class SedCommand:
     name: str
     first: Address | None = None
     second: Address | None = None
     negate: bool = False
     exit_code: int = 0
-    active: bool = field(default=False, compare=False)
+    active: bool = False
     """Inside its range (sed keeps this state per command)."""
-    end: int = field(default=0, compare=False)
+    end: int = 0
 
     def selects(self, number: int, is_last: bool) -> bool:
         """Whether this command runs on line ``number``, updating the range state as sed does."""
