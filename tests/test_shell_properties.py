@@ -48,7 +48,8 @@ def _window(program: str) -> st.SearchStrategy[str]:
 
 def _sed_script() -> st.SearchStrategy[str]:
     line = st.integers(min_value=1, max_value=12).map(str)
-    address = st.one_of(line, st.just("$"), st.builds(lambda a, b: f"{a},{b}", line, st.one_of(line, st.just("$"))))
+    single = st.one_of(line, st.just("$"), st.sampled_from(["/a/", "/^b/", "/x$/", "/A/I"]))
+    address = st.one_of(single, st.builds(lambda a, b: f"{a},{b}", single, st.one_of(single, st.just("+1"))))
     command = st.builds(
         lambda a, bang, c: f"{a}{bang}{c}", address, st.sampled_from(["", "!"]), st.sampled_from("pp=d")
     )

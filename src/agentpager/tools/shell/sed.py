@@ -1,7 +1,7 @@
-"""GNU sed 4.9 for the scripts agents read files with: ``p``, ``d``, ``q``, ``=`` under line addresses.
+"""GNU sed 4.9 for the scripts agents read files with: ``p``, ``d``, ``q``, ``=`` under addresses.
 
-Addresses: ``N``, ``$``, ``first~step``, ranges ``A,B`` / ``A,$`` / ``A,+N``, each maybe negated
-with ``!``. Regex addresses, ``s``, blocks and everything else are Unsupported.
+Addresses: ``N``, ``$``, ``first~step``, ``/regex/`` (``I``), ranges ``A,B`` / ``A,$`` / ``A,+N`` /
+``A,/regex/``, each maybe negated with ``!``. ``s``, blocks and everything else are Unsupported.
 
 When every address is a fixed line number (``$`` counts when the input is one regular file, whose
 line count the index gives), which lines each command selects is known up front: the input is cut
@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from agentpager.tools.shell import lines
+from agentpager.tools.shell import lines, regex
 from agentpager.tools.shell.errors import Unsupported
 from agentpager.tools.shell.io import Chunks, FileBytes, Io, ReadError, options, reading, strerror
 
@@ -31,13 +31,16 @@ INFINITY = float("inf")
 
 @dataclass(frozen=True)
 class Address:
-    kind: Literal["line", "last", "step", "plus"]
+    kind: Literal["line", "last", "step", "plus", "regex"]
     line: int = 0
     step: int = 0
+    pattern: re.Pattern[str] | None = None
 
-    def matches(self, number: int, is_last: bool) -> bool:
+    def matches(self, number: int, is_last: bool, line: bytes) -> bool:
         if self.kind == "last":
             return is_last
+        if self.pattern is not None:
+            return self.pattern.search(line.removesuffix(b"\n").decode("utf-8", "surrogateescape")) is not None
         if self.kind == "step":
             if self.step <= 0:
                 return number == self.line
@@ -56,22 +59,25 @@ class SedCommand:
     """Inside its range (sed keeps this state per command)."""
     end: int = 0
 
-    def selects(self, number: int, is_last: bool) -> bool:
-        """Whether this command runs on line ``number``, updating the range state as sed does."""
+    def selects(self, number: int, is_last: bool, line: bytes) -> bool:
+        """Whether this command runs on ``line`` (number ``number``), updating the range state as sed does."""
         if self.first is None:
             selected = True
         elif self.second is None:
-            selected = self.first.matches(number, is_last)
+            selected = self.first.matches(number, is_last, line)
         elif self.active:
             selected = True
-            if self.second.kind == "last":
-                self.active = not is_last
-            else:
+            if self.second.kind in ("last", "regex"):
+                self.active = not self.second.matches(number, is_last, line)
+            else:  # a range whose end was passed on a line sed did not test (after a d) is over
+                selected = number <= self.end
                 self.active = number < self.end
-        elif self.first.matches(number, is_last):
+        elif self.first.matches(number, is_last, line):
             selected = True
             if self.second.kind == "last":
                 self.active = not is_last
+            elif self.second.kind == "regex":
+                self.active = True  # the end is looked for from the next line on
             else:
                 self.end = number + self.second.line if self.second.kind == "plus" else self.second.line
                 self.active = number < self.end
@@ -98,14 +104,20 @@ class SedCommand:
         return [(1.0, start), (end, INFINITY)]
 
 
+_REGEX = r"/(?:[^/\\\n]|\\[^\n])+/I?"
 _COMMAND = re.compile(
-    r"""\s*(?:(?P<first>\d+(?:~\d+)?|\$)\s*(?:,\s*(?P<second>\d+|\$|\+\d+|~\d+))?)?\s*(?P<bang>!*)\s*
+    r"""\s*(?:(?P<first>\d+(?:~\d+)?|\$|"""
+    + _REGEX
+    + r""")\s*
+        (?:,\s*(?P<second>\d+|\$|\+\d+|~\d+|"""
+    + _REGEX
+    + r"""))?)?\s*(?P<bang>!*)\s*
         (?P<name>[pdq=])(?P<code>\d*)\s*(?:;|\n|$)""",
     re.VERBOSE,
 )
 
 
-def parse_script(text: str) -> list[SedCommand]:
+def parse_script(text: str, extended: bool = False) -> list[SedCommand]:
     commands = []
     position = 0
     while position < len(text):
@@ -117,8 +129,8 @@ def parse_script(text: str) -> list[SedCommand]:
             raise Unsupported(f"the sed script {text!r}")
         if match["code"] and match["name"] != "q":
             raise Unsupported(f"the sed script {text!r}")
-        first = _address(match["first"]) if match["first"] else None
-        second = _address(match["second"]) if match["second"] else None
+        first = _address(match["first"], extended) if match["first"] else None
+        second = _address(match["second"], extended) if match["second"] else None
         if second is not None and second.kind == "step":
             raise Unsupported("sed addr1,~N")
         if match["name"] in "q=" and second is not None:
@@ -131,7 +143,14 @@ def parse_script(text: str) -> list[SedCommand]:
     return commands
 
 
-def _address(text: str) -> Address:
+def _address(text: str, extended: bool) -> Address:
+    if text.startswith("/"):
+        ignore_case = text.endswith("I")
+        body = text[1 : -2 if ignore_case else -1]
+        try:
+            return Address("regex", pattern=re.compile(regex.posix(body, extended), re.IGNORECASE * ignore_case))
+        except re.error as error:
+            raise Unsupported(f"a regex Python's re reads differently ({error})") from None
     if text == "$":
         return Address("last")
     if text.startswith("+"):
@@ -146,7 +165,7 @@ def sed(io: Io, args: list[str]) -> Chunks:
     found, operands = options(
         "sed", args, "ne:sEru", ["quiet", "silent", "expression=", "separate", "regexp-extended", "unbuffered"]
     )
-    quiet = separate = unbuffered = False
+    quiet = separate = unbuffered = extended = False
     scripts = []
     for option, value in found:
         if option in ("-n", "--quiet", "--silent"):
@@ -157,11 +176,13 @@ def sed(io: Io, args: list[str]) -> Chunks:
             separate = True
         elif option in ("-u", "--unbuffered"):
             unbuffered = True
+        elif option in ("-E", "-r", "--regexp-extended"):
+            extended = True
     if not scripts:
         if not operands:
             raise Unsupported("sed without a script")
         scripts.append(operands.pop(0))
-    commands = parse_script("\n".join(scripts))
+    commands = parse_script("\n".join(scripts), extended)
     run = _Sed(io, commands, quiet)
     output = run.files(operands or ["-"], separate)
     return output if unbuffered else _stdio_blocks(output)
@@ -251,7 +272,7 @@ class _Sed:
     def _is_static(self, has_total: bool) -> bool:
         """Whether every address is a fixed line number (``$`` too when the line count is known)."""
         for command, address in self._addresses():
-            if address.kind == "step":
+            if address.kind in ("step", "regex"):
                 return False
             if address.kind == "last" and address is command.first and not has_total:
                 return False
@@ -278,7 +299,7 @@ class _Sed:
         """
         out: list[bytes] = []
         for command in self.commands:
-            if not (command in chosen if chosen is not None else command.selects(number, is_last)):
+            if not (command in chosen if chosen is not None else command.selects(number, is_last, line)):
                 continue
             if command.name == "p":
                 self._write(out, line)
