@@ -46,6 +46,8 @@ class Search:
     """``-C``: the default for whichever of ``-A`` and ``-B`` is not given (in any order)."""
     max_count: float = INFINITY
     text_mode: bool = False
+    null_output: bool = False
+    """grep's stdout is /dev/null: it reads each file only up to its first match."""
     no_messages: bool = False
 
 
@@ -158,6 +160,7 @@ def grep(io: Io, args: list[str]) -> Chunks:
     else:
         translated = [regex.posix(piece, extended=syntax == "E") for piece in pieces]
     search.pattern = _compile(translated, ignore_case, "grep" if word else "", line)
+    search.null_output = io.stdout_is_null
     return _run(io, _Flavor(), search, operands or ["-"])
 
 
@@ -334,7 +337,7 @@ def _run(io: Io, flavor: _Flavor, search: Search, operands: list[str]) -> Chunks
             yield _encoded(shown) + b"\n"
         elif search.count and (hit or flavor.prints_zero_counts()) and not (search.quiet or listing):
             yield state.prefix + (b":" if with_names else b"") + b"%d\n" % state.selected
-        if state.binary and not search.no_messages:
+        if state.binary:
             io.error(f"{shown}: binary file matches")
         found_any = found_any or (hit if not search.list_non_matching else not hit)
         if found_any and search.quiet:
@@ -366,7 +369,7 @@ def _batches(chunks: Chunks) -> Iterator[bytes]:
 
 def _search_file(source: Source, state: _FileState, flavor: _Flavor) -> Chunks:
     search = state.search
-    stops_at_first = search.quiet or search.list_matching or search.list_non_matching
+    stops_at_first = search.quiet or search.list_matching or search.list_non_matching or search.null_output
     prints_lines = not (search.count or stops_at_first)
     left = 1 if stops_at_first else search.max_count
     base = 0

@@ -157,8 +157,17 @@ def reading(io: Io, name: str) -> Iterator[Source]:
 class Io:
     """One program's side of a run: stdin, stderr lines prefixed with its name, exit status."""
 
-    def __init__(self, ctx: Context, program: str, stdin: Chunks | None, stderr: Callable[[bytes], None]) -> None:
+    def __init__(
+        self,
+        ctx: Context,
+        program: str,
+        stdin: Chunks | None,
+        stderr: Callable[[bytes], None],
+        stdout_is_null: bool = False,
+    ) -> None:
         self.ctx = ctx
+        self.stdout_is_null = stdout_is_null
+        """grep notices ``>/dev/null`` and stops reading each file at its first match."""
         self.program = program
         self._stdin = stdin
         self._stderr = stderr

@@ -104,7 +104,7 @@ def _start(command: Command, ctx: Context, stdin: Chunks | None, shell: str) -> 
             io = Io(ctx, base, None, sinks[command.stderr])
             io.status = 1
             return io, iter(pending)
-    io = Io(ctx, base, stdin, sinks[command.stderr])
+    io = Io(ctx, base, stdin, sinks[command.stderr], command.stdout == "null")
     return io, _routed(program(io, command.argv[1:]), command, ctx, pending)
 
 
