@@ -86,7 +86,7 @@ downstream = st.one_of(
     st.just("wc"),
     st.just("nl -ba"),
 )
-redirections = st.sampled_from(["", "", " 2>&1", " 2>/dev/null"])
+redirections = st.sampled_from(["", "", " 2>&1", " 2>/dev/null", " >/dev/null"])
 commands = st.one_of(
     st.builds(lambda a, r: a + r, simple, redirections),
     st.builds(lambda a, r, b: f"{a}{r} | {b}", simple, redirections, downstream),
