@@ -57,6 +57,8 @@ class SedCommand:
     exit_code: int = 0
     active: bool = False
     """Inside its range (sed keeps this state per command)."""
+    closed: bool = False
+    """A range from a line number that has started: it never starts again."""
     end: int = 0
 
     def selects(self, number: int, is_last: bool, line: bytes) -> bool:
@@ -72,7 +74,7 @@ class SedCommand:
             else:  # a range whose end was passed on a line sed did not test (after a d) is over
                 selected = number <= self.end
                 self.active = number < self.end
-        elif self.first.matches(number, is_last, line):
+        elif self._starts(number, is_last, line):
             selected = True
             if self.second.kind == "last":
                 self.active = not is_last
@@ -84,6 +86,16 @@ class SedCommand:
         else:
             selected = False
         return selected != self.negate
+
+    def _starts(self, number: int, is_last: bool, line: bytes) -> bool:
+        """Whether the range starts here. A line-number start that a ``d`` kept sed from testing
+        still starts it on a later line, unless its numeric end is already behind; it starts once."""
+        if self.first is None or self.second is None or self.first.kind != "line":
+            return self.first is not None and self.first.matches(number, is_last, line)
+        if self.closed or number < self.first.line:
+            return False
+        self.closed = True
+        return not (number > self.first.line and self.second.kind == "line" and self.second.line < number)
 
     def static_lines(self, total: float) -> list[tuple[float, float]]:
         """The line intervals ``[a, b)`` this command selects, when addresses are fixed numbers."""
@@ -219,7 +231,7 @@ class _Sed:
                 for name in names:
                     yield from self._each_file(name)
                     for command in self.commands:
-                        command.active = False
+                        command.active = command.closed = False
             else:
                 yield from self._by_line(self._concatenated(names))
         except _Quit:
@@ -271,9 +283,10 @@ class _Sed:
 
     def _is_static(self, has_total: bool) -> bool:
         """Whether every address is a fixed line number (``$`` too when the line count is known)."""
+        deletes = any(command.name == "d" for command in self.commands)
         for command, address in self._addresses():
-            if address.kind in ("step", "regex"):
-                return False
+            if address.kind in ("step", "regex") or (address.kind == "plus" and deletes):
+                return False  # a d can move where an A,+N range starts
             if address.kind == "last" and address is command.first and not has_total:
                 return False
         return True
