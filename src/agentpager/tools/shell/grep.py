@@ -268,6 +268,16 @@ def rg(io: Io, args: list[str]) -> Chunks:
         elif name == "color":
             if value not in ("never", "auto"):
                 raise Unsupported(f"rg --color={value}")
+        elif name in ("A", "after-context", "B", "before-context", "C", "context"):
+            # ripgrep 13: -C replaces -A and -B given before it, and -A or -B replaces an earlier -C
+            number = _number("rg", value)
+            if name in ("C", "context"):
+                search.context, search.after, search.before = number, -1, -1
+            else:
+                if search.context >= 0:
+                    search.after = search.before = 0
+                    search.context = -1
+                setattr(search, "after" if name[0] == "A" else "before", number)
         elif name in ("j", "threads"):
             threads = _number("rg", value)
         elif name in ("no-heading", "hidden", "no-ignore", "u"):
