@@ -14,7 +14,8 @@ API::
 (``["bash", "-lc", "..."]``, or a program's own argv such as ``["rg", "-n", "x", "f"]``).
 ``workdir`` is the directory it runs in, relative to the root or absolute inside it (default: the
 root). ``ShellRun(stdout, stderr, exit_code)`` holds the output decoded as the agent decodes it
-(UTF-8, U+FFFD for each invalid sequence). ``stdout`` is a ``str`` when it comes from at most a
+(UTF-8, U+FFFD for each invalid sequence); ``stderr`` is every program's messages in the order they
+were written, ``exit_code`` the script's status as bash returns it. ``stdout`` is a ``str`` when it comes from at most a
 MiB, else an engine ``LazyText``: its length and its text are produced from the files again when
 asked, a chunk at a time, so a wrapper can measure and cut a gigabyte of output without holding it
 (``agentpager.engine.lazytext.head``, ``len``, iteration). ``NotReplayable(reason)`` says why a
@@ -25,8 +26,8 @@ is not a pipe from another emulated command. Nothing here raises for what an age
 Supported: ``;``, ``&&``, ``||``, ``|``; ``2>/dev/null``, ``>/dev/null``, ``&>/dev/null``, ``2>&1``,
 ``< file``; ``cd DIR``; ``true``, ``false``, ``echo``; ``cat [-n]``; ``head``/``tail`` with ``-n N``,
 ``-N``, ``-c N``, ``head -n -N``, ``tail -n +N``, ``-q``/``-v``; ``sed`` with ``-n``, ``-e``, ``-s``
-and scripts of ``p``, ``d``, ``q``, ``=`` under line-number and ``$`` addresses (``A,B``, ``A,+N``,
-``A~S``, ``!``); ``nl`` with ``-b a|t|n``, ``-w``, ``-s``, ``-v``, ``-i``, ``-n``; ``wc`` with
+``-E`` and scripts of ``p``, ``d``, ``q``, ``=`` under line-number, ``$`` and ``/regex/`` addresses
+(``A,B``, ``A,+N``, ``A~S``, ``!``); ``nl`` with ``-b a|t|n``, ``-w``, ``-s``, ``-v``, ``-i``, ``-n``; ``wc`` with
 ``-l``, ``-w``, ``-c``, ``-m``; ``grep`` (``-n -i -y -F -E -G -w -x -v -c -l -L -H -h -q -s -a
 -A -B -C -NUM -m -e``) and ``rg`` (``-n -N -i -S -s -F -w -x -v -c -l -H -I -A -B -C -m -e -j``) on
 named files and pipes; ``ls`` with ``-1``, ``-a``, ``-A``. Long options are accepted spelled out.
