@@ -259,10 +259,8 @@ def rg(io: Io, args: list[str]) -> Chunks:
             case = "smart"
         elif name in ("s", "case-sensitive"):
             case = "sensitive"
-        elif name in ("w", "word-regexp"):
-            word = True
-        elif name in ("x", "line-regexp"):
-            line = True
+        elif name in ("w", "word-regexp", "x", "line-regexp"):
+            word, line = name[0] == "w", name[0] == "x"  # ripgrep keeps the last of the two
         elif name in ("N", "no-line-number"):
             search.line_numbers = False
         elif name == "color":
