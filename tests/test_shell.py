@@ -83,6 +83,9 @@ EXPECTED = {
     "sed -n = nonl.txt": ("1\n2\n3\n", "", 0),
     "sed -n '1p' nope.txt nonl.txt": ("first\n", f"sed: can't read nope.txt: {MISSING}\n", 2),
     "sed -n '1p' sub": ("", "sed: read error on sub: Is a directory\n", 4),
+    "sed -n '/class/,/^$/p' code.py": ("class Thing:\n    def __init__(self):\n        self.x = 1\n\n", "", 0),
+    "sed -n '/SECOND/Ip' nonl.txt": ("second\n", "", 0),
+    "sed '1d;1,2p' nonl.txt": ("second\nsecond\nlast", "", 0),
     # nl
     "nl -ba nonl.txt": ("     1\tfirst\n     2\tsecond\n     3\tlast\n", "", 0),
     "nl newline.txt code.py": (
@@ -113,6 +116,8 @@ EXPECTED = {
     "grep -n abc invalid.txt": ("1:ok abc\n3:abc ok\n5:last abc\n", "grep: invalid.txt: binary file matches\n", 0),
     "grep x nope.txt": ("", f"grep: nope.txt: {MISSING}\n", 2),
     "grep -l o nonl.txt crlf.txt empty.txt": ("nonl.txt\ncrlf.txt\n", "", 0),
+    "grep -v -A1 -n a invalid.txt": ("1-ok abc\n", "grep: invalid.txt: binary file matches\n", 0),
+    "grep abc invalid.txt nope.txt >/dev/null": ("", f"grep: nope.txt: {MISSING}\n", 2),
     # ripgrep: no line numbers unless -n (stdout is not a terminal); names for several files
     "rg t nonl.txt": ("first\nlast\n", "", 0),
     "rg -n o nonl.txt crlf.txt": ("nonl.txt:2:second\ncrlf.txt:1:one\r\ncrlf.txt:2:two\r\n", "", 0),
