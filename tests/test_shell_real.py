@@ -152,6 +152,8 @@ COMMANDS = [
     "grep -2 'line 20' plain.txt",
     "grep -m 2 gamma plain.txt",
     "grep -m 1 -A 3 'line 1 ' plain.txt",
+    "grep -n -m 2 -A 2 'line 1[0-9]' plain.txt",
+    "grep -n -m 1 -A 1 -v gamma plain.txt",
     "grep -c -v gamma plain.txt",
     "grep nothing plain.txt",
     "grep abc invalid.txt",

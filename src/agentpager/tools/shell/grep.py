@@ -396,9 +396,9 @@ def _search_file(source: Source, state: _FileState, flavor: _Flavor) -> Chunks:
             if left <= 0:  # -m reached: only trailing context is still owed
                 if prints_lines:
                     _flush_after(state, lines, base, number - 1, out)
-                if flavor.program == "rg" and state.pending_after > 0 and state.next_unprinted == number:
-                    # ripgrep's trailing context shows the matches it meets; grep's stops at them.
-                    _emit(state, lines[index], number, b":", out)
+                if state.pending_after > 0 and state.next_unprinted == number:
+                    # the trailing context goes on over selected lines: grep shows them as context
+                    _emit(state, lines[index], number, b":" if flavor.program == "rg" else b"-", out)
                     state.pending_after -= 1
                     position += 1
                     continue
