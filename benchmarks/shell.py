@@ -38,7 +38,8 @@ def emulated(root: Path, cache: Path, command: str, fresh: bool) -> Callable[[],
 
 
 def real(root: Path, command: str) -> Callable[[], object]:
-    return lambda: subprocess.run(["bash", "-c", command], cwd=root, check=False, stdout=subprocess.DEVNULL)
+    # Into a pipe: grep notices a stdout on /dev/null and stops at the first match.
+    return lambda: subprocess.run(["bash", "-c", command], cwd=root, check=False, stdout=subprocess.PIPE)
 
 
 def main() -> int:

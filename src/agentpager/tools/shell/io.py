@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from agentpager.engine.content import ContentStore
-from agentpager.engine.lineindex import BLOCK_SIZE, FileChanged, iter_bytes
+from agentpager.engine.lineindex import BLOCK_SIZE, SCAN_THREADS, FileChanged, iter_bytes
 from agentpager.engine.textfile import TextReader
 from agentpager.tools.paths import Root, is_within
 from agentpager.tools.shell.errors import Unsupported
@@ -83,7 +83,11 @@ class FileBytes:
         index = self.reader.index
         if line <= 1:
             return 0
-        index.scan_to_line(self.fd, line - 1, self.reader.generation)
+        while index.newline_count < line - 1 and not index.complete:
+            # A block first (head -n 50 reads no further), then as many as the scan threads count at once
+            # (scan_to_line goes a block at a time, on one thread).
+            step = min(2 * SCAN_THREADS * BLOCK_SIZE, max(BLOCK_SIZE, index.scanned))
+            index.scan(self.fd, until=index.scanned + step, generation=self.reader.generation)
         if index.newline_count < line - 1:
             return self.size
         return index.line_start(self.fd, line)
