@@ -313,13 +313,13 @@ def _parser() -> argparse.ArgumentParser:
 
     replay = commands.add_parser("replay", help="replay a transcript's file reads against the files now")
     replay.add_argument("file", metavar="FILE", help="a Claude Code, Codex, OpenAI or Anthropic transcript")
-    replay.add_argument("--root", help="workspace root (default: the transcript's cwd if it exists, else .)")
+    replay.add_argument("--root", help="workspace root (default: the current directory)")
     replay.add_argument("--json", action="store_true", help="one JSON object per call")
     replay.set_defaults(run=_replay)
 
     transcript = commands.add_parser("transcript", help="open a transcript in the TUI")
     transcript.add_argument("file", metavar="FILE", help="a Claude Code, Codex, OpenAI or Anthropic transcript")
-    transcript.add_argument("--root", help="workspace root (default: the transcript's cwd if it exists, else .)")
+    transcript.add_argument("--root", help="workspace root (default: the current directory)")
     transcript.add_argument("--theme", help="a Textual theme")
     transcript.set_defaults(run=_transcript)
 

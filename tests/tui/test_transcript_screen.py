@@ -56,7 +56,7 @@ def session(root: Path, count: int = 3) -> Path:
 
 
 async def test_calls_replay_and_open_in_the_viewer(root: Path) -> None:
-    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))))
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -82,7 +82,7 @@ async def test_calls_replay_and_open_in_the_viewer(root: Path) -> None:
 
 
 async def test_shell_calls_have_no_window(root: Path) -> None:
-    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))))
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("down", "down", "o")
@@ -105,7 +105,7 @@ async def test_the_tree_offers_a_transcript(root: Path) -> None:
 
 
 async def test_ten_thousand_calls(root: Path) -> None:
-    app = AgentPagerApp.for_transcript(open_transcript(str(session(root, 10_000))))
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root, 10_000))), str(root))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         calls = app.screen.query_one(CallList)

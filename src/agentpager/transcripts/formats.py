@@ -255,14 +255,22 @@ COLLECTORS = {"claude-code": ClaudeCode, "codex": Codex, "openai": Messages, "an
 
 
 def parse(records: Iterable[Record | BadRecord], lookahead: int = 20) -> Parsed | None:
-    """The calls of a transcript; None when its format is not recognised."""
+    """The calls of a transcript; None when its format is not recognised.
+
+    The format is decided by the first record that shows it (at most ``lookahead`` records are
+    looked at); what was read until then is kept and fed first, so detection costs what it reads.
+    """
     iterator = iter(records)
     seen: list[Record | BadRecord] = []
+    collector_type = None
+    looked_at = 0
     for item in iterator:
         seen.append(item)
-        if len([r for r in seen if isinstance(r, Record)]) >= lookahead:
-            break
-    collector_type = detect(r.value for r in seen if isinstance(r, Record))
+        if isinstance(item, Record):
+            looked_at += 1
+            collector_type = detect((item.value,))
+            if collector_type is not None or looked_at >= lookahead:
+                break
     if collector_type is None:
         return None
     collector = collector_type()

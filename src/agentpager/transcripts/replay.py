@@ -9,7 +9,6 @@ replayable.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,12 +55,15 @@ class Replay:
 
 
 class Replayer:
-    """Replays calls against ``root`` (default: the transcript's cwd if it exists here, else ``.``)."""
+    """Replays calls against ``root`` (default: the current directory).
+
+    The root never comes from the transcript: a log that says ``"cwd": "/"`` must not turn a
+    replay into a read of the whole machine. A recorded cwd only maps absolute paths into the root.
+    """
 
     def __init__(self, transcript: Transcript, root: str | None = None) -> None:
         self.transcript = transcript
-        cwd = transcript.cwd
-        self.root = root or (cwd if cwd and os.path.isdir(cwd) else ".")
+        self.root = root or "."
         self.workspace = Workspace(self.root)
 
     def plan(self, call: ToolCall, recorded: str | None) -> Plan | None:
