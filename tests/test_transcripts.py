@@ -250,7 +250,10 @@ def test_anthropic_messages(tmp_path: Path, files: Path) -> None:
 
 def test_not_a_transcript(tmp_path: Path) -> None:
     (tmp_path / "data.json").write_text('{"hello": "world"}\n')
-    with pytest.raises(TranscriptError, match="not a Claude Code, Codex, OpenAI or Anthropic transcript"):
+    with pytest.raises(
+        TranscriptError,
+        match="not a Claude Code, Codex, Gemini CLI, SWE-agent, OpenHands, OpenAI or Anthropic transcript",
+    ):
         open_transcript(str(tmp_path / "data.json"))
 
 
