@@ -152,7 +152,8 @@ class Workspace:
             return call.text_of(resolve(self.root, path, "file"))
 
         try:
-            coverage = self.profile.coverage(tool, found.spec.bind(arguments), open_text)
+            state = self.states.get(self.profile.name, {})
+            coverage = self.profile.coverage(tool, found.spec.bind(arguments), open_text, state)
         except (ToolError, OSError, ValueError, LookupError):
             return None
         return None if coverage is None else replace(coverage, path=self.root.display(coverage.path))

@@ -153,8 +153,11 @@ class Profile:
         """The call that reads ``path``: the lines ``shown`` on screen when given, else the default read."""
         return self.read_tool.spec.name, {self.file_argument: path}
 
-    def coverage(self, tool: str, arguments: dict[str, Any], open_text: Opener) -> Coverage | None:
-        """What a read call (its arguments with defaults filled in) covers; None for other calls."""
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
+        """What a read call (its arguments with defaults filled in) covers, made now in a workspace
+        whose profile keeps ``state`` between calls; None for other calls."""
         return None
 
     def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:

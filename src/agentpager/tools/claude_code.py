@@ -135,7 +135,9 @@ class ClaudeCode(Profile):
             arguments |= {"offset": shown.top, "limit": shown.bottom - shown.top + 1}
         return "Read", arguments
 
-    def coverage(self, tool: str, arguments: dict[str, Any], open_text: Opener) -> Coverage | None:
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
         first = max(arguments["offset"] or 1, 1)
         limit = arguments["limit"]
         return lines_covered(arguments["file_path"], first, None if limit is None else first + limit - 1, open_text)

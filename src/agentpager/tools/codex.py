@@ -54,7 +54,9 @@ class Codex(Profile):
             arguments |= {"offset": shown.top, "limit": shown.bottom - shown.top + 1}
         return "read_file", arguments
 
-    def coverage(self, tool: str, arguments: dict[str, Any], open_text: Opener) -> Coverage | None:
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
         first = arguments["offset"]
         return lines_covered(arguments["file_path"], first, first + arguments["limit"] - 1, open_text)
 
