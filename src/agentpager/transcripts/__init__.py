@@ -3,10 +3,8 @@ usage of each model turn; read a window at a time, followed while they grow."""
 
 from __future__ import annotations
 
-import glob
 import itertools
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -116,8 +114,8 @@ def open_transcript(path: str, subagents: bool = True) -> Transcript:
         collector if kind == "jsonl" else None,
         lines.lines_read,
     )
-    if subagents and parsed.format == "claude-code":
-        _add_subagents(transcript)
+    if subagents:
+        _add_subagents(transcript, type(collector).subagent_files(path, parsed.subagent_ids))
     return transcript
 
 
@@ -138,30 +136,15 @@ def _whole_lines(records: RecordFile, first: int, state: _LinesRead | Transcript
         yield item
 
 
-def subagent_files(path: str, agent_ids: dict[str, int]) -> list[tuple[str, str]]:
-    """(agent id, path) of a Claude Code session's subagent transcripts.
-
-    ``<session>/subagents/agent-<id>.jsonl`` (2.x), else ``agent-<id>.jsonl`` beside the session for
-    the ids its Task results name (1.x). Compaction agents (``agent-acompact-*``) are left out.
-    """
-    stem = os.path.splitext(path)[0]
-    found = {
-        os.path.basename(name)[len("agent-") : -len(".jsonl")]: name
-        for name in sorted(glob.glob(os.path.join(glob.escape(stem), "subagents", "agent-*.jsonl")))
-    }
-    for agent_id in agent_ids:
-        beside = os.path.join(os.path.dirname(path), f"agent-{agent_id}.jsonl")
-        if agent_id not in found and os.path.isfile(beside):
-            found[agent_id] = beside
-    return [(agent_id, name) for agent_id, name in found.items() if not agent_id.startswith("acompact")]
-
-
-def _add_subagents(transcript: Transcript) -> None:
-    """Place each subagent's calls right under the Task call that started it."""
+def _add_subagents(transcript: Transcript, files: list[tuple[str, str]]) -> None:
+    """Place each subagent's calls right under the call that started it (named by its id, else the
+    call whose ``prompt`` argument the subagent was given)."""
     parsed = transcript.parsed
-    tasks = {call.index: call for call in parsed.calls if call.tool in ("Task", "Agent")}
+    tasks = {
+        call.index: call for call in parsed.calls if isinstance(call.arguments, dict) and "prompt" in call.arguments
+    }
     children: dict[int, list[ToolCall]] = {}
-    for agent_id, name in subagent_files(transcript.path, parsed.subagent_ids):
+    for agent_id, name in files:
         try:
             sub = open_transcript(name, subagents=False)
         except TranscriptError as error:

@@ -264,3 +264,8 @@ class Collector:
     def recognises(cls, record: Record) -> bool:
         """Whether a record shows that the transcript is in this format."""
         raise NotImplementedError
+
+    @classmethod
+    def subagent_files(cls, path: str, agent_ids: dict[str, int]) -> list[tuple[str, str]]:
+        """(agent id, path) of the subagents' own transcripts of the transcript at ``path``."""
+        return []

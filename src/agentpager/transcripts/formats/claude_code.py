@@ -15,6 +15,8 @@ layout as documented in sonnes/chitragupt ``docs/specs/004-subagents.md``.
 
 from __future__ import annotations
 
+import glob
+import os
 import re
 from typing import Any
 
@@ -91,6 +93,21 @@ class ClaudeCode(Collector):
             agent_id = found.group(1) if found else None
         if agent_id:
             self.parsed.subagent_ids[str(agent_id)] = tasks[-1].index
+
+    @classmethod
+    def subagent_files(cls, path: str, agent_ids: dict[str, int]) -> list[tuple[str, str]]:
+        """``<session>/subagents/agent-<id>.jsonl`` (2.x), else ``agent-<id>.jsonl`` beside the session
+        for the ids its Task results name (1.x); compaction agents (``agent-acompact-*``) left out."""
+        stem = os.path.splitext(path)[0]
+        found = {
+            os.path.basename(name)[len("agent-") : -len(".jsonl")]: name
+            for name in sorted(glob.glob(os.path.join(glob.escape(stem), "subagents", "agent-*.jsonl")))
+        }
+        for agent_id in agent_ids:
+            beside = os.path.join(os.path.dirname(path), f"agent-{agent_id}.jsonl")
+            if agent_id not in found and os.path.isfile(beside):
+                found[agent_id] = beside
+        return [(agent_id, name) for agent_id, name in found.items() if not agent_id.startswith("acompact")]
 
     @staticmethod
     def result_text(value: Any, block: int) -> tuple[str, bool | None]:

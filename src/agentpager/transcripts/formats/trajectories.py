@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef
-from agentpager.transcripts.records import Record
+from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number
+from agentpager.transcripts.records import Location, Record
 
 _CONVERSATION_ACTIONS = ("message", "think", "system", "recall", "finish", "change_agent_state")
 
@@ -45,10 +45,13 @@ class SweAgent(Collector):
             return
         if self.turn == 0:
             self.turn = 1
+        state = value.get("state")
+        if isinstance(state, dict):
+            self.saw(cwd=state.get("working_dir"))
         self.model_turn(ModelTurn(record.where))
         self.say("thinking", str(value.get("thought") or ""), record.where)
-        action = str(value.get("action") or "")
-        call = self.call("", action.split(maxsplit=1)[0] if action.strip() else "?", {"command": action}, record.where)
+        # The action is a command line in the agent's shell, as the swe-agent profile claims it.
+        call = self.call("", "bash", {"command": str(value.get("action") or "")}, record.where)
         observation = str(value.get("observation") or "")
         self.result(call.call_id, ResultRef(record.where, -1, len(observation), None))
 
@@ -85,14 +88,53 @@ class OpenHands(Collector):
                 self.say("thinking", str(args.get("thought") or ""), where)
             elif action not in _CONVERSATION_ACTIONS:
                 if value.get("source") != "user":
-                    self.model_turn(ModelTurn(where))
-                self.call(value.get("id"), action, args, where)
+                    self.model_turn(_usage(value, where))
+                call_id, tool, arguments = _function_call(value, action, args)
+                self.call(call_id, tool, arguments, where)
         elif "observation" in value and value.get("observation") not in ("null", "agent_state_changed"):
             if value.get("cause") is None and not self.waiting():
                 return  # an observation of nothing the agent did (the start of the environment)
             text, is_error = self.result_text(value, -1)
-            self.result(value.get("cause"), ResultRef(where, -1, len(text), is_error, timestamp=self.timestamp))
+            metadata = value.get("tool_call_metadata")
+            call_id = metadata.get("tool_call_id") if isinstance(metadata, dict) else None
+            reference = ResultRef(where, -1, len(text), is_error, timestamp=self.timestamp)
+            self.result(call_id or value.get("cause"), reference)
 
     @staticmethod
     def result_text(value: Any, block: int) -> tuple[str, bool | None]:
         return str(value.get("content") or ""), value.get("observation") == "error" or None
+
+
+def _function_call(event: dict[str, Any], action: str, args: dict[str, Any]) -> tuple[Any, str, Any]:
+    """The call as the model made it (``tool_call_metadata``: its function and arguments), else the
+    action with its arguments."""
+    metadata = event.get("tool_call_metadata")
+    if not isinstance(metadata, dict) or not metadata.get("function_name"):
+        return event.get("id"), action, args
+    call_id = metadata.get("tool_call_id")
+    arguments: Any = args
+    choices = (metadata.get("model_response") or {}).get("choices") or ()
+    for choice in choices:
+        for tool_call in ((choice or {}).get("message") or {}).get("tool_calls") or ():
+            if isinstance(tool_call, dict) and tool_call.get("id") == call_id:
+                arguments = (tool_call.get("function") or {}).get("arguments", args)
+    return call_id or event.get("id"), str(metadata["function_name"]), arguments
+
+
+def _usage(event: dict[str, Any], where: Location) -> ModelTurn:
+    """The model request behind an action: its last ``llm_metrics.token_usages`` entry, when logged."""
+    metrics = event.get("llm_metrics")
+    usages = metrics.get("token_usages") if isinstance(metrics, dict) else None
+    if not usages or not isinstance(usages[-1], dict):
+        return ModelTurn(where)
+    usage = usages[-1]
+    cached = number(usage.get("cache_read_tokens"))
+    return ModelTurn(
+        where,
+        model=str(usage.get("model") or ""),
+        input=max(number(usage.get("prompt_tokens")) - cached, 0),
+        cache_read=cached,
+        cache_creation=number(usage.get("cache_write_tokens")),
+        output=number(usage.get("completion_tokens")),
+        window=number(usage.get("context_window")) or None,
+    )
