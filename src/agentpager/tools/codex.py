@@ -80,7 +80,8 @@ class Codex(Profile):
 
     def same_output(self, recorded: str, replayed: str) -> bool:
         """Shell outputs compare on what the command printed and its exit code, not its wall time."""
-        return recorded == replayed or shell_body(recorded) == shell_body(replayed)
+        body = shell_body(recorded)
+        return recorded == replayed or (body is not None and body == shell_body(replayed))
 
     def coverage(
         self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
