@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentpager import Workspace
-from agentpager.tools.codex import PROFILE as CODEX, shell_body
+from agentpager.tools.codex import PROFILE as CODEX
+from agentpager.tools.codex import shell_body
 from agentpager.transcripts import open_transcript
 from agentpager.transcripts.replay import SHELL_NOT_EMULATED, Replayer
 
