@@ -23,5 +23,9 @@ def test_a_text_without_a_final_newline_is_not_joined_to_the_next_line() -> None
 def test_side_by_side_where_there_is_room() -> None:
     shown = plain(difference("one\ntwo\n", "one\n2\n", 160), 160)
     assert "recorded ← → replayed now" in shown
-    assert [line.split() for line in shown.splitlines()[1:]] == [["#", "recorded", "#", "replayed", "now"], ["1", "one", "1", "one"], ["2", "two", "2", "2"]]
+    assert [line.split() for line in shown.splitlines()[1:]] == [
+        ["#", "recorded", "#", "replayed", "now"],
+        ["1", "one", "1", "one"],
+        ["2", "two", "2", "2"],
+    ]
     assert plain(difference("x\n", "x\n", 160)).strip() == "(the same, byte for byte)"

@@ -339,7 +339,9 @@ def _tui(options: argparse.Namespace) -> int:
     _check_theme(options.theme, config)
     from agentpager.tui import run
 
-    run(workspace, open_path, options.theme, config)
+    # Started in the home directory with nothing to open: the sessions are what there is to see.
+    nothing_to_open = options.path is None and os.path.abspath(root or ".") == os.path.expanduser("~")
+    run(workspace, open_path, options.theme, config, start_with_sessions=nothing_to_open)
     return 0
 
 
