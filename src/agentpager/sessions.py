@@ -157,7 +157,7 @@ def list_sessions(home: str | None = None, cache: SessionCache | None = None) ->
         cache.changed = True
     cache.entries = seen
     cache.save()
-    sessions.sort(key=lambda s: s.ended or s.started, reverse=True)
+    sessions.sort(key=lambda s: (s.ended or s.started, s.started), reverse=True)
     return sessions
 
 

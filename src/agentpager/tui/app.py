@@ -240,7 +240,6 @@ class AgentPagerApp(ReportsFailures, App[None]):
 
     @on(SessionsScreen.OpenSession)
     def _open_session(self, event: SessionsScreen.OpenSession) -> None:
-        self.notify(f"Reading {event.info.path}…")
         self._read_session(event.info.path)
 
     @work(thread=True, group="transcript", exclusive=True, exit_on_error=False)
