@@ -280,7 +280,17 @@ def test_replay_command(claude_session: Path, files: Path) -> None:
     )
     assert done.returncode == 0
     records = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [sorted(r) for r in records][0] == ["arguments", "index", "matches", "recorded", "replayed", "tool"]
+    assert [sorted(r) for r in records][0] == [
+        "agent",
+        "arguments",
+        "index",
+        "matches",
+        "parent",
+        "recorded",
+        "replayed",
+        "status",
+        "tool",
+    ]
     assert [(r["index"], r["tool"], r["matches"]) for r in records] == [
         (0, "Read", True),
         (1, "Read", True),
