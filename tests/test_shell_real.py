@@ -80,6 +80,8 @@ COMMANDS = [
     "sed -n '2p;2p' crlf.txt",
     "sed -n '1,2p;2,3p' plain.txt",
     "sed -n '=' nonl.txt",
+    "sed -n '2,3=' nonl.txt",
+    "sed -n '/line 1/=' plain.txt",
     "sed '3q' plain.txt",
     "sed -n '3p;3q' plain.txt",
     "sed '2d' nonl.txt",

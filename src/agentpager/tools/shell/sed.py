@@ -145,8 +145,8 @@ def parse_script(text: str, extended: bool = False) -> list[SedCommand]:
         second = _address(match["second"], extended) if match["second"] else None
         if second is not None and second.kind == "step":
             raise Unsupported("sed addr1,~N")
-        if match["name"] in "q=" and second is not None:
-            raise Unsupported(f"sed {match['name']} with two addresses")
+        if match["name"] == "q" and second is not None:
+            raise Unsupported("sed q with two addresses (sed refuses it)")
         if len(match["bang"]) > 1 or (first is not None and first.kind == "line" and first.line == 0):
             raise Unsupported(f"the sed script {text!r}")
         code = int(match["code"] or 0)
