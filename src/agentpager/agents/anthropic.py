@@ -1,0 +1,124 @@
+"""The Anthropic Messages API, streamed, as Claude Code speaks it (``POST /v1/messages?beta=true``).
+
+The event sequence follows the API's streaming reference: ``message_start``, one content block
+(``content_block_start``, ``content_block_delta``, ``content_block_stop``), ``message_delta`` with
+the stop reason, ``message_stop``. A tool call's input arrives as ``input_json_delta`` text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from agentpager.agents.mock import CALL_ID, Request, Response, ToolResult, sse
+
+_USAGE = {"input_tokens": 10, "output_tokens": 1}
+
+
+def _message_start(model: str) -> dict[str, Any]:
+    return {
+        "type": "message_start",
+        "message": {
+            "id": "msg_agentpager_probe",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": _USAGE,
+        },
+    }
+
+
+def _stream(model: str, block: dict[str, Any], delta: dict[str, Any], stop_reason: str) -> Response:
+    return sse(
+        [
+            ("message_start", _message_start(model)),
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                    "usage": {"output_tokens": 1},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+    )
+
+
+def _message(model: str, content: list[dict[str, Any]], stop_reason: str) -> dict[str, Any]:
+    return {
+        "id": "msg_agentpager_probe",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": _USAGE,
+    }
+
+
+def tool_result_text(content: Any) -> str:
+    """A ``tool_result``'s content as one text: a string as it is; blocks as their JSON.
+
+    Text-only block lists (one text block) are unwrapped: the model reads the same text.
+    """
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and len(content) == 1 and content[0].get("type") == "text":
+        return str(content[0].get("text", ""))
+    return json.dumps(content, ensure_ascii=False)
+
+
+class AnthropicMessages:
+    """The ``Dialect`` of the Anthropic Messages API."""
+
+    def is_model_turn(self, request: Request) -> bool:
+        return request.method == "POST" and request.path.split("?")[0].endswith("/v1/messages")
+
+    def offers_tools(self, body: Any) -> bool:
+        return isinstance(body, dict) and bool(body.get("tools"))
+
+    def offered_tools(self, body: Any) -> list[Any]:
+        return list(body.get("tools") or [])
+
+    def tool_result(self, body: Any) -> ToolResult | None:
+        messages = body.get("messages") if isinstance(body, dict) else None
+        for message in reversed(messages or []):
+            content = message.get("content")
+            if message.get("role") != "user" or not isinstance(content, list):
+                continue
+            for block in content:
+                if block.get("type") == "tool_result" and block.get("tool_use_id") == CALL_ID:
+                    return ToolResult(tool_result_text(block.get("content", "")), bool(block.get("is_error")))
+        return None
+
+    def tool_call(self, request: Request, tool: str, arguments: Mapping[str, Any], model: str) -> Response:
+        body = request.json()
+        if isinstance(body, dict) and not body.get("stream"):
+            use = {"type": "tool_use", "id": CALL_ID, "name": tool, "input": dict(arguments)}
+            return Response.of_json(_message(model, [use], "tool_use"))
+        block = {"type": "tool_use", "id": CALL_ID, "name": tool, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
+        return _stream(model, block, delta, "tool_use")
+
+    def final_text(self, request: Request, text: str, model: str) -> Response:
+        body = request.json()
+        if isinstance(body, dict) and not body.get("stream"):
+            return Response.of_json(_message(model, [{"type": "text", "text": text}], "end_turn"))
+        return _stream(model, {"type": "text", "text": ""}, {"type": "text_delta", "text": text}, "end_turn")
+
+    def other(self, request: Request) -> Response:
+        path = request.path.split("?")[0]
+        if path.endswith("/count_tokens"):
+            return Response.of_json({"input_tokens": 10})
+        if path.endswith("/v1/models"):
+            return Response.of_json({"data": [], "has_more": False, "first_id": None, "last_id": None})
+        return Response.of_json({})
