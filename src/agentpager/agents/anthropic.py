@@ -77,6 +77,29 @@ def tool_result_text(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False)
 
 
+CHARS_PER_TOKEN = 4
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() if key in ("text", "content") for text in _texts(item)]
+    return []
+
+
+def estimated_tokens(body: Any) -> int:
+    """A stand-in for the API's token count: the messages' characters over four.
+
+    Only Anthropic's servers count with Claude's tokenizer. Claude Code asks them before it returns a
+    large Read, so a count that grows with the content keeps its limit working against the mock.
+    """
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return max(1, -(-sum(len(text) for text in _texts(messages)) // CHARS_PER_TOKEN))
+
+
 class AnthropicMessages:
     """The ``Dialect`` of the Anthropic Messages API."""
 
@@ -118,7 +141,7 @@ class AnthropicMessages:
     def other(self, request: Request) -> Response:
         path = request.path.split("?")[0]
         if path.endswith("/count_tokens"):
-            return Response.of_json({"input_tokens": 10})
+            return Response.of_json({"input_tokens": estimated_tokens(request.json())})
         if path.endswith("/v1/models"):
             return Response.of_json({"data": [], "has_more": False, "first_id": None, "last_id": None})
         return Response.of_json({})
