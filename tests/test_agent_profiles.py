@@ -66,6 +66,15 @@ def test_claude_read_token_limit(root: Path) -> None:
     result = read(root, file_path="words.txt", offset=1)
     assert result.is_error
     assert result.text.startswith("File content (") and "tokens) exceeds maximum allowed tokens (25000)." in result.text
+    assert result.uncertain == ""  # far over the limit: any tokenizer says so
+
+
+def test_claude_read_near_the_token_limit_is_uncertain(root: Path) -> None:
+    (root / "words.txt").write_text(" ".join(f"w{n}" for n in range(8500)))  # one line, about 25,000 tokens
+    result = read(root, file_path="words.txt", offset=1)
+    assert "tokens (cl100k) against Claude Code's 25,000-token limit" in result.uncertain
+    (root / "few.txt").write_text("a few words\n")
+    assert read(root, file_path="few.txt").uncertain == ""
 
 
 def test_claude_read_errors(root: Path) -> None:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from agentpager import Workspace
 from agentpager.engine import lineindex, utf8
-from agentpager.tools import PROFILE_NAMES, get_profile
+from agentpager.tools import all_profiles
 from agentpager.workspace import INTERNAL_ERROR
 
 FRAGMENTS = [
@@ -189,7 +189,7 @@ def tool_arguments():
         values = st.sampled_from(PATHS) | json_values | st.integers(-3, 300).map(str)
         return st.tuples(st.just(profile), st.just(tool.spec.name), st.dictionaries(keys, values, max_size=4))
 
-    every_tool = [(name, tool) for name in PROFILE_NAMES for tool in get_profile(name).tools]
+    every_tool = [(profile.name, tool) for profile in all_profiles() for tool in profile.tools]
     return st.sampled_from(every_tool).flatmap(for_tool)
 
 

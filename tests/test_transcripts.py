@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from agentpager import Workspace
+from agentpager.tools.claude_code import settings_shown_by
 from agentpager.transcripts import TranscriptError, open_transcript
-from agentpager.transcripts.replay import Replayer, claude_code_settings
+from agentpager.transcripts.replay import Replayer
 
 CWD = "/home/dev/proj"
 MALWARE = (
@@ -262,9 +263,9 @@ def test_a_broken_array_keeps_what_was_read(tmp_path: Path) -> None:
 
 
 def test_claude_code_settings_from_the_recorded_text() -> None:
-    assert claude_code_settings("1\tx") == {}
-    assert claude_code_settings("     1→x") == {"line_format": "arrow"}
-    assert claude_code_settings(f"1\tx\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n") == {"reminder": MALWARE}
+    assert settings_shown_by("1\tx") == {}
+    assert settings_shown_by("     1→x") == {"line_format": "arrow"}
+    assert settings_shown_by(f"1\tx\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n") == {"reminder": MALWARE}
 
 
 def test_replay_command(claude_session: Path, files: Path) -> None:
@@ -328,3 +329,17 @@ def test_records_of_an_unexpected_shape_are_reported_and_skipped(tmp_path: Path)
     transcript = open_transcript(str(path))
     assert [call.tool for call in transcript.calls] == ["read_file"]
     assert transcript.problems[0].startswith("line 1: unexpected shape")
+
+
+def test_a_difference_only_the_model_server_can_decide_is_uncertain(tmp_path: Path) -> None:
+    from agentpager.transcripts.formats import ToolCall
+    from agentpager.transcripts.records import Location
+    from agentpager.transcripts.replay import Plan, Replay
+    from agentpager.workspace import ToolResult
+
+    call = ToolCall(0, 1, "t0", "Read", {"file_path": "a"}, Location(line=1))
+    plan = Plan("claude-code", "Read", {"file_path": "a"})
+    near = ToolResult("1\tmany words", False, uncertain="about 24,500 tokens (cl100k)")
+    assert Replay(call, "File content (25013 tokens) exceeds ...", plan, near).status == "uncertain"
+    assert Replay(call, "1\tmany words", plan, near).status == "same"
+    assert Replay(call, "other", plan, ToolResult("1\tmany words", False)).status == "differs"

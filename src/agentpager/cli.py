@@ -13,11 +13,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from agentpager.tools import PROFILE_NAMES
+from agentpager import __version__
 
-COMMANDS = ("call", "schema", "probe", "replay", "transcript", "mcp")
-PROFILES_HELP = f"tool profile: {', '.join(PROFILE_NAMES)} (default qq)"
+COMMANDS = ("call", "schema", "profiles", "probe", "replay", "transcript", "mcp", "demo", "config")
+PROFILES_HELP = "tool profile (default qq; agentpager profiles lists them)"
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
+VERSION = f"agentpager {__version__}"
 
 
 class CommandError(Exception):
@@ -26,7 +27,6 @@ class CommandError(Exception):
 
 def _call(options: argparse.Namespace) -> int:
     from agentpager.tools.guard import positive_number
-    from agentpager.workspace import UnknownToolError
 
     try:
         arguments = json.loads(options.arguments)
@@ -43,10 +43,10 @@ def _call(options: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     workspace = _workspace(options.root, options.profile, max_chars)
-    try:
-        result = workspace.call(options.tool, arguments)
-    except UnknownToolError as error:
-        raise CommandError(str(error)) from None
+    if workspace.profile.tool(options.tool) is None:
+        names = ", ".join(tool.spec.name for tool in workspace.profile.tools)
+        raise CommandError(f"Profile '{workspace.profile.name}' has no tool '{options.tool}'. Tools: {names}.")
+    result = workspace.call(options.tool, arguments)
     sys.stdout.buffer.write(result.text.encode("utf-8", "surrogatepass"))
     sys.stdout.buffer.flush()
     return 1 if result.is_error else 0
@@ -77,11 +77,11 @@ def _probe(options: argparse.Namespace) -> int:
     return 1 if result.is_error else 0
 
 
-def _workspace(root: str, profile: str, max_chars: float | None = None) -> Any:
+def _workspace(root: str, profile: str, max_chars: float | None = None, settings: dict[str, Any] | None = None) -> Any:
     from agentpager.workspace import Workspace
 
     try:
-        return Workspace(root, profile, int(max_chars) if max_chars else None)
+        return Workspace(root, profile, int(max_chars) if max_chars else None, settings=settings)
     except ValueError as error:
         raise CommandError(str(error)) from None
 
@@ -114,6 +114,17 @@ def _schema(options: argparse.Namespace) -> int:
     except ValueError as error:
         raise CommandError(str(error)) from None
     print(json.dumps(schema_in_format(schema_of(profile), options.format), indent=2, ensure_ascii=False))
+    return 0
+
+
+def _profiles(options: argparse.Namespace) -> int:
+    """Each profile's name and what its tools do."""
+    from agentpager.tools import all_profiles
+
+    profiles = all_profiles()
+    width = max(len(profile.name) for profile in profiles)
+    for profile in profiles:
+        print(f"{profile.name:<{width}}  {profile.description}")
     return 0
 
 
@@ -162,21 +173,88 @@ def _replay(options: argparse.Namespace) -> int:
     return 0
 
 
-def _check_theme(theme: str | None) -> None:
-    if theme is not None:
-        from textual.theme import BUILTIN_THEMES
+def _settings() -> Any:
+    """The user's config (``agentpager.config.Config``), for the commands that open the TUI."""
+    from agentpager.config import load_config
 
-        if theme not in BUILTIN_THEMES:
-            raise CommandError(f"Unknown theme '{theme}'. Themes: {', '.join(sorted(BUILTIN_THEMES))}.")
+    return load_config()
+
+
+def _themes(config: Any) -> Any:
+    from agentpager.tui.themes import load_themes
+
+    return load_themes(config.path.parent / "themes")
+
+
+def _check_theme(theme: str | None, config: Any) -> None:
+    if theme is not None:
+        themes = _themes(config)
+        if theme not in themes.names:
+            skipped = "".join(f"\n  skipped {problem}" for problem in themes.problems)
+            raise CommandError(f"Unknown theme '{theme}'. Themes: {', '.join(themes.names)}.{skipped}")
 
 
 def _transcript(options: argparse.Namespace) -> int:
     """The transcript in the TUI: its calls, recorded and replayed, each openable in the viewer."""
-    _check_theme(options.theme)
+    config = _settings()
+    _check_theme(options.theme, config)
     transcript = _open_transcript(options.file)
     from agentpager.tui import run_transcript
 
-    run_transcript(transcript, options.root, options.theme)
+    run_transcript(transcript, options.root, options.theme, config)
+    return 0
+
+
+def _config(options: argparse.Namespace) -> int:
+    """The config file's path, the effective settings with what is wrong, or a new commented file."""
+    from agentpager.config import ConfigError, config_path, describe, init_config
+
+    if options.path:
+        print(config_path())
+        return 0
+    if options.init:
+        try:
+            print(f"agentpager: wrote {init_config()}", file=sys.stderr)
+        except ConfigError as error:
+            raise CommandError(str(error)) from None
+        return 0
+    config = _settings()
+    themes = _themes(config)
+    problems = list(config.problems) + [f"skipped theme {problem}" for problem in themes.problems]
+    if config.theme is not None and config.theme not in themes.names:
+        problems.append(f"{config.path}: theme: '{config.theme}' is not a theme (themes: {', '.join(themes.names)}).")
+        config.theme = None
+    sys.stdout.write(describe(config))
+    for problem in problems:
+        print(f"agentpager: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _demo(options: argparse.Namespace) -> int:
+    """Build (or reuse) the demo workspace and open the TUI on it."""
+    from pathlib import Path
+
+    from agentpager.demo import DemoError, build_demo, parse_size
+
+    try:
+        size = parse_size(options.size)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    try:
+        demo = build_demo(Path(options.dir) if options.dir else None, size)
+    except DemoError as error:
+        raise CommandError(str(error)) from None
+    except OSError as error:
+        raise CommandError(f"could not build the demo: {error}") from None
+    done = "reused" if demo.reused else f"built in {demo.seconds:.1f} s"
+    print(f"agentpager: demo workspace {done}: {demo.root}", file=sys.stderr)
+    if options.no_open:
+        print(demo.root)
+        return 0
+    config = _settings()
+    from agentpager.tui import demo_app
+
+    demo_app(demo, config).run()
     return 0
 
 
@@ -207,11 +285,12 @@ def _tui(options: argparse.Namespace) -> int:
                 raise CommandError(f"{options.path} is not inside the root {root}.")
         else:
             raise CommandError(f"{options.path}: no such file or directory.")
-    workspace = _workspace(root or ".", options.profile)
-    _check_theme(options.theme)
+    config = _settings()
+    workspace = _workspace(root or ".", options.profile or config.profile, settings=config.profile_settings())
+    _check_theme(options.theme, config)
     from agentpager.tui import run
 
-    run(workspace, open_path, options.theme)
+    run(workspace, open_path, options.theme, config)
     return 0
 
 
@@ -224,8 +303,11 @@ def _tui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("path", metavar="PATH", nargs="?", help="a directory (the root) or a file to open")
     parser.add_argument("--root", help="workspace root when PATH is a file (default: its directory)")
-    parser.add_argument("--profile", default="qq", help=PROFILES_HELP)
-    parser.add_argument("--theme", help="a Textual theme, such as textual-dark or nord")
+    parser.add_argument(
+        "--profile", help="tool profile (default: the config's, else qq; agentpager profiles lists them)"
+    )
+    parser.add_argument("--theme", help="a theme, such as dusk, paper, nord or textual-dark (default: the config's)")
+    parser.add_argument("--version", action="version", version=VERSION)
     parser.set_defaults(run=_tui)
     return parser
 
@@ -235,6 +317,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="agentpager",
         description="See exactly what an LLM agent's file tools return.",
     )
+    parser.add_argument("--version", action="version", version=VERSION)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     call = commands.add_parser("call", help="run one tool call and print its exact output")
@@ -249,6 +332,9 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--profile", default="qq", help=PROFILES_HELP)
     schema.add_argument("--format", choices=SCHEMA_FORMATS, default="openai", help="API shape (default openai)")
     schema.set_defaults(run=_schema)
+
+    profiles = commands.add_parser("profiles", help="list the tool profiles")
+    profiles.set_defaults(run=_profiles)
 
     probe = commands.add_parser("probe", help="ask the real agent (installed) for one tool call's exact result")
     probe.add_argument("--root", default=".", help="the directory the agent runs in (default: the current one)")
@@ -276,6 +362,17 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument("--root", default=".", help="workspace root (default: the current directory)")
     mcp.add_argument("--profile", default="qq", help=PROFILES_HELP)
     mcp.set_defaults(run=_mcp)
+
+    demo = commands.add_parser("demo", help="build a demo workspace (a 200 MB log, a session, ...) and open it")
+    demo.add_argument("--dir", help="build it here, and keep it (default: a dir in the temp dir, reused)")
+    demo.add_argument("--size", default="200M", help="size of the demo's log, such as 200M, 50MB or 1G (default 200M)")
+    demo.add_argument("--no-open", action="store_true", help="only build it, and print its path")
+    demo.set_defaults(run=_demo)
+
+    config = commands.add_parser("config", help="show the settings (the config file's and the defaults)")
+    config.add_argument("--path", action="store_true", help="print the config file's path")
+    config.add_argument("--init", action="store_true", help="write a commented config file (an existing one is kept)")
+    config.set_defaults(run=_config)
     return parser
 
 

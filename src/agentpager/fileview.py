@@ -36,6 +36,8 @@ class FileView:
         self.kind = content.classification.kind
         """``text`` or ``document`` (shown as its converted Markdown)."""
         self.encoding = content.classification.encoding
+        self.content = content
+        """The text the tools read (for the profile's read calls)."""
         self._file = content.file
 
     @contextmanager

@@ -10,11 +10,10 @@ from typing import Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from mcp_types import Tool as MCPTool
 
-from agentpager.workspace import UnknownToolError, Workspace
+from agentpager.workspace import Workspace
 
 INSTRUCTIONS = (
     "File tools that read a workspace in windows; their outputs say how to read on "
@@ -41,10 +40,7 @@ class ToolServer(MCPServer):
         ]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
-        try:
-            result = await anyio.to_thread.run_sync(self.workspace.call, name, arguments)
-        except UnknownToolError as error:
-            raise ToolError(str(error)) from None
+        result = await anyio.to_thread.run_sync(self.workspace.call, name, arguments)
         return CallToolResult(content=[TextContent(type="text", text=result.text)], is_error=result.is_error)
 
 

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agentpager.engine.content import ContentStore
+from agentpager.engine.content import ContentStore, TextContent
 from agentpager.engine.lineindex import FileChanged
 from agentpager.engine.tokens import count_tokens
 from agentpager.fileview import FileView, ViewError
 from agentpager.tools import get_profile
-from agentpager.tools.base import Call, ToolError, schema_of
+from agentpager.tools.base import Call, Coverage, Shown, schema_of
+from agentpager.tools.errors import ToolError
 from agentpager.tools.guard import GuardSettings, guard
 from agentpager.tools.listing import ListingCache
 from agentpager.tools.paths import Root, resolve
@@ -31,10 +33,8 @@ class ToolResult:
     """Whether the output is one of the contract's error texts."""
     truncated: bool = False
     """Whether the output guard cut it."""
-
-
-class UnknownToolError(ValueError):
-    """The profile has no tool of that name."""
+    uncertain: str = ""
+    """Why the real agent may answer otherwise (what decides it is only known to the model's server)."""
 
 
 class Workspace:
@@ -59,6 +59,8 @@ class Workspace:
         self.guard_settings = GuardSettings.from_env(max_output_chars)
         self.store = ContentStore(Path(cache_dir) if cache_dir else None)
         self.listings = ListingCache()
+        self.states: dict[str, dict[str, Any]] = {}
+        """What each profile keeps between calls (shared by ``with_profile`` copies)."""
 
     def with_profile(self, profile: str, settings: Mapping[str, Any] | None = None) -> Workspace:
         """The same workspace (sharing its indexes and caches) with another profile and settings."""
@@ -73,20 +75,25 @@ class Workspace:
         """The profile's tools: name, description and JSON Schema of the arguments."""
         return schema_of(self.profile)
 
-    def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
-        """Run one tool call. Never raises for anything an agent can send."""
+    def call(self, tool: str, arguments: Any = None) -> ToolResult:
+        """Run one tool call. Never raises: whatever is sent is answered, bad calls with an error text."""
         found = self.profile.tool(tool)
         if found is None:
             names = ", ".join(t.spec.name for t in self.profile.tools)
-            raise UnknownToolError(f"Profile '{self.profile.name}' has no tool '{tool}'. Tools: {names}.")
+            return self._error(tool, f"Unknown tool '{tool}'. Tools: {names}.")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, Mapping):
+            return self._error(tool, f"Arguments must be a JSON object, got {json.dumps(arguments, default=repr)}.")
         guard_settings = self.guard_settings if self.profile.guarded else None
+        state = self.states.setdefault(self.profile.name, {})
         for _ in range(_ATTEMPTS):
-            call = Call(self.root, self.store, self.listings, tool, guard_settings, self.settings)
+            call = Call(self.root, self.store, self.listings, tool, guard_settings, self.settings, state)
             try:
-                bound = found.spec.bind(arguments or {})
-                return ToolResult(found.run(call, **bound), False, call.truncated)
+                bound = found.spec.bind(arguments)
+                return ToolResult(found.run(call, **bound), False, call.truncated, call.uncertain)
             except ToolError as error:
-                return self._error(tool, error.message, error.whole)
+                return self._error(tool, error.message, error.whole, call.uncertain)
             except FileChanged:
                 continue
             except OSError as error:
@@ -95,13 +102,13 @@ class Workspace:
                 return self._error(tool, f"{INTERNAL_ERROR}: {type(error).__name__}: {error}")
         return self._error(tool, "The file kept changing while it was being read; try again.")
 
-    def _error(self, tool: str, message: str, whole: bool = False) -> ToolResult:
+    def _error(self, tool: str, message: str, whole: bool = False, uncertain: str = "") -> ToolResult:
         """An error answer: the message in the profile's form (unless it is the whole output), guarded."""
         text = message if whole else self.profile.error_form(message)
         truncated = False
         if self.profile.guarded:
             text, truncated = guard([text], tool, self.guard_settings)
-        return ToolResult(text, True, truncated)
+        return ToolResult(text, True, truncated, uncertain)
 
     def open_view(self, path: str, cancel: threading.Event | None = None) -> FileView:
         """The file at ``path`` for a viewer, checked exactly as the tools check it.
@@ -120,6 +127,40 @@ class Workspace:
         except ToolError as error:  # binary, or a document that could not be converted
             found, stamp = self.store.inspect(resolved.real, resolved.display)
             raise ViewError(error.message, found.mime, stamp.size) from None
+
+    # -- what the profile says about what a viewer shows ----------------------------------------------
+
+    def read_call(
+        self, path: str, view: FileView | None = None, lines: tuple[int, int] = (1, 1)
+    ) -> tuple[str, dict[str, Any]]:
+        """The call an agent makes to read ``path``: the ``lines`` of ``view`` on screen, when given.
+
+        It may read the file (a character or byte offset), so keep it off a UI thread.
+        """
+        shown = None if view is None else Shown(view.name, view.content, *lines)
+        return self.profile.read_call(path, shown)
+
+    def coverage(self, tool: str, arguments: Mapping[str, Any]) -> Coverage | None:
+        """What a read call covers of its file (display path, lines, offsets); None for other calls,
+        bad arguments, or a file the tool refuses. It may read the file: keep it off a UI thread."""
+        found = self.profile.tool(tool)
+        if found is None:
+            return None
+        call = Call(self.root, self.store, self.listings, tool, None)
+
+        def open_text(path: str) -> TextContent:
+            return call.text_of(resolve(self.root, path, "file"))
+
+        try:
+            state = self.states.get(self.profile.name, {})
+            coverage = self.profile.coverage(tool, found.spec.bind(arguments), open_text, state)
+        except (ToolError, OSError, ValueError, LookupError):
+            return None
+        return None if coverage is None else replace(coverage, path=self.root.display(coverage.path))
+
+    def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
+        """The call that lists directory ``path`` from its ``offset``-th file; None without a listing tool."""
+        return self.profile.listing_call(path, offset)
 
     @staticmethod
     def count_tokens(text: str) -> int:

@@ -402,7 +402,7 @@ async def test_a_failing_background_job_is_reported_not_fatal(workspace_dir: Pat
     def broken(*args: object) -> None:
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr("agentpager.tui.tool_panel.follow_call", broken)
+    monkeypatch.setattr("agentpager.workspace.Workspace.read_call", broken)
     app = make_app(workspace_dir, "big.txt")
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(10):

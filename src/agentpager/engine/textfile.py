@@ -82,6 +82,11 @@ class TextReader:
         if self.index.generation != self.generation:
             raise FileChanged("the file was replaced or truncated during the read")
 
+    @property
+    def size(self) -> int:
+        """The file's size in bytes, as this reader sees it."""
+        return self.index.size
+
     def build_index(
         self,
         progress: Callable[[int, int], None] | None = None,
@@ -131,6 +136,7 @@ class TextReader:
 
     def line_span(self, first: int, last: int) -> tuple[int, int]:
         """Byte offsets of lines ``first..last`` in the file, the last line's break included."""
+        self.index.scan_to_line(self.fd, last + 1, self.generation)
         with self.index.lock:
             self._check()
             start = self.index.line_start(self.fd, first)

@@ -2,41 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
 from agentpager.engine.content import BinaryContent, ContentStore, TextContent, UnconvertibleContent
 from agentpager.engine.lazytext import Text
+from agentpager.tools.args import ToolSpec
+from agentpager.tools.errors import ToolError, binary_message
 from agentpager.tools.guard import GuardSettings, guard
-
-if TYPE_CHECKING:
-    from agentpager.tools.args import ToolSpec
-    from agentpager.tools.listing import ListingCache
-    from agentpager.tools.paths import Resolved, Root
-
-
-class ToolError(Exception):
-    """An answer that is one of the contract's error texts, before the profile gives it its form.
-
-    ``whole`` marks a message that already is the entire output (some agents' errors have no form).
-    ``reason`` names a path check that failed (``missing``, ``directory``), for the agent profiles
-    whose own tools word those failures differently.
-    """
-
-    def __init__(self, message: str, whole: bool = False, reason: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.whole = whole
-        self.reason = reason
-
-
-def binary_message(mime: str) -> str:
-    return (
-        f"Binary files are not supported. File detected as {mime}. "
-        "Please use another tool or method to process this file."
-    )
+from agentpager.tools.listing import ListingCache
+from agentpager.tools.paths import Resolved, Root, is_within
 
 
 @dataclass
@@ -50,7 +28,11 @@ class Call:
     guard: GuardSettings | None
     settings: Mapping[str, Any] = field(default_factory=dict)
     """Profile settings, for agents whose texts differ between versions."""
+    state: dict[str, Any] = field(default_factory=dict)
+    """What the profile keeps between calls in one workspace (an agent's open window, say)."""
     truncated: bool = field(default=False, init=False)
+    uncertain: str = field(default="", init=False)
+    """Why the answer may not be the real agent's (it depends on what only the model's server knows)."""
 
     def answer(self, *parts: Text) -> str:
         """The output made of ``parts``, through the output guard when the profile has one."""
@@ -77,10 +59,75 @@ class Tool:
 
 
 @dataclass(frozen=True)
-class Profile:
-    """One agent's tool set and the form its errors take.
+class Shown:
+    """What a viewer shows of a file: its display path, its text, and the lines on screen."""
 
-    The first tool reads a file, and its first parameter is the file: the TUI relies on it.
+    path: str
+    content: TextContent
+    top: int
+    bottom: int
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What a read call covers of a file: lines ``first_line..last_line`` of its text.
+
+    Tools that count characters or bytes also say which: ``unit`` and the range ``[start, end)``.
+    """
+
+    path: str
+    first_line: int
+    last_line: int
+    unit: Literal["line", "char", "byte"] = "line"
+    start: int = 0
+    end: int = 0
+
+
+Opener = Callable[[str], TextContent]
+"""Opens a path argument as the tools would (ToolError when they would refuse it)."""
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """A tool call as an agent's transcript recorded it, for a profile to recognise."""
+
+    tool: str
+    arguments: dict[str, Any]
+    output: str | None
+    agent: str = ""
+    """The transcript's format (``claude-code``, ``codex``, ``openai``, ``anthropic``)."""
+    version: str = ""
+    """The agent's version, when the transcript says."""
+    cwd: str | None = None
+    """The directory the agent ran in: absolute paths under it are paths in the workspace."""
+
+    def path_in_workspace(self, path: Any) -> Any:
+        """An absolute path under the recorded cwd, made relative to it; anything else unchanged."""
+        if isinstance(path, str) and self.cwd and os.path.isabs(path):
+            normal, base = os.path.normpath(path), os.path.normpath(self.cwd)
+            if is_within(normal, base):
+                return os.path.relpath(normal, base).replace(os.sep, "/")
+        return path
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A recorded call a profile replays: which of its tools, with which arguments and settings."""
+
+    tool: str
+    arguments: dict[str, Any]
+    settings: dict[str, Any] = field(default_factory=dict)
+    profile: str = ""
+    """The profile that runs it, when not the one that claims it (a variant for the agent's version)."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One agent's tool set, the form its errors take, and every fact the layers above need of it.
+
+    The app, replay and the panel never ask which profile this is: they ask the profile. Profiles
+    override the methods below; the defaults fit a profile whose first tool reads a file named by
+    its first parameter.
     """
 
     name: str
@@ -92,9 +139,57 @@ class Profile:
     def tool(self, name: str) -> Tool | None:
         return next((tool for tool in self.tools if tool.spec.name == name), None)
 
+    @property
+    def read_tool(self) -> Tool:
+        """The tool that reads a file."""
+        return self.tools[0]
+
+    @property
+    def file_argument(self) -> str:
+        """The read tool's parameter that names the file."""
+        return self.read_tool.spec.params[0].name
+
+    def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
+        """The call that reads ``path``: the lines ``shown`` on screen when given, else the default read."""
+        return self.read_tool.spec.name, {self.file_argument: path}
+
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
+        """What a read call (its arguments with defaults filled in) covers, made now in a workspace
+        whose profile keeps ``state`` between calls; None for other calls."""
+        return None
+
+    def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
+        """The call that lists directory ``path`` from its ``offset``-th file; None without a listing tool."""
+        return None
+
+    def claim(self, recorded: RecordedCall) -> Claim | None:
+        """How this profile replays a recorded call, or None when the call is not one of its own.
+
+        By default: a call of one of its tools with no argument the tool does not have.
+        """
+        tool = self.tool(recorded.tool)
+        if tool is None or not set(recorded.arguments) <= {param.name for param in tool.spec.params}:
+            return None
+        paths = {param.name for param in tool.spec.params if param.is_path}
+        arguments = {
+            name: recorded.path_in_workspace(value) if name in paths else value
+            for name, value in recorded.arguments.items()
+        }
+        return Claim(recorded.tool, arguments)
+
 
 def error_with_prefix(message: str) -> str:
     return "Error: " + message
+
+
+def lines_covered(path: str, first: int, last: int | None, open_text: Opener) -> Coverage:
+    """Lines ``first..last`` of ``path`` (``last`` None: to the end), as far as the file has them."""
+    with open_text(path).file.open() as reader:
+        total = reader.line_count()
+    last = total if last is None else min(last, total)
+    return Coverage(path, first, max(first, last))
 
 
 def schema_of(profile: Profile) -> list[dict[str, Any]]:

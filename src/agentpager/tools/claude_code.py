@@ -12,15 +12,31 @@ lines unless ``limit`` does. The texts that changed between versions are setting
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from agentpager.engine.tokens import count_tokens
 from agentpager.tools.args import Param, ToolSpec
-from agentpager.tools.base import Call, Profile, Tool, ToolError
+from agentpager.tools.base import (
+    Call,
+    Claim,
+    Coverage,
+    Opener,
+    Profile,
+    RecordedCall,
+    Shown,
+    Tool,
+    lines_covered,
+)
+from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import resolve
 
 MAX_SIZE_BYTES = 256 * 1024
 MAX_TOKENS = 25000
 LINE_FORMATS = ("tab", "arrow")
 _TOKEN_SAMPLE_BYTES = 256 * 1024
+_REMINDER_START, _REMINDER_END = "\n\n<system-reminder>\n", "\n</system-reminder>\n"
+_ARROW_LINE = re.compile(r" *\d+→")
 _ADVICE = (
     "Use offset and limit parameters to read specific portions of the file, "
     "or search for specific content instead of reading the whole file."
@@ -38,10 +54,22 @@ def _shorter_than(offset: int, lines: int) -> str:
     )
 
 
-def _too_many_tokens(tokens: int) -> ToolError:
-    return ToolError(
-        f"File content ({tokens} tokens) exceeds maximum allowed tokens ({MAX_TOKENS}). {_ADVICE}", whole=True
-    )
+TOKENIZER_MARGIN = 0.3
+"""Claude Code's token limit is counted by Anthropic's API with Claude's tokenizer, which cl100k only
+approximates: within this fraction of the limit, either answer may be the real one."""
+
+
+def _check_tokens(call: Call, tokens: int) -> None:
+    """Refuse an output over the token limit; say so when the count is too close to the limit to tell."""
+    if abs(tokens - MAX_TOKENS) <= MAX_TOKENS * TOKENIZER_MARGIN:
+        call.uncertain = (
+            f"about {tokens:,} tokens (cl100k) against Claude Code's {MAX_TOKENS:,}-token limit, which the "
+            "model's server counts with Claude's own tokenizer"
+        )
+    if tokens > MAX_TOKENS:
+        raise ToolError(
+            f"File content ({tokens} tokens) exceeds maximum allowed tokens ({MAX_TOKENS}). {_ADVICE}", whole=True
+        )
 
 
 def read(call: Call, file_path: str, offset: int | None, limit: int | None) -> str:
@@ -74,22 +102,54 @@ def read(call: Call, file_path: str, offset: int | None, limit: int | None) -> s
         if span_end - span_start > _TOKEN_SAMPLE_BYTES:  # too big to build: estimate from its start
             sample_end = reader.line_at_byte(span_start + _TOKEN_SAMPLE_BYTES)
             sample = str(reader.lines_text(start, min(sample_end, last_real)))
-            estimate = count_tokens(sample) * (span_end - span_start) // max(len(sample.encode()), 1)
-            if estimate > MAX_TOKENS:
-                raise _too_many_tokens(estimate)
+            _check_tokens(call, count_tokens(sample) * (span_end - span_start) // max(len(sample.encode()), 1))
         texts = str(reader.lines_text(start, last_real)).split("\n")
     texts += [""] * (last - last_real)
     arrow = call.settings.get("line_format") == "arrow"
     numbered = "\n".join(
         f"{number:>6}→{text}" if arrow else f"{number}\t{text}" for number, text in enumerate(texts, first_number)
     )
-    if len(numbered) > MAX_TOKENS and (tokens := count_tokens(numbered)) > MAX_TOKENS:
-        raise _too_many_tokens(tokens)
+    if len(numbered) > MAX_TOKENS * (1 - TOKENIZER_MARGIN):
+        _check_tokens(call, count_tokens(numbered))
     reminder = call.settings.get("reminder")
-    return numbered + (f"\n\n<system-reminder>\n{reminder}\n</system-reminder>\n" if reminder else "")
+    return numbered + (f"{_REMINDER_START}{reminder}{_REMINDER_END}" if reminder else "")
 
 
-PROFILE = Profile(
+def settings_shown_by(recorded: str | None) -> dict[str, Any]:
+    """The settings that reproduce what a recorded Read shows: its line format and reminder."""
+    settings: dict[str, Any] = {}
+    if recorded is None:
+        return settings
+    if _ARROW_LINE.match(recorded):
+        settings["line_format"] = "arrow"
+    if recorded.endswith(_REMINDER_END) and _REMINDER_START in recorded:
+        start = recorded.rindex(_REMINDER_START) + len(_REMINDER_START)
+        settings["reminder"] = recorded[start : -len(_REMINDER_END)]
+    return settings
+
+
+class ClaudeCode(Profile):
+    def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
+        arguments: dict[str, Any] = {"file_path": path}
+        if shown is not None:
+            arguments |= {"offset": shown.top, "limit": shown.bottom - shown.top + 1}
+        return "Read", arguments
+
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
+        first = max(arguments["offset"] or 1, 1)
+        limit = arguments["limit"]
+        return lines_covered(arguments["file_path"], first, None if limit is None else first + limit - 1, open_text)
+
+    def claim(self, recorded: RecordedCall) -> Claim | None:
+        claim = super().claim(recorded)
+        if claim is None:
+            return None
+        return Claim(claim.tool, claim.arguments, settings_shown_by(recorded.output))
+
+
+PROFILE = ClaudeCode(
     name="claude-code",
     description="Claude Code's Read tool: numbered lines, with its size and token limits.",
     error_form=error_form,
@@ -102,7 +162,7 @@ PROFILE = Profile(
                 "starting at 1. You can optionally give a line offset and a limit (useful for long "
                 "files); by default the whole file is read.",
                 (
-                    Param("file_path", "string", "The path to the file to read."),
+                    Param("file_path", "string", "The path to the file to read.", is_path=True),
                     Param("offset", "integer", "The line number to start reading from (default 1).", None, minimum=0),
                     Param("limit", "integer", "The number of lines to read (default: all).", None, minimum=1),
                 ),
@@ -111,3 +171,5 @@ PROFILE = Profile(
         ),
     ),
 )
+
+PROFILES = (PROFILE,)

@@ -6,8 +6,11 @@ bytes on a character boundary with no marker; errors are plain sentences.
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentpager.tools.args import Param, ToolSpec
-from agentpager.tools.base import Call, Profile, Tool, ToolError
+from agentpager.tools.base import Call, Coverage, Opener, Profile, Shown, Tool, lines_covered
+from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import resolve
 
 MAX_LINE_BYTES = 500
@@ -44,7 +47,21 @@ def read_file(call: Call, file_path: str, offset: int, limit: int) -> str:
     )
 
 
-PROFILE = Profile(
+class Codex(Profile):
+    def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
+        arguments: dict[str, Any] = {"file_path": path}
+        if shown is not None:
+            arguments |= {"offset": shown.top, "limit": shown.bottom - shown.top + 1}
+        return "read_file", arguments
+
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
+        first = arguments["offset"]
+        return lines_covered(arguments["file_path"], first, first + arguments["limit"] - 1, open_text)
+
+
+PROFILE = Codex(
     name="codex",
     description="The Codex CLI's read_file tool: L-numbered lines, 500-byte line cap.",
     error_form=lambda message: message,
@@ -55,7 +72,7 @@ PROFILE = Profile(
                 "read_file",
                 "Reads a local file with 1-indexed line numbers.",
                 (
-                    Param("file_path", "string", "Absolute path to the file."),
+                    Param("file_path", "string", "Absolute path to the file.", is_path=True),
                     Param("offset", "integer", "The line number to start reading from (1-indexed).", 1, minimum=1),
                     Param("limit", "integer", "The maximum number of lines to return.", 2000, minimum=1),
                 ),
@@ -64,3 +81,5 @@ PROFILE = Profile(
         ),
     ),
 )
+
+PROFILES = (PROFILE,)

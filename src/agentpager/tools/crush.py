@@ -7,10 +7,12 @@ import os
 import re
 import warnings
 from collections.abc import Iterable
+from typing import Any
 
 from agentpager.engine.lazytext import Text
 from agentpager.tools.args import Param, ToolSpec
-from agentpager.tools.base import Call, Profile, Tool, ToolError, error_with_prefix
+from agentpager.tools.base import Call, Coverage, Opener, Profile, Shown, Tool, error_with_prefix, lines_covered
+from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import resolve
 
 LANGUAGES = {
@@ -162,7 +164,20 @@ def _go_symbols(source: str) -> list[str]:
     return symbols
 
 
-PROFILE = Profile(
+class Crush(Profile):
+    def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
+        arguments: dict[str, Any] = {"filename": path}
+        if shown is not None:
+            arguments |= {"start_line": shown.top, "end_line": shown.bottom}
+        return "file_read", arguments
+
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
+        return lines_covered(arguments["filename"], arguments["start_line"] or 1, arguments["end_line"], open_text)
+
+
+PROFILE = Crush(
     name="crush",
     description="Line ranges of files as fenced Markdown; full reads add a symbols section.",
     error_form=error_with_prefix,
@@ -174,7 +189,12 @@ PROFILE = Profile(
                 "(1-based, inclusive) to read a range; a full read also lists the Python or Go "
                 "symbols it defines.",
                 (
-                    Param("filename", "string", "File path, relative to the workspace root or absolute inside it."),
+                    Param(
+                        "filename",
+                        "string",
+                        "File path, relative to the workspace root or absolute inside it.",
+                        is_path=True,
+                    ),
                     Param("start_line", "integer", "First line to read (1-based).", None, minimum=1),
                     Param("end_line", "integer", "Last line to read (inclusive).", None, minimum=1),
                 ),
@@ -183,3 +203,5 @@ PROFILE = Profile(
         ),
     ),
 )
+
+PROFILES = (PROFILE,)

@@ -6,11 +6,13 @@ import json
 import os
 from typing import Any
 
+from agentpager.engine.content import TextContent
 from agentpager.engine.lineindex import read_exact
 from agentpager.engine.textfile import open_regular
 from agentpager.engine.utf8 import is_continuation
 from agentpager.tools.args import Param, ToolSpec
-from agentpager.tools.base import Call, Profile, Tool, ToolError, binary_message
+from agentpager.tools.base import Call, Coverage, Opener, Profile, Shown, Tool
+from agentpager.tools.errors import ToolError, binary_message
 from agentpager.tools.paths import resolve
 
 MAX_RANGE_BYTES = 65536
@@ -100,7 +102,36 @@ def _read_range(fd: int, size: int, name: str, start_byte: int | None, end_byte:
     )
 
 
-PROFILE = Profile(
+class Forge(Profile):
+    def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
+        """The byte range of the lines on screen, at most one read's worth (UTF-8 text only: forge
+        refuses anything else, so other files get the plain call that says so)."""
+        arguments: dict[str, Any] = {"path": path}
+        if shown is not None and _is_utf8_text(shown.content):
+            with shown.content.file.open() as reader:
+                start, end = reader.line_span(shown.top, shown.bottom)
+            arguments |= {"start_byte": start, "end_byte": min(end, start + MAX_RANGE_BYTES)}
+        return "fs_read", arguments
+
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
+        path = arguments["path"]
+        content = open_text(path)
+        if not _is_utf8_text(content):
+            return None
+        with content.file.open() as reader:
+            start = arguments["start_byte"] or 0
+            end = reader.size if arguments["end_byte"] is None else min(arguments["end_byte"], reader.size)
+            first = reader.line_at_byte(start)
+            return Coverage(path, first, max(first, reader.line_at_byte(max(start, end - 1))), "byte", start, end)
+
+
+def _is_utf8_text(content: TextContent) -> bool:
+    return content.classification.kind == "text" and content.classification.encoding == "utf-8"
+
+
+PROFILE = Forge(
     name="forge",
     description="Byte ranges of UTF-8 text files, widened to whole characters, with JSON metadata.",
     error_form=error_form,
@@ -113,7 +144,12 @@ PROFILE = Profile(
                 "65536 bytes per read), widened to whole UTF-8 characters. Binary files are not "
                 "supported. Returns JSON with the content and metadata about the range.",
                 (
-                    Param("path", "string", "File path, relative to the workspace root or absolute inside it."),
+                    Param(
+                        "path",
+                        "string",
+                        "File path, relative to the workspace root or absolute inside it.",
+                        is_path=True,
+                    ),
                     Param("start_byte", "integer", "First byte to read (0-based); default 0.", None, minimum=0),
                     Param(
                         "end_byte",
@@ -128,3 +164,5 @@ PROFILE = Profile(
         ),
     ),
 )
+
+PROFILES = (PROFILE,)

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agentpager.tools.base import ToolError
+from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import Resolved, Root, is_within
 
 DirStamp = tuple[str, int, int]

@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from typing import Any
 
 from agentpager.tools.args import Param, ToolSpec
-from agentpager.tools.base import Call, Profile, Tool, ToolError, error_with_prefix
+from agentpager.tools.base import (
+    Call,
+    Claim,
+    Coverage,
+    Opener,
+    Profile,
+    RecordedCall,
+    Shown,
+    Tool,
+    error_with_prefix,
+    lines_covered,
+)
+from agentpager.tools.errors import ToolError
 from agentpager.tools.listing import matcher
 from agentpager.tools.paths import Resolved, resolve
 
@@ -120,15 +133,44 @@ def count_files(call: Call, pattern: str, recursive: bool, use_regex: bool, path
     )
 
 
-_PATH = Param("path", "string", "File path, relative to the workspace root or absolute inside it.")
+class QQ(Profile):
+    def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
+        arguments: dict[str, Any] = {"path": path}
+        if shown is not None:
+            arguments["start_line"] = shown.top
+        return "read_file", arguments
+
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
+        if tool != "read_file":
+            return None
+        first = arguments["start_line"]
+        return lines_covered(
+            arguments["path"], first, first + min(arguments["num_lines"], MAX_LINES_PER_READ) - 1, open_text
+        )
+
+    def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
+        return "list_files", {"path": path, "offset": offset, "limit": MAX_FILES_PER_LIST}
+
+    def claim(self, recorded: RecordedCall) -> Claim | None:
+        """Its own calls; a ``read_file`` with only a path only when its output has qq's shape (vault's has none)."""
+        only_path = recorded.tool == "read_file" and set(recorded.arguments) == {"path"}
+        if only_path and recorded.output is not None and not recorded.output.startswith(_OUTPUT_STARTS):
+            return None
+        return super().claim(recorded)
+
+
+_OUTPUT_STARTS = ("[File: ", "Start line ", "Error: ")
+_PATH = Param("path", "string", "File path, relative to the workspace root or absolute inside it.", is_path=True)
 _PATTERN = Param(
     "pattern", "string", "Glob matched against each file's path relative to the directory, or a regex.", "*"
 )
 _RECURSIVE = Param("recursive", "boolean", "Include files in subdirectories.", False)
 _USE_REGEX = Param("use_regex", "boolean", "Treat pattern as a Python regular expression (re.search).", False)
-_DIRECTORY = Param("path", "string", "Directory to list, relative to the workspace root.", ".")
+_DIRECTORY = Param("path", "string", "Directory to list, relative to the workspace root.", ".", is_path=True)
 
-PROFILE = Profile(
+PROFILE = QQ(
     name="qq",
     description="A 200-line sliding window over files, file listings with a warning past 20 files "
     "and pages of 100, and an output guard at 28,000 characters.",
@@ -180,3 +222,5 @@ PROFILE = Profile(
         ),
     ),
 )
+
+PROFILES = (PROFILE,)

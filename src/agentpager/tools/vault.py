@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from agentpager.tools.args import Param, ToolSpec
-from agentpager.tools.base import Call, Profile, Tool, ToolError, error_with_prefix
+from agentpager.tools.base import Call, Coverage, Opener, Profile, Shown, Tool, error_with_prefix
+from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import resolve
 
 PROTECTED_FOLDERS = frozenset({".git", ".obsidian", ".trash"})
@@ -40,7 +42,26 @@ def read_file(call: Call, path: str, offset: int, length: int) -> str:
         )
 
 
-PROFILE = Profile(
+class Vault(Profile):
+    def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
+        """The character offset of the top line on screen."""
+        arguments: dict[str, Any] = {"path": path}
+        if shown is not None:
+            with shown.content.file.open() as reader:
+                arguments["offset"] = reader.char_offset(shown.top)
+        return "read_file", arguments
+
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
+        path, offset = arguments["path"], arguments["offset"]
+        with open_text(path).file.open() as reader:
+            end = min(offset + arguments["length"], reader.char_count())
+            first = reader.line_at_char(offset)
+            return Coverage(path, first, max(first, reader.line_at_char(max(offset, end - 1))), "char", offset, end)
+
+
+PROFILE = Vault(
     name="vault",
     description="Notes read by character offset, 4,000 characters at a time, with continuation markers.",
     error_form=error_with_prefix,
@@ -51,7 +72,12 @@ PROFILE = Profile(
                 "Read a note (or any text file). Long files are returned 4000 characters at a time "
                 "with a marker giving the offset to read on; .git, .obsidian and .trash are off limits.",
                 (
-                    Param("path", "string", "Path to the note, relative to the vault root or absolute inside it."),
+                    Param(
+                        "path",
+                        "string",
+                        "Path to the note, relative to the vault root or absolute inside it.",
+                        is_path=True,
+                    ),
                     Param("offset", "integer", "Character position to start reading from.", 0, minimum=0),
                     Param("length", "integer", "Maximum number of characters to return.", 4000, minimum=1),
                 ),
@@ -60,3 +86,5 @@ PROFILE = Profile(
         ),
     ),
 )
+
+PROFILES = (PROFILE,)

@@ -6,14 +6,18 @@ import gc
 import json
 import os
 from collections.abc import Iterable
+from pathlib import Path
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.dom import DOMNode
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.widgets import Footer
 
+from agentpager.config import DEFAULT_THEME, Config, ConfigError, save_setting
 from agentpager.exchange import call_and_result, call_json
 from agentpager.transcripts import Transcript, TranscriptError, open_transcript, sniff
 from agentpager.transcripts.replay import Replayer
@@ -21,6 +25,7 @@ from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.screens.prompt import PromptScreen
+from agentpager.tui.themes import load_themes
 from agentpager.tui.tool_panel import ToolPanel
 from agentpager.tui.transcript_screen import TranscriptScreen
 from agentpager.tui.tree import WorkspaceTree
@@ -47,13 +52,13 @@ class AgentPagerApp(ReportsFailures, App[None]):
     TITLE = "agentpager"
     CSS_PATH = "app.tcss"
     BINDINGS = [
-        Binding("q", "quit", "Quit"),
-        Binding("question_mark", "help", "Help"),
-        Binding("c", "copy_output", "Copy output"),
-        Binding("y", "copy_call", "Copy call"),
-        Binding("C", "copy_pair", "Copy pair"),
-        Binding("p", "toggle_pin", "Pin/follow"),
-        Binding("t", "transcript", "Transcript"),
+        Binding("q", "quit", "Quit", id="quit"),
+        Binding("question_mark", "help", "Help", id="help"),
+        Binding("c", "copy_output", "Copy output", id="copy_output"),
+        Binding("y", "copy_call", "Copy call", id="copy_call"),
+        Binding("C", "copy_pair", "Copy pair", id="copy_pair"),
+        Binding("p", "toggle_pin", "Pin/follow", id="toggle_pin"),
+        Binding("t", "transcript", "Transcript", id="transcript"),
     ]
 
     def __init__(
@@ -62,20 +67,49 @@ class AgentPagerApp(ReportsFailures, App[None]):
         open_path: str | None = None,
         theme: str | None = None,
         replayer: Replayer | None = None,
+        config: Config | None = None,
     ) -> None:
+        """``config``: the user's settings (default: the built-in ones, and nothing is saved)."""
+        self.config = config or Config()
+        if "command_palette" in self.config.keys:  # read by App.__init__ and by the footer
+            self.COMMAND_PALETTE_BINDING = self.config.keys["command_palette"].split(",")[0]  # type: ignore[misc]
         super().__init__()
         self.workspace = workspace
         self.open_path = open_path
         self.replayer = replayer
         self.offered_transcript: str | None = None
-        if theme:
-            self.theme = theme
+        self.welcome: str | None = None
+        """A note shown once the app is up (the demo's)."""
+        self.problems = self._use_settings(theme)
+        self._saved_theme = self.theme
+        self._clashes_told: set[str] = set()
+
+    def _use_settings(self, theme: str | None) -> list[tuple[str, str]]:
+        """Register the themes, choose one, remap the keys; (title, text) for each file with problems."""
+        user_themes = self.config.path.parent / "themes" if self.config.path is not None else None
+        loaded = load_themes(user_themes)
+        for found in loaded.themes:
+            self.register_theme(found)
+        config_problems = list(self.config.problems)
+        wanted = self.config.theme
+        if not theme and wanted and wanted not in self.available_themes:
+            config_problems.append(
+                f"{self.config.path}: theme: '{wanted}' is not a theme (themes: {', '.join(loaded.names)}); "
+                f"using {DEFAULT_THEME}."
+            )
+            wanted = None
+        self.theme = theme or wanted or DEFAULT_THEME
+        self.set_keymap({key: value for key, value in self.config.keys.items() if key != "command_palette"})
+        problems = [("Settings not used", "\n".join(config_problems))] if config_problems else []
+        return problems + [("Theme skipped", problem) for problem in loaded.problems]
 
     @classmethod
-    def for_transcript(cls, transcript: Transcript, root: str | None = None, theme: str | None = None) -> AgentPagerApp:
+    def for_transcript(
+        cls, transcript: Transcript, root: str | None = None, theme: str | None = None, config: Config | None = None
+    ) -> AgentPagerApp:
         """The app on the transcript's workspace, showing the transcript first."""
         replayer = Replayer(transcript, root)
-        return cls(replayer.workspace, theme=theme, replayer=replayer)
+        return cls(replayer.workspace, theme=theme, replayer=replayer, config=config)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -98,6 +132,12 @@ class AgentPagerApp(ReportsFailures, App[None]):
         # while scrolling; freezing what exists once the screen is up leaves them out.
         self.call_after_refresh(gc.freeze)
         self._fit_layout(self.size.width)
+        self.panel.apply_settings(self.config.budget, self.config.pair_format)
+        if self.welcome:
+            self.notify(self.welcome, title="agentpager demo", timeout=20)
+        for title, problem in self.problems:
+            self.notify(problem, title=title, severity="warning", timeout=15)
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self.open_path:
             self.viewer.open_file(self.open_path)
         else:
@@ -110,6 +150,31 @@ class AgentPagerApp(ReportsFailures, App[None]):
 
     def _fit_layout(self, width: int) -> None:
         self.query_one("#work").set_class(width < NARROW_BELOW, "narrow")
+
+    # -- settings ---------------------------------------------------------------------------------
+
+    def _theme_changed(self, theme: Theme) -> None:
+        """A theme chosen (in the command palette) is saved in the config file, for the next start."""
+        if theme.name != self._saved_theme and self.config.path is not None:
+            self._saved_theme = theme.name
+            self._save_theme(self.config.path, theme.name)
+
+    @work(thread=True, group="settings", exit_on_error=False)
+    def _save_theme(self, path: Path, name: str) -> None:
+        try:
+            save_setting(path, "theme", name)
+        except (ConfigError, OSError) as error:
+            self.notify(f"The theme is used but not saved: {error}", title="Settings", severity="warning")
+        else:
+            self.config.theme = name
+            self.notify(f"Theme {name}, saved in {path}.", title="Settings")
+
+    def handle_bindings_clash(self, clashed_bindings: set[Binding], node: DOMNode) -> None:
+        """Keys remapped onto keys already in use: say so once (Textual keeps the first binding)."""
+        told = ", ".join(sorted(f"{binding.key} ({binding.action})" for binding in clashed_bindings))
+        if told not in self._clashes_told:
+            self._clashes_told.add(told)
+            self.notify(f"These keys clash: {told}. Change [keys] in the config.", severity="warning")
 
     # -- wiring -----------------------------------------------------------------------------------
 
@@ -179,8 +244,8 @@ class AgentPagerApp(ReportsFailures, App[None]):
     @on(ToolPanel.ShowLine)
     def _show_line(self, event: ToolPanel.ShowLine) -> None:
         if event.path != self.viewer.path:
-            self.viewer.open_file(event.path)
-        elif event.line is not None:
+            self.viewer.open_file(event.path, event.line)
+        else:
             self.viewer.go_to_line(event.line)
 
     # -- actions ----------------------------------------------------------------------------------

@@ -19,12 +19,11 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from agentpager.exchange import PAIR_FORMATS, call_json
 from agentpager.fileview import FileView
-from agentpager.tools import PROFILE_NAMES
+from agentpager.tools import profile_names
 from agentpager.tools.args import ToolSpec
-from agentpager.tools.base import ToolError
+from agentpager.tools.errors import ToolError
 from agentpager.tools.guard import overflow_severity
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.following import follow_call, line_of_call, path_argument, read_tool
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.viewer import Window
 from agentpager.workspace import ToolResult, Workspace
@@ -76,9 +75,9 @@ class ToolPanel(ReportsFailures, Vertical):
     pinned = reactive(False)
 
     class ShowLine(Message):
-        """A hand-made call reads this file, at this line once the file is open: show it."""
+        """A hand-made call reads this file from this line: show it there."""
 
-        def __init__(self, path: str, line: int | None) -> None:
+        def __init__(self, path: str, line: int) -> None:
             super().__init__()
             self.path = path
             self.line = line
@@ -98,7 +97,7 @@ class ToolPanel(ReportsFailures, Vertical):
         super().__init__(**kwargs)
         self.workspace = workspace
         self.profile = workspace.profile.name
-        self.tool = read_tool(self.profile)
+        self.tool = workspace.profile.read_tool.spec.name
         self.arguments: dict[str, Any] = {}
         self.outcome: Outcome | None = None
         self.view: FileView | None = None
@@ -107,14 +106,13 @@ class ToolPanel(ReportsFailures, Vertical):
         self._errors: dict[str, Static] = {}
         self._call_number = 0
         self._last_window: Window | None = None
-        self._line_pending = False
 
     # -- layout -----------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="chooser"):
             yield Select(
-                [(name, name) for name in PROFILE_NAMES],
+                [(name, name) for name in profile_names()],
                 value=self.profile,
                 allow_blank=False,
                 compact=True,
@@ -258,30 +256,15 @@ class ToolPanel(ReportsFailures, Vertical):
         self._show_the_line()
 
     def _show_the_line(self) -> None:
-        """Move the viewer to the window a hand-made read call reads (opening its file first)."""
-        path = self.arguments.get(path_argument(self.profile))
-        if self.tool != read_tool(self.profile) or not isinstance(path, str) or not path:
-            return
-        name = self.workspace.root.display(path)
-        if self.view is not None and name == self.view.name:
-            self._line_pending = False
-            try:
-                bound = self.spec.bind(self.arguments)
-            except ToolError:
-                return
-            self._find_line(self.profile, bound, self.view)
-        else:
-            self._line_pending = True  # shown once the viewer reports the file open
-            self.post_message(self.ShowLine(name, None))
+        """Move the viewer to where a hand-made read call reads (opening its file first)."""
+        self._locate(self._workspace(), self.tool, dict(self.arguments))
 
     @work(thread=True, exclusive=True, group="line", exit_on_error=False)
-    def _find_line(self, profile: str, bound: dict[str, Any], view: FileView) -> None:
-        """The line a call starts at, found off the UI thread (vault or forge may index the file)."""
-        try:
-            line = line_of_call(profile, bound, view)
-        except (OSError, ValueError, LookupError):
-            return
-        self.post_message(self.ShowLine(view.name, line))
+    def _locate(self, workspace: Workspace, tool: str, arguments: dict[str, Any]) -> None:
+        """Where a call reads, found off the UI thread (a character or byte offset may index the file)."""
+        coverage = workspace.coverage(tool, arguments)
+        if coverage is not None:
+            self.post_message(self.ShowLine(coverage.path, coverage.first_line))
 
     def load_call(self, profile: str, tool: str, arguments: dict[str, Any]) -> None:
         """Show and pin a given call (from a transcript, say), and the window it reads."""
@@ -304,18 +287,21 @@ class ToolPanel(ReportsFailures, Vertical):
         if event.value == self.profile:
             return
         self.profile = str(event.value)
-        self._choose_tool(read_tool(self.profile), self._carry_path())
+        self._choose_tool(*self._read_call())
         self._show_choices()
 
     @on(Select.Changed, "#tool")
     def _tool_chosen(self, event: Select.Changed) -> None:
         if event.value != self.tool:
             self.pinned = True
-            self._choose_tool(str(event.value), self._carry_path())
+            self._choose_tool(str(event.value), self._read_call()[1])
 
-    def _carry_path(self) -> dict[str, Any]:
-        """The open file, as the argument of the current profile's read tool."""
-        return {} if self.view is None else {path_argument(self.profile): self.view.name}
+    def _read_call(self) -> tuple[str, dict[str, Any]]:
+        """The current profile's plain read call for the open file (no arguments without one)."""
+        workspace = self._workspace()
+        if self.view is None:
+            return workspace.profile.read_tool.spec.name, {}
+        return workspace.read_call(self.view.name)
 
     def _choose_tool(self, tool: str, arguments: dict[str, Any]) -> None:
         self.tool = tool
@@ -323,7 +309,7 @@ class ToolPanel(ReportsFailures, Vertical):
         self.arguments = {name: value for name, value in arguments.items() if name in names}
         self._build_form()
         if not self.pinned and self.view is not None and self._last_window is not None:
-            self._follow(self.profile, self.view, self._last_window)
+            self._follow(self._workspace(), self.view, self._last_window)
         else:
             self._run()
 
@@ -334,14 +320,12 @@ class ToolPanel(ReportsFailures, Vertical):
         self.view = view
         self._last_window = window
         if not self.pinned:
-            self._follow(self.profile, view, window)
-        elif self._line_pending:
-            self._show_the_line()
+            self._follow(self._workspace(), view, window)
 
     @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
-    def _follow(self, profile: str, view: FileView, window: Window) -> None:
+    def _follow(self, workspace: Workspace, view: FileView, window: Window) -> None:
         try:
-            tool, arguments = follow_call(profile, view, window)
+            tool, arguments = workspace.read_call(view.name, view, (window.top, window.bottom))
         except (OSError, ValueError, LookupError):
             return  # the file is changing; the next window report tries again
         self.post_message(self._Followed(tool, arguments))
@@ -357,16 +341,17 @@ class ToolPanel(ReportsFailures, Vertical):
         self.view = None
         self._last_window = None
         if not self.pinned:
-            self._show_call(read_tool(self.profile), {path_argument(self.profile): path})
+            self._show_call(*self._workspace().read_call(path))
 
     def follow_directory(self, path: str, file_offset: int) -> None:
         """Show the listing call for the page of the directory the tree shows."""
         if self.pinned:
             return
-        if self.profile != "qq":
-            self.notify(f"The {self.profile} profile has no listing tool; switch to qq to see list_files.")
+        listing = self._workspace().listing_call(path, file_offset)
+        if listing is None:
+            self.notify(f"The {self.profile} profile has no tool that lists a directory.")
             return
-        self._show_call("list_files", {"path": path, "offset": file_offset, "limit": 100})
+        self._show_call(*listing)
 
     def _show_call(self, tool: str, arguments: dict[str, Any]) -> None:
         if tool != self.tool:
@@ -382,7 +367,7 @@ class ToolPanel(ReportsFailures, Vertical):
     def toggle_pin(self) -> None:
         self.pinned = not self.pinned
         if not self.pinned and self.view is not None and self._last_window is not None:
-            self._follow(self.profile, self.view, self._last_window)
+            self._follow(self._workspace(), self.view, self._last_window)
 
     def watch_pinned(self, pinned: bool) -> None:
         mode = self.query_one("#mode", Static)
@@ -447,3 +432,8 @@ class ToolPanel(ReportsFailures, Vertical):
             text = self.query_one(name, Input).value.strip().replace(",", "").replace("_", "")
             values.append(int(text) if text.isdigit() else None)
         return values[0], values[1]
+
+    def apply_settings(self, context_window: int, pair_format: str) -> None:
+        """Start from the user's settings: the budget's context window and the message pair format."""
+        self.query_one("#window", Input).value = str(context_window)
+        self.query_one("#pair", Select).value = pair_format

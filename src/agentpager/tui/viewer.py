@@ -66,11 +66,11 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         Binding("pagedown,space", "scroll_pages(1)", "Page down", show=False),
         Binding("home,g", "go_top", "Top", show=False),
         Binding("end,G", "go_bottom", "Bottom", show=False),
-        Binding("colon", "app.goto_line", "Go to line"),
-        Binding("slash", "app.search", "Search"),
-        Binding("n", "next_match(1)", "Next", show=False),
-        Binding("N", "next_match(-1)", "Previous", show=False),
-        Binding("f", "toggle_follow", "Follow"),
+        Binding("colon", "app.goto_line", "Go to line", id="goto_line"),
+        Binding("slash", "app.search", "Search", id="search"),
+        Binding("n", "next_match(1)", "Next", show=False, id="next_match"),
+        Binding("N", "next_match(-1)", "Previous", show=False, id="previous_match"),
+        Binding("f", "toggle_follow", "Follow", id="follow"),
         Binding("escape", "cancel", "Cancel", show=False),
     ]
 
@@ -144,13 +144,15 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
 
     # -- opening ----------------------------------------------------------------------------------
 
-    def open_file(self, path: str) -> None:
-        """Show ``path`` (relative to the root); documents are converted in a child process."""
+    def open_file(self, path: str, line: int | None = None) -> None:
+        """Show ``path`` (relative to the root), from ``line`` when given; documents are converted in
+        a child process."""
         self.workers.cancel_group(self, "file")
         self.following = False
         self.path = path
         self.view = None
         self._reset_lines([f"Opening {path}…"])
+        self._wanted_top = line
         self.border_title = path
         self.status = "opening…"
         self._open(path)
@@ -225,6 +227,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         if event.path != self.path:
             return
         self.view = None
+        self._wanted_top = None
         self._reset_lines(event.message)
         self.status = ""
         self._announce()
@@ -246,7 +249,6 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._matches, self._match, self._pattern, self._search_note = [], -1, None, ""
         self.line_count = 0
         self.indexed = False
-        self._wanted_top = None
         self._scroll(0, 0)
         self._update_virtual_size()
         self.refresh()

@@ -1,0 +1,207 @@
+"""What each profile says about a viewer's window, a call's coverage, listings and recorded calls.
+
+Nothing above the tools asks which profile it has: a test below reads the code to check it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import agentpager
+from agentpager import Workspace
+from agentpager.tools import all_profiles, profile_names
+from agentpager.tools.base import Coverage, RecordedCall
+
+
+@pytest.fixture
+def big(root: Path) -> Path:
+    (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 1001)))
+    (root / "é.txt").write_text("ééé\nb\n")
+    (root / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    return root
+
+
+def chars_before(line: int) -> int:
+    return sum(len(f"line {n}\n") for n in range(1, line))
+
+
+def read_call(root: Path, profile: str, lines: tuple[int, int] | None) -> tuple[str, dict]:
+    workspace = Workspace(root, profile)
+    view = workspace.open_view("big.txt")
+    return workspace.read_call("big.txt", view, lines) if lines else workspace.read_call("big.txt")
+
+
+@pytest.mark.parametrize(
+    ("profile", "expected"),
+    [
+        ("qq", ("read_file", {"path": "big.txt", "start_line": 450})),
+        ("crush", ("file_read", {"filename": "big.txt", "start_line": 450, "end_line": 500})),
+        ("vault", ("read_file", {"path": "big.txt", "offset": chars_before(450)})),
+        ("forge", ("fs_read", {"path": "big.txt", "start_byte": chars_before(450), "end_byte": chars_before(501)})),
+        ("claude-code", ("Read", {"file_path": "big.txt", "offset": 450, "limit": 51})),
+        ("codex", ("read_file", {"file_path": "big.txt", "offset": 450, "limit": 51})),
+    ],
+)
+def test_the_call_for_the_lines_on_screen(big: Path, profile: str, expected: tuple) -> None:
+    assert read_call(big, profile, (450, 500)) == expected
+    tool, arguments = expected
+    assert read_call(big, profile, None) == (tool, {next(iter(arguments)): "big.txt"})
+
+
+def test_forge_reads_at_most_one_range_of_the_lines_on_screen(big: Path) -> None:
+    (big / "wide.txt").write_text("".join("x" * 999 + "\n" for _ in range(200)))
+    workspace = Workspace(big, "forge")
+    assert workspace.read_call("wide.txt", workspace.open_view("wide.txt"), (2, 150)) == (
+        "fs_read",
+        {"path": "wide.txt", "start_byte": 1000, "end_byte": 1000 + 65536},
+    )
+
+
+def test_forge_gives_a_plain_call_for_text_it_refuses(big: Path) -> None:
+    (big / "utf16.txt").write_bytes("a\nb\n".encode("utf-16"))
+    workspace = Workspace(big, "forge")
+    assert workspace.read_call("utf16.txt", workspace.open_view("utf16.txt"), (1, 2)) == (
+        "fs_read",
+        {"path": "utf16.txt"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("profile", "tool", "arguments", "expected"),
+    [
+        ("qq", "read_file", {"path": "./big.txt", "start_line": 450}, Coverage("big.txt", 450, 649)),
+        ("qq", "read_file", {"path": "big.txt", "start_line": 990, "num_lines": 50}, Coverage("big.txt", 990, 1000)),
+        ("qq", "read_file", {"path": "big.txt"}, Coverage("big.txt", 1, 200)),
+        ("crush", "file_read", {"filename": "big.txt"}, Coverage("big.txt", 1, 1000)),
+        ("crush", "file_read", {"filename": "big.txt", "start_line": 7, "end_line": 9}, Coverage("big.txt", 7, 9)),
+        ("claude-code", "Read", {"file_path": "big.txt", "offset": 998}, Coverage("big.txt", 998, 1000)),
+        ("claude-code", "Read", {"file_path": "big.txt", "limit": 3}, Coverage("big.txt", 1, 3)),
+        ("codex", "read_file", {"file_path": "big.txt", "offset": 5, "limit": 2}, Coverage("big.txt", 5, 6)),
+        (
+            "vault",
+            "read_file",
+            {"path": "big.txt", "offset": chars_before(450) + 2, "length": 20},
+            Coverage("big.txt", 450, 452, "char", chars_before(450) + 2, chars_before(450) + 22),
+        ),
+        (
+            "forge",
+            "fs_read",
+            {"path": "big.txt", "start_byte": chars_before(10), "end_byte": chars_before(12)},
+            Coverage("big.txt", 10, 11, "byte", chars_before(10), chars_before(12)),
+        ),
+        ("forge", "fs_read", {"path": "é.txt", "start_byte": 1}, Coverage("é.txt", 1, 2, "byte", 1, 9)),
+    ],
+)
+def test_what_a_call_covers(big: Path, profile: str, tool: str, arguments: dict, expected: Coverage) -> None:
+    assert Workspace(big, profile).coverage(tool, arguments) == expected
+
+
+@pytest.mark.parametrize(
+    ("profile", "tool", "arguments"),
+    [
+        ("qq", "list_files", {}),
+        ("qq", "read_file", {"path": "image.png"}),
+        ("qq", "read_file", {"path": "missing.txt"}),
+        ("qq", "read_file", {"path": "big.txt", "start_line": "x"}),
+        ("qq", "no_such_tool", {}),
+        ("vault", "read_file", {"path": ".git/config"}),
+    ],
+)
+def test_calls_that_cover_nothing(big: Path, profile: str, tool: str, arguments: dict) -> None:
+    assert Workspace(big, profile).coverage(tool, arguments) is None
+
+
+def test_the_listing_call_for_a_directory_page(big: Path) -> None:
+    assert Workspace(big).listing_call("many", 100) == ("list_files", {"path": "many", "offset": 100, "limit": 100})
+    for profile in ("forge", "crush", "vault", "claude-code", "codex"):
+        assert Workspace(big, profile).listing_call("many", 0) is None
+
+
+def claimant(tool: str, arguments: dict, output: str | None = None, cwd: str | None = None) -> tuple | None:
+    recorded = RecordedCall(tool, arguments, output, cwd=cwd)
+    for profile in all_profiles():
+        if (claim := profile.claim(recorded)) is not None:
+            return profile.name, claim.tool, claim.arguments, claim.settings
+    return None
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "output", "expected"),
+    [
+        ("read_file", {"path": "a", "start_line": 3}, None, "qq"),
+        ("read_file", {"path": "a"}, None, "qq"),
+        ("read_file", {"path": "a"}, "[File: a | Lines 1-2 of 2]", "qq"),
+        ("read_file", {"path": "a"}, "Error: File 'a' does not exist.", "qq"),
+        ("read_file", {"path": "a"}, "just the note", "vault"),
+        ("read_file", {"path": "a", "offset": 4000}, "[Continuing from char 4000", "vault"),
+        ("read_file", {"file_path": "a", "offset": 2}, "L2: x", "codex"),
+        ("list_files", {"pattern": "*.py", "recursive": True}, None, "qq"),
+        ("count_files", {}, None, "qq"),
+        ("fs_read", {"path": "a", "start_byte": 0}, None, "forge"),
+        ("file_read", {"filename": "a"}, None, "crush"),
+        ("Read", {"file_path": "a"}, "1\tx", "claude-code"),
+    ],
+)
+def test_which_profile_replays_a_recorded_call(tool: str, arguments: dict, output: str | None, expected: str) -> None:
+    found = claimant(tool, arguments, output)
+    assert found is not None and found[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [("Bash", {"command": "ls"}), ("read_file", {"path": "a", "encoding": "utf-8"}), ("Edit", {"file_path": "a"})],
+)
+def test_calls_no_profile_replays(tool: str, arguments: dict) -> None:
+    assert claimant(tool, arguments) is None
+
+
+def test_a_claim_maps_paths_under_the_cwd_and_reads_settings_off_the_output() -> None:
+    reminder = "Whenever you read a file, you should consider whether it looks malicious."
+    output = f"     1→x\n\n<system-reminder>\n{reminder}\n</system-reminder>\n"
+    assert claimant("Read", {"file_path": "/home/me/proj/src/a.py"}, output, cwd="/home/me/proj") == (
+        "claude-code",
+        "Read",
+        {"file_path": "src/a.py"},
+        {"line_format": "arrow", "reminder": reminder},
+    )
+    assert claimant("list_files", {"path": "/home/me/proj2"}, cwd="/home/me/proj") == (
+        "qq",
+        "list_files",
+        {"path": "/home/me/proj2"},
+        {},
+    )
+
+
+def _profile_name_comparisons(source: str) -> list[int]:
+    """Lines where code compares something with a profile's name (``== "qq"``, ``in ("vault", ...)``)."""
+    names = set(profile_names())
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            for operand in (node.left, *node.comparators):
+                constants = operand.elts if isinstance(operand, ast.Tuple | ast.List | ast.Set) else [operand]
+                if any(isinstance(c, ast.Constant) and c.value in names for c in constants):
+                    found.append(node.lineno)
+        if isinstance(node, ast.match_case) and isinstance(node.pattern, ast.MatchValue):
+            value = node.pattern.value
+            if isinstance(value, ast.Constant) and value.value in names:
+                found.append(value.lineno)
+    return found
+
+
+def test_nothing_above_the_tools_branches_on_profile_names() -> None:
+    package = Path(agentpager.__file__).parent
+    offenders = {
+        str(path.relative_to(package)): lines
+        for path in package.rglob("*.py")
+        if "tools" not in path.relative_to(package).parts
+        and (lines := _profile_name_comparisons(path.read_text(encoding="utf-8")))
+    }
+    assert offenders == {}
+
+
+def test_the_check_finds_a_branch_on_a_profile_name() -> None:
+    assert _profile_name_comparisons('if profile == "vault":\n    pass\nok = p in ("qq", "x")\n') == [1, 3]
