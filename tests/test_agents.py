@@ -181,9 +181,18 @@ def test_gemini_read_many_files_is_what_follows_the_prompt() -> None:
     prompt_tool = get_agent("gemini-cli").prompt_tools["read_many_files"]
     prompt = prompt_tool.prompt({"include": ["a.txt", "b c.txt"]})
     assert prompt == "@a.txt @b c.txt"
-    parts = [{"text": "<session_context>"}, {"text": prompt}, {"text": "\n--- Content ---"}, {"text": "\nx"}]
+    parts = [
+        {"text": "<session_context>"},
+        {"text": "@a.txt @b c.txt/**"},
+        {"text": "\n--- Content from referenced files ---"},
+        {"text": "\nContent from @a.txt:\n"},
+        {"text": "x"},
+    ]
     body = json.dumps({"contents": [{"role": "user", "parts": parts}]}).encode()
-    assert prompt_tool.result(Request("POST", "/x", body), prompt).text == "\n--- Content ---\nx"
+    read = prompt_tool.result(Request("POST", "/x", body), prompt)
+    assert read.text == "\n--- Content from referenced files ---\nContent from @a.txt:\nx"
+    nothing = json.dumps({"contents": [{"role": "user", "parts": parts[:2]}]}).encode()
+    assert prompt_tool.result(Request("POST", "/x", nothing), prompt).text == ""
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ the stop reason, ``message_stop``. A tool call's input arrives as ``input_json_d
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentpager.agents.mock import CALL_ID, Request, Response, ToolResult, sse
@@ -65,11 +65,16 @@ def _message(model: str, content: list[dict[str, Any]], stop_reason: str) -> dic
     }
 
 
-def tool_result_text(content: Any) -> str:
+def tool_result_text(content: Any, beside: Sequence[Any] = ()) -> str:
     """A ``tool_result``'s content as one text: a string as it is; blocks as their JSON.
 
-    Text-only block lists (one text block) are unwrapped: the model reads the same text.
+    A single text block is unwrapped (the model reads the same text). Blocks the agent sends beside
+    the result in the same message (Claude Code 2.0 and 2.1.84 put a PDF there as a ``document``)
+    are part of the answer: then the result is the JSON list of the content's blocks and those.
     """
+    if beside:
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        return json.dumps(blocks + list(beside), ensure_ascii=False)
     if isinstance(content, str):
         return content
     if isinstance(content, list) and len(content) == 1 and content[0].get("type") == "text":
@@ -118,9 +123,12 @@ class AnthropicMessages:
             content = message.get("content")
             if message.get("role") != "user" or not isinstance(content, list):
                 continue
-            for block in content:
+            for index, block in enumerate(content):
                 if block.get("type") == "tool_result" and block.get("tool_use_id") == CALL_ID:
-                    return ToolResult(tool_result_text(block.get("content", "")), bool(block.get("is_error")))
+                    # cache_control marks where the prompt cache ends: request plumbing, not content.
+                    beside = [{k: v for k, v in b.items() if k != "cache_control"} for b in content[index + 1 :]]
+                    text = tool_result_text(block.get("content", ""), beside)
+                    return ToolResult(text, bool(block.get("is_error")))
         return None
 
     def tool_call(self, request: Request, tool: str, arguments: Mapping[str, Any], model: str) -> Response:

@@ -131,17 +131,20 @@ def _at_references(arguments: Mapping[str, Any]) -> str:
     return " ".join(f"@{path}" for path in include)
 
 
+REFERENCED_FILES = "\n--- Content from referenced files ---"
+
+
 def _referenced_files(request: Request, prompt: str) -> ToolResult | None:
-    """The parts the CLI put after the prompt in the first user message: the files it read."""
+    """What the CLI added to the first user message for the ``@`` references: the parts from its
+    "--- Content from referenced files ---" on (empty when it read none). The prompt itself may
+    come back rewritten (``@dir`` as ``@dir/**``), so it is not what is looked for."""
     body = request.json()
     contents = body.get("contents") if isinstance(body, dict) else None
     if not contents:
         return None
-    parts = contents[-1].get("parts") or []
-    texts = [part.get("text") for part in parts]
-    if prompt not in texts:
-        return None
-    return ToolResult(parts_text(parts[texts.index(prompt) + 1 :]), False)
+    parts = [part for content in contents if content.get("role") == "user" for part in content.get("parts") or []]
+    starts = [n for n, part in enumerate(parts) if part.get("text") == REFERENCED_FILES]
+    return ToolResult(parts_text(parts[starts[0] :]) if starts else "", False)
 
 
 AGENTS: dict[str, Agent] = {
