@@ -23,6 +23,8 @@ class Transcript:
     """Records that could not be read, each already skipped."""
     cwd: str | None
     _records: RecordFile
+    version: str | None = None
+    """The agent's version, when the transcript says."""
 
     def recorded(self, call: ToolCall) -> str | None:
         """The output the agent received for ``call`` (read again from the file), or None.
@@ -49,7 +51,7 @@ def open_transcript(path: str) -> Transcript:
         raise TranscriptError(
             f"{path}: not a Claude Code, Codex, OpenAI or Anthropic transcript (no record looks like one)."
         )
-    return Transcript(path, parsed.format, parsed.calls, parsed.problems, parsed.cwd, records)
+    return Transcript(path, parsed.format, parsed.calls, parsed.problems, parsed.cwd, records, parsed.version)
 
 
 def sniff(path: str, records: int = 20) -> str | None:

@@ -56,6 +56,8 @@ class Parsed:
     calls: list[ToolCall] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     cwd: str | None = None
+    version: str | None = None
+    """The agent's version, when the transcript says (Claude Code writes it on every line)."""
 
 
 def text_of_content(content: Any, separator: str) -> str:
@@ -161,6 +163,9 @@ class ClaudeCode(_Collector):
             return
         if self.parsed.cwd is None and isinstance(line.get("cwd"), str):
             self.parsed.cwd = line["cwd"]
+        version = line.get("version", line.get("claude_code_version"))
+        if self.parsed.version is None and isinstance(version, str):
+            self.parsed.version = version
         if line.get("type") in ("assistant", "user"):
             _anthropic_blocks(self, line.get("message"), record.where)
 

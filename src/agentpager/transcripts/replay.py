@@ -68,7 +68,12 @@ class Replayer:
         if not isinstance(call.arguments, dict):
             return None
         recorded_call = RecordedCall(
-            call.tool, call.arguments, recorded, self.transcript.format, cwd=self.transcript.cwd
+            call.tool,
+            call.arguments,
+            recorded,
+            self.transcript.format,
+            self.transcript.version or "",
+            cwd=self.transcript.cwd,
         )
         for profile in all_profiles():
             claim = profile.claim(recorded_call)
