@@ -235,13 +235,14 @@ def test_probe_runs_the_agent_against_the_mock_and_returns_its_result(tmp_path: 
         "claude-code", "Read", {"file_path": "a.txt"}, tmp_path, version=str(FAKE_AGENT), progress=messages.append
     )
     assert (result.text, result.is_error, result.agent, result.version) == ("HÉLLO\n", False, "claude-code", "9.8.7")
-    assert result.model == "claude-sonnet-4-5"
+    assert result.model == "claude-fake-default", "left to the agent, the model is the one it asked for"
     assert json.loads(result.raw_request)["messages"][-1]["content"][0]["content"] == "HÉLLO\n"
     assert result.offered_tools == (
         {"name": "Read", "description": "Reads a file.", "input_schema": {"type": "object"}},
     )
-    assert messages[0].startswith("Starting claude-code 9.8.7 (claude-sonnet-4-5) against http://127.0.0.1:")
-    missing = probe("claude-code", "Read", {"file_path": "nope"}, tmp_path, version=str(FAKE_AGENT))
+    assert messages[0].startswith("Starting claude-code 9.8.7 (its default model) against http://127.0.0.1:")
+    missing = probe("claude-code", "Read", {"file_path": "nope"}, tmp_path, version=str(FAKE_AGENT), model="claude-x")
+    assert missing.model == "claude-x" and json.loads(missing.raw_request)["model"] == "claude-x"
     assert (missing.text, missing.is_error) == ("<tool_use_error>No such file or directory</tool_use_error>", True)
 
 

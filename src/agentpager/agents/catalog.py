@@ -19,6 +19,11 @@ from agentpager.agents.mock import Dialect, Request, ToolResult
 from agentpager.agents.responses import OpenAIResponses
 
 PROMPT = "Use the tool you are given."
+CODEX_MODEL = "gpt-5.5"
+"""A model in Codex's catalog that is offered ``exec_command`` as a function (its newest models get a
+JavaScript code-mode ``exec`` tool instead)."""
+GEMINI_MODEL = "gemini-2.5-pro"
+"""The CLI's DEFAULT_GEMINI_MODEL (its own default, auto-gemini-2.5, routes through a classifier first)."""
 DUMMY_KEY = "agentpager-offline-dummy-key"
 
 
@@ -49,11 +54,12 @@ class Agent:
     """The npm package."""
     executable: str
     """Its name on PATH."""
-    default_model: str
+    default_model: str | None
+    """The model the agent is told to use unless the caller names one (None: the agent's own default)."""
     dialect: Callable[[], Dialect]
     entry_points: tuple[str, ...]
     """Paths in an npm prefix, the first that exists wins; a ``.js`` file runs with node."""
-    launch: Callable[[Path, str, str, str], Launch]
+    launch: Callable[[Path, str, str | None, str], Launch]
     """``launch(home, mock_url, model, prompt)``: writes any config into ``home``."""
     prompt_tools: Mapping[str, PromptTool] = field(default_factory=dict)
 
@@ -64,9 +70,9 @@ def _platform() -> str:
     return f"{system}-{machine}"
 
 
-def _claude_code(home: Path, url: str, model: str, prompt: str) -> Launch:
+def _claude_code(home: Path, url: str, model: str | None, prompt: str) -> Launch:
     return Launch(
-        ["-p", prompt, "--model", model],
+        ["-p", prompt, *(["--model", model] if model else [])],
         {
             "ANTHROPIC_BASE_URL": url,
             "ANTHROPIC_API_KEY": DUMMY_KEY,
@@ -78,12 +84,12 @@ def _claude_code(home: Path, url: str, model: str, prompt: str) -> Launch:
     )
 
 
-def _codex(home: Path, url: str, model: str, prompt: str) -> Launch:
+def _codex(home: Path, url: str, model: str | None, prompt: str) -> Launch:
     """A custom model provider in ``$CODEX_HOME/config.toml`` speaking the Responses API to the mock."""
     codex_home = home / ".codex"
     codex_home.mkdir(exist_ok=True)
     (codex_home / "config.toml").write_text(
-        f'model = "{model}"\n'
+        f'model = "{model or CODEX_MODEL}"\n'
         'model_provider = "agentpager_mock"\n'
         "check_for_update_on_startup = false\n"
         "[analytics]\nenabled = false\n"
@@ -97,12 +103,19 @@ def _codex(home: Path, url: str, model: str, prompt: str) -> Launch:
         "stream_max_retries = 0\n"
     )
     return Launch(
-        ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "-m", model, prompt],
+        [
+            "exec",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "-m",
+            model or CODEX_MODEL,
+            prompt,
+        ],
         {"CODEX_HOME": str(codex_home), "AGENTPAGER_MOCK_KEY": DUMMY_KEY},
     )
 
 
-def _gemini_cli(home: Path, url: str, model: str, prompt: str) -> Launch:
+def _gemini_cli(home: Path, url: str, model: str | None, prompt: str) -> Launch:
     """API-key auth chosen in ``~/.gemini/settings.json`` (the base URL alone selects a gateway it refuses)."""
     settings = {
         "security": {"auth": {"selectedType": "gemini-api-key"}},
@@ -114,7 +127,7 @@ def _gemini_cli(home: Path, url: str, model: str, prompt: str) -> Launch:
     (home / ".gemini").mkdir(exist_ok=True)
     (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
     return Launch(
-        ["-p", prompt, "-m", model],
+        ["-p", prompt, "-m", model or GEMINI_MODEL],
         {
             "GEMINI_API_KEY": DUMMY_KEY,
             "GOOGLE_GEMINI_BASE_URL": url,
@@ -154,7 +167,7 @@ AGENTS: dict[str, Agent] = {
             "claude-code",
             "@anthropic-ai/claude-code",
             "claude",
-            "claude-sonnet-4-5",
+            None,
             AnthropicMessages,
             (
                 # 2.1.x from about 2.1.100 on: a native binary in a per-platform package.
@@ -167,7 +180,7 @@ AGENTS: dict[str, Agent] = {
             "codex",
             "@openai/codex",
             "codex",
-            "gpt-5.5",
+            CODEX_MODEL,
             OpenAIResponses,
             ("node_modules/@openai/codex/bin/codex.js",),
             _codex,
@@ -176,7 +189,7 @@ AGENTS: dict[str, Agent] = {
             "gemini-cli",
             "@google/gemini-cli",
             "gemini",
-            "gemini-2.5-pro",
+            GEMINI_MODEL,
             GeminiAPI,
             ("node_modules/@google/gemini-cli/bundle/gemini.js",),
             _gemini_cli,

@@ -110,7 +110,7 @@ class MockServer:
     """A threaded HTTP server on 127.0.0.1 (a free port) that speaks ``dialect``.
 
     Use as a context manager; ``url`` is ``http://127.0.0.1:PORT``. The first model turn that offers
-    tools is answered with the call of ``tool`` (``None``: no call at all); the request carrying its
+    tools is answered with the call of ``tool`` (streamed as ``model``, else as the model asked for) (``None``: no call at all); the request carrying its
     result is recorded and answered with a final text, as is every other model turn.
     """
 
@@ -147,18 +147,19 @@ class MockServer:
             return self.dialect.other(request)
         body = request.json()
         result = self.dialect.tool_result(body)
+        model = self.model or (body.get("model") if isinstance(body, dict) else None) or "model"
         with self._lock:
             if result is not None and self.recording.result is None:
                 self.recording.result, self.recording.result_request = result, request
                 self.recording.done.set()
-                return self.dialect.final_text(request, FINAL_TEXT, self.model)
+                return self.dialect.final_text(request, FINAL_TEXT, model)
             if self._called or not self.dialect.offers_tools(body):
-                return self.dialect.final_text(request, FINAL_TEXT, self.model)
+                return self.dialect.final_text(request, FINAL_TEXT, model)
             self._called = True
             self.recording.offered_tools = self.dialect.offered_tools(body)
             if self.tool is None:
-                return self.dialect.final_text(request, FINAL_TEXT, self.model)
-        return self.dialect.tool_call(request, self.tool, self.arguments, self.model)
+                return self.dialect.final_text(request, FINAL_TEXT, model)
+        return self.dialect.tool_call(request, self.tool, self.arguments, model)
 
 
 def _handler_for(mock: MockServer) -> type[BaseHTTPRequestHandler]:

@@ -88,6 +88,15 @@ def _wait(process: subprocess.Popen[bytes], recording: Recording, timeout: float
         _stop(process)
 
 
+def _model_asked_for(recording: Recording) -> str:
+    """The model the agent's model requests named (when it was left to choose)."""
+    for request in recording.requests:
+        body = request.json()
+        if isinstance(body, dict) and isinstance(body.get("model"), str):
+            return body["model"]
+    return ""
+
+
 def probe(
     agent: str,
     tool: str,
@@ -112,11 +121,13 @@ def probe(
     with tempfile.TemporaryDirectory(prefix="agentpager-agent-") as temp:
         home = Path(temp)
         (home / "tmp").mkdir()
-        mock = MockServer(spec.dialect(), None if prompt_tool else tool, arguments, model)
+        mock = MockServer(spec.dialect(), None if prompt_tool else tool, arguments, model or "")
         with mock:
             launch = spec.launch(home, mock.url, model, prompt)
             if progress:
-                progress(f"Starting {spec.name} {installed.version} ({model}) against {mock.url} ...")
+                progress(
+                    f"Starting {spec.name} {installed.version} ({model or 'its default model'}) against {mock.url} ..."
+                )
             with open(home / "agent.log", "wb") as log:
                 process = subprocess.Popen(
                     [*installed.command, *launch.arguments],
@@ -152,7 +163,7 @@ def probe(
             result.is_error,
             spec.name,
             installed.version,
-            model,
+            model or _model_asked_for(recording),
             request.body,
             tuple(recording.offered_tools),
         )
