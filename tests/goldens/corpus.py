@@ -185,6 +185,22 @@ CLAUDE_CODE = AgentCases(
             "(the mock reports 11), so only the model's server knows it.",
         ),
     ),
+    notes=(
+        "Run as `claude -p PROMPT --model MODEL` against the mock (ANTHROPIC_BASE_URL). The output is the "
+        "tool_result's content as the next request carries it: a string as it is; a list of blocks (an image, "
+        "a PDF's document, a notebook with a countdown) as its JSON; blocks Claude Code sends beside the "
+        "tool_result in the same message (2.0 and 2.1.84 put a PDF's document there) appended to that list.",
+        "The mock answers count_tokens with the messages' characters / 4: Claude Code asks the API before it "
+        "returns a large Read, so the 25,000-token limit (and 2.1.330's partial view) turn on a count only "
+        "Anthropic's server makes with Claude's tokenizer. Those cases are server_counted in the corpus.",
+        "2.1.330 with claude-sonnet-4-5 (and the other models with the total_tokens_reminder capability) "
+        "trims the whole result and appends the <total_tokens> countdown; with claude-opus-5-5, its default "
+        "model, neither happens. 2.0.21 and 2.1.84 have no countdown.",
+        "2.0.21 reports a file read with offset or limit as modified on the next turn (it stores the read time "
+        "rounded down to the millisecond; the file's mtime has more digits) and merges that note, with the "
+        "diff hunks of what it read against the whole file, into the result, trimming it: this is where the "
+        "leading spaces of such reads go in 2.0.21 transcripts.",
+    ),
 )
 
 
@@ -229,6 +245,23 @@ CODEX = AgentCases(
     (
         Volatile("⟦chunk_id⟧", r"(?<=^Chunk ID: )[0-9a-f]+$", "a random id per output chunk"),
         Volatile("⟦wall_time⟧", r"(?<=^Wall time: )\d+\.\d+(?= seconds$)", "how long the command took"),
+    ),
+    notes=(
+        "Run as `codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m gpt-5.5` with a "
+        "custom model provider (wire_api = responses) in $CODEX_HOME/config.toml pointing at the mock. With "
+        "gpt-5.5 (and models without metadata) Codex offers `exec_command` (unified exec: cmd, workdir, tty, "
+        "yield_time_ms, max_output_tokens, ...) as a plain function tool; its schema is offered_tools. The "
+        "newest catalog models (gpt-6.x) offer a JavaScript `exec` code-mode tool instead, whose nested "
+        "tools.exec_command returns what the script makes of it: not recorded here.",
+        "The model receives the function_call_output text: 'Chunk ID: <6 hex>', 'Wall time: <s.ssss> "
+        "seconds', 'Process exited with code <n>', 'Original token count: <ceil(output bytes / 4)>', "
+        "'Output:' and the output: stdout and stderr merged as the command wrote them, bytes that are not "
+        "UTF-8 shown as U+FFFD, CR and NUL kept, no line numbers, nothing added at the end.",
+        "Over the output budget (max_output_tokens, default 10,000 tokens of 4 bytes) the output starts "
+        "'Warning: truncated output (original token count: N)\nTotal output lines: L\n\n' and keeps its "
+        "beginning and end around '…K tokens truncated…' (cat_big, cat_lines_2600_budget_100).",
+        "Codex tried github.com, api.github.com and chatgpt.com at start (plugins and update checks); the "
+        "probe's proxy variables point at a closed port on 127.0.0.1, so nothing left the machine.",
     ),
 )
 
@@ -278,9 +311,23 @@ GEMINI_CLI = AgentCases(
         Case("list_file", "list_directory", {"dir_path": "plain.txt"}),
     ),
     notes=(
-        "read_many_files is not offered to the model in this version: the CLI runs it on the user's "
-        "@path references. The output is what follows the prompt in the first user message (its "
-        "text parts joined).",
+        "Run as `gemini -p PROMPT -m gemini-2.5-pro` with GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL (the mock), "
+        "security.auth.selectedType = gemini-api-key in ~/.gemini/settings.json (the base URL alone selects "
+        "a gateway auth that -p refuses) and GEMINI_CLI_TRUST_WORKSPACE=true. It streams "
+        "POST /v1beta/models/MODEL:streamGenerateContent?alt=sse.",
+        "read_file and list_directory outputs are the functionResponse's response.output (or .error, then "
+        "is_error); when the CLI sends more parts with it (an image's or a PDF's inlineData) the output is "
+        "the JSON list of the functionResponse and those parts.",
+        "read_file: the text as it is (no line numbers; CRLF becomes LF, a BOM and UTF-16 are decoded); "
+        "past 2,000 lines, or with start_line/end_line, a header 'IMPORTANT: The file content has been "
+        "truncated.' with the lines shown, then '--- FILE CONTENT (truncated) ---'; lines over 2,000 "
+        "characters end in '... [truncated]'; Latin-1 and NUL bytes make it a binary file.",
+        "read_many_files is not offered to the model in 0.61.0: the CLI runs it on the user's @path "
+        "references (a directory becomes @dir/**). The output is what the CLI added to the first user "
+        "message, from '--- Content from referenced files ---' on, its text parts joined (empty when it "
+        "read nothing, as for a missing file); files come sorted by path.",
+        "list_directory: directories first, then files with their sizes, each group sorted by name; a "
+        "dangling symlink is left out.",
     ),
 )
 
