@@ -36,6 +36,7 @@ from agentpager.tools.base import (
     Opener,
     Profile,
     RecordedCall,
+    ShellCommand,
     Shown,
     Tool,
     lines_covered,
@@ -528,6 +529,12 @@ class ClaudeCode(Profile):
         first = max(arguments["offset"] or 1, 1)
         limit = arguments["limit"]
         return lines_covered(arguments["file_path"], first, None if limit is None else first + limit - 1, open_text)
+
+    def shell_command(self, recorded: RecordedCall) -> ShellCommand | None:
+        command = recorded.arguments.get("command")
+        if recorded.agent != "claude-code" or recorded.tool != "Bash" or not isinstance(command, str):
+            return None
+        return ShellCommand(command)
 
     def claim(self, recorded: RecordedCall) -> Claim | None:
         """A Read, replayed by the profile of the transcript's version (this one when it says none),
