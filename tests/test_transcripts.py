@@ -263,14 +263,16 @@ def test_a_broken_array_keeps_what_was_read(tmp_path: Path) -> None:
 
 
 def test_claude_code_settings_from_the_recorded_text() -> None:
-    assert settings_shown_by("1\tx") == {"line_format": "tab"}
-    assert settings_shown_by("     1→x") == {"line_format": "arrow"}
+    assert settings_shown_by("1\tx") == {"line_format": "tab", "reminder": None}
+    assert settings_shown_by("     1→x") == {"line_format": "arrow", "reminder": None}
     assert settings_shown_by(f"1\tx\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n") == {
         "line_format": "tab",
         "reminder": MALWARE,
     }
     countdown = "\n\n<system-reminder>\n<total_tokens>14998765 tokens left</total_tokens>\n</system-reminder>"
-    assert settings_shown_by("1\tx\n2" + countdown) == {"line_format": "tab", "tokens_left": 14998765}
+    assert settings_shown_by("1\tx\n2" + countdown) == {"line_format": "tab", "tokens_left": 14998765, "reminder": None}
+    changed = f"2→y\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n\n<system-reminder>\nNote: a was modified"
+    assert settings_shown_by(changed + "</system-reminder>") == {"line_format": "arrow", "reminder": MALWARE}
     assert settings_shown_by("File does not exist.") == {}
 
 

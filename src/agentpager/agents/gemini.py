@@ -4,6 +4,9 @@ Each streamed chunk is a ``GenerateContentResponse`` on one ``data:`` line (no e
 call is a ``functionCall`` part and its result comes back as a ``functionResponse`` part of the
 next request's last ``user`` content. Side queries the CLI makes with ``:generateContent`` (its
 next-speaker and routing checks ask for JSON) get a JSON text that says the user speaks next.
+The CLI sends its requests there when ``GOOGLE_GEMINI_BASE_URL`` is set (google-gemini/gemini-cli,
+packages/core/src/core/contentGenerator.ts); ``@path`` references are read into the first user
+message under "--- Content from referenced files ---" (packages/cli/src/ui/hooks/atCommandProcessor.ts).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 Events as the API's streaming reference lists them: ``response.created``, the function call item
 (``response.output_item.added``, ``response.function_call_arguments.delta`` and ``.done``,
-``response.output_item.done``), then ``response.completed`` with the usage. Codex reads the item
-from ``response.output_item.done`` and ends the turn at ``response.completed``
-(codex-rs/codex-api/src/sse/responses.rs, ``process_responses_event``).
+``response.output_item.done``), then ``response.completed`` with the usage. Codex takes the item
+from ``response.output_item.done`` and ends the turn at ``response.completed``; a stream that closes
+before it is an error (openai/codex, codex-rs/codex-api/src/sse/responses.rs, ``process_sse``).
 """
 
 from __future__ import annotations

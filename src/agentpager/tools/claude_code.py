@@ -77,6 +77,9 @@ _JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2
 _REMINDER_START, _REMINDER_END = "\n\n<system-reminder>\n", "\n</system-reminder>\n"
 _ARROW_LINE = re.compile(r" *\d+→")
 _TAB_LINE = re.compile(r"\d+\t")
+_REMINDER_BEFORE_NOTE = re.compile(
+    r"\n\n<system-reminder>\n((?:(?!</system-reminder>).)*)\n</system-reminder>\n\n<system-reminder>\nNote: ", re.DOTALL
+)
 _COUNTDOWN = re.compile(r"\n\n<system-reminder>\n<total_tokens>(\d+) tokens left</total_tokens>\n</system-reminder>$")
 _ADVICE_2_0 = "Please use offset and limit parameters to read specific portions of the file, or use the GrepTool to search for specific content."
 _ADVICE = (
@@ -506,9 +509,14 @@ def settings_shown_by(recorded: str | None) -> dict[str, Any]:
         settings["line_format"] = "arrow"
     elif _TAB_LINE.match(recorded):
         settings["line_format"] = "tab"
+    before_note = _REMINDER_BEFORE_NOTE.search(recorded)
     if recorded.endswith(_REMINDER_END) and _REMINDER_START in recorded:
         start = recorded.rindex(_REMINDER_START) + len(_REMINDER_START)
         settings["reminder"] = recorded[start : -len(_REMINDER_END)]
+    elif before_note:
+        settings["reminder"] = before_note.group(1)
+    elif "line_format" in settings:
+        settings["reminder"] = None  # numbered lines and no reminder: the model got none
     return settings
 
 
