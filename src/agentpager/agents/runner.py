@@ -146,7 +146,7 @@ def probe(
             output = (home / "agent.log").read_bytes().decode("utf-8", "replace")
         recording = mock.recording
         if prompt_tool:
-            first = next((r for r in recording.requests if spec.dialect().is_model_turn(r)), None)
+            first = next((r for r in recording.requests if mock.dialect.is_model_turn(r)), None)
             result = prompt_tool.result(first, prompt) if first else None
             request = first
         else:
