@@ -71,8 +71,9 @@ def _platform() -> str:
 
 
 def _claude_code(home: Path, url: str, model: str | None, prompt: str) -> Launch:
+    """``--allowedTools Bash``: in ``-p`` mode a Bash command otherwise waits for an approval nobody gives."""
     return Launch(
-        ["-p", prompt, *(["--model", model] if model else [])],
+        ["-p", prompt, *(["--model", model] if model else []), "--allowedTools", "Bash"],
         {
             "ANTHROPIC_BASE_URL": url,
             "ANTHROPIC_API_KEY": DUMMY_KEY,

@@ -10,8 +10,11 @@ from typing import Any, Literal
 
 from agentpager.tools.errors import ToolError
 
-ParamType = Literal["integer", "boolean", "string", "integers"]
-"""``integers`` is a JSON array of integers (of any length: the tool checks how many it wants)."""
+ParamType = Literal["integer", "boolean", "string", "integers", "strings"]
+"""``integers`` is a JSON array of integers (of any length: the tool checks how many it wants);
+``strings`` an array of strings (an argv)."""
+
+_ITEM_TYPES = {"integers": "integer", "strings": "string"}
 
 
 class _Required:
@@ -43,10 +46,10 @@ class Param:
         return self.default is REQUIRED
 
     def schema(self) -> dict[str, Any]:
-        json_type = "array" if self.type == "integers" else self.type
+        json_type = "array" if self.type in _ITEM_TYPES else self.type
         schema: dict[str, Any] = {"type": json_type if self.default is not None else [json_type, "null"]}
-        if self.type == "integers":
-            schema["items"] = {"type": "integer"}
+        if self.type in _ITEM_TYPES:
+            schema["items"] = {"type": _ITEM_TYPES[self.type]}
         schema["description"] = self.description
         if self.minimum is not None:
             schema["minimum"] = self.minimum
@@ -62,13 +65,16 @@ class Param:
             number = _integer(value)
             if number is not None:
                 return number
-        elif self.type == "integers":
+        elif self.type in _ITEM_TYPES:
             if isinstance(value, str):  # as typed in a form: "[1, 20]"
                 try:
                     value = json.loads(value)
                 except ValueError:
                     pass
-            if isinstance(value, list):
+            if isinstance(value, list) and self.type == "strings":
+                if all(isinstance(item, str) for item in value):
+                    return value
+            elif isinstance(value, list):
                 numbers = [_integer(item) for item in value]
                 if None not in numbers:
                     return numbers
@@ -77,7 +83,7 @@ class Param:
                 return value
         elif isinstance(value, str):
             return value
-        expected = "an array of integers" if self.type == "integers" else self.type
+        expected = f"an array of {_ITEM_TYPES[self.type]}s" if self.type in _ITEM_TYPES else self.type
         raise ToolError(f"Invalid value for '{self.name}': expected {expected}, got {_as_json(value)}.")
 
 

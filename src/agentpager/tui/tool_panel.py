@@ -7,6 +7,8 @@ tools run; nothing is sent until they are valid.
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -200,7 +202,7 @@ class ToolPanel(ReportsFailures, Vertical):
             if isinstance(field, Checkbox):
                 shown: str | bool = bool(param.default) if value is None else bool(value)
             else:
-                shown = "" if value is None else str(value)
+                shown = "" if value is None else json.dumps(value) if isinstance(value, list) else str(value)
             if field.value != shown:
                 self._set_by_panel[param.name] = shown
                 field.value = shown

@@ -297,7 +297,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _display(self, replay: Replay, shown: RenderableType, conversation: Text) -> None:
         self.replay = replay
         call = replay.call
-        if replay.plan is None:
+        if replay.plan is None or replay.reason:
             how = f"not replayable: {replay.reason}"
         else:
             how = (

@@ -37,16 +37,31 @@ class Context:
     store: ContentStore
     cwd: str
     """Absolute and lexical (symlinks kept), inside the root."""
+    recorded_cwd: str | None = None
+    """The directory the agent ran in, which the root stands for: absolute paths under it are mapped."""
     stderr: list[bytes] = field(default_factory=list)
+
+    def local(self, name: str) -> str:
+        """``name`` joined to the working directory, an absolute path under the recorded cwd moved to the root."""
+        return os.path.join(self.cwd, in_root(self.root, name, self.recorded_cwd))
 
     def path(self, name: str) -> str:
         """The real path a program's file argument names; Unsupported when it lies outside the root."""
         if "\0" in name:
             raise Unsupported("a NUL byte in a path")
-        real = os.path.realpath(os.path.join(self.cwd, name))
+        real = os.path.realpath(self.local(name))
         if not is_within(real, self.root.real):
             raise Unsupported(f"'{name}' is outside the workspace")
         return real
+
+
+def in_root(root: Root, path: str, recorded_cwd: str | None) -> str:
+    """``path``, or the same place under the root when it is absolute and under ``recorded_cwd``."""
+    if recorded_cwd and os.path.isabs(path):
+        normal, base = os.path.normpath(path), os.path.normpath(recorded_cwd)
+        if is_within(normal, base):
+            return os.path.join(root.path, os.path.relpath(normal, base))
+    return path
 
 
 def strerror(error: OSError) -> str:
