@@ -23,6 +23,7 @@ from agentpager.transcripts import Transcript, TranscriptError, open_transcript,
 from agentpager.transcripts.replay import Replayer
 from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.messages import DirectoryChosen, Failed, FileChosen, ShowLine, WindowChanged
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.themes import load_themes
@@ -178,8 +179,8 @@ class AgentPagerApp(ReportsFailures, App[None]):
 
     # -- wiring -----------------------------------------------------------------------------------
 
-    @on(WorkspaceTree.FileChosen)
-    def _file_chosen(self, event: WorkspaceTree.FileChosen) -> None:
+    @on(FileChosen)
+    def _file_chosen(self, event: FileChosen) -> None:
         self.panel.pinned = False
         self.viewer.open_file(event.path)
         if event.path.endswith((".jsonl", ".json")):
@@ -227,22 +228,22 @@ class AgentPagerApp(ReportsFailures, App[None]):
         self.pop_screen()
         self.panel.load_call(plan.profile, plan.tool, plan.arguments)
 
-    @on(WorkspaceTree.DirectoryChosen)
-    def _directory_chosen(self, event: WorkspaceTree.DirectoryChosen) -> None:
+    @on(DirectoryChosen)
+    def _directory_chosen(self, event: DirectoryChosen) -> None:
         self.panel.pinned = False
         self.panel.follow_directory(event.path, event.file_offset)
 
-    @on(FileViewer.WindowChanged)
-    def _window_changed(self, event: FileViewer.WindowChanged) -> None:
+    @on(WindowChanged)
+    def _window_changed(self, event: WindowChanged) -> None:
         if event.viewer.view is not None:
             self.panel.follow_file(event.viewer.view, event.window)
 
-    @on(FileViewer.Failed)
-    def _file_failed(self, event: FileViewer.Failed) -> None:
+    @on(Failed)
+    def _file_failed(self, event: Failed) -> None:
         self.panel.follow_unreadable_file(event.path)
 
-    @on(ToolPanel.ShowLine)
-    def _show_line(self, event: ToolPanel.ShowLine) -> None:
+    @on(ShowLine)
+    def _show_line(self, event: ShowLine) -> None:
         if event.path != self.viewer.path:
             self.viewer.open_file(event.path, event.line)
         else:

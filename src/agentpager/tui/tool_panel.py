@@ -13,7 +13,6 @@ from typing import Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
@@ -24,6 +23,7 @@ from agentpager.tools.args import ToolSpec
 from agentpager.tools.errors import ToolError
 from agentpager.tools.guard import overflow_severity
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.messages import Followed, Ran, ShowLine
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.viewer import Window
 from agentpager.workspace import ToolResult, Workspace
@@ -73,25 +73,6 @@ class ToolPanel(ReportsFailures, Vertical):
     """
 
     pinned = reactive(False)
-
-    class ShowLine(Message):
-        """A hand-made call reads this file from this line: show it there."""
-
-        def __init__(self, path: str, line: int) -> None:
-            super().__init__()
-            self.path = path
-            self.line = line
-
-    class _Ran(Message):
-        def __init__(self, outcome: Outcome) -> None:
-            super().__init__()
-            self.outcome = outcome
-
-    class _Followed(Message):
-        def __init__(self, tool: str, arguments: dict[str, Any]) -> None:
-            super().__init__()
-            self.tool = tool
-            self.arguments = arguments
 
     def __init__(self, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -264,7 +245,7 @@ class ToolPanel(ReportsFailures, Vertical):
         """Where a call reads, found off the UI thread (a character or byte offset may index the file)."""
         coverage = workspace.coverage(tool, arguments)
         if coverage is not None:
-            self.post_message(self.ShowLine(coverage.path, coverage.first_line))
+            self.post_message(ShowLine(coverage.path, coverage.first_line))
 
     def load_call(self, profile: str, tool: str, arguments: dict[str, Any]) -> None:
         """Show and pin a given call (from a transcript, say), and the window it reads."""
@@ -328,10 +309,10 @@ class ToolPanel(ReportsFailures, Vertical):
             tool, arguments = workspace.read_call(view.name, view, (window.top, window.bottom))
         except (OSError, ValueError, LookupError):
             return  # the file is changing; the next window report tries again
-        self.post_message(self._Followed(tool, arguments))
+        self.post_message(Followed(tool, arguments))
 
-    @on(_Followed)
-    def _followed(self, event: _Followed) -> None:
+    @on(Followed)
+    def _followed(self, event: Followed) -> None:
         if self.pinned:
             return
         self._show_call(event.tool, event.arguments)
@@ -391,10 +372,10 @@ class ToolPanel(ReportsFailures, Vertical):
         result = workspace.call(tool, arguments)
         outcome = Outcome(profile, tool, arguments, result, workspace.count_tokens(result.text))
         if number == self._call_number:
-            self.post_message(self._Ran(outcome))
+            self.post_message(Ran(outcome))
 
-    @on(_Ran)
-    def _ran(self, event: _Ran) -> None:
+    @on(Ran)
+    def _ran(self, event: Ran) -> None:
         self.outcome = event.outcome
         self.query_one("#output", OutputArea).show(event.outcome.result.text)
         self._show_stats()

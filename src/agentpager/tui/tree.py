@@ -12,13 +12,13 @@ from typing import Any
 
 from rich.text import Text
 from textual import on, work
-from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from agentpager.tools.paths import Root, is_within
 from agentpager.tools.qq import MAX_FILES_PER_LIST, MAX_FILES_WARNING_THRESHOLD
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.messages import DirectoryChosen, FileChosen
 
 PAGE_SIZE = MAX_FILES_PER_LIST
 
@@ -96,17 +96,6 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
     WorkspaceTree { width: 36; border-right: tall $panel; }
     """
 
-    class FileChosen(Message):
-        def __init__(self, path: str) -> None:
-            super().__init__()
-            self.path = path
-
-    class DirectoryChosen(Message):
-        def __init__(self, path: str, file_offset: int) -> None:
-            super().__init__()
-            self.path = path
-            self.file_offset = file_offset
-
     def __init__(self, root: Root, **kwargs: Any) -> None:
         super().__init__(Text(os.path.basename(root.path) or root.path, style="bold"), DirectoryEntry("."), **kwargs)
         self.workspace_root = root
@@ -183,11 +172,11 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         event.stop()
         entry = event.node.data
         if isinstance(entry, FileEntry):
-            self.post_message(self.FileChosen(entry.path))
+            self.post_message(FileChosen(entry.path))
         elif isinstance(entry, PageLink):
             self.show_page(entry.directory, entry.offset)
             directory = entry.directory.data
             assert isinstance(directory, DirectoryEntry)
-            self.post_message(self.DirectoryChosen(directory.path, directory.file_offset))
+            self.post_message(DirectoryChosen(directory.path, directory.file_offset))
         elif isinstance(entry, DirectoryEntry):
-            self.post_message(self.DirectoryChosen(entry.path, entry.file_offset))
+            self.post_message(DirectoryChosen(entry.path, entry.file_offset))

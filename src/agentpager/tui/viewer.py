@@ -19,7 +19,6 @@ from textual import on, work
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -29,6 +28,7 @@ from textual.worker import Worker, get_current_worker
 from agentpager.engine.lineindex import Cancelled
 from agentpager.fileview import FileView, ViewError
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.messages import Failed, Indexed, Opened, Searched, WindowChanged
 from agentpager.workspace import Workspace
 
 WINDOW_LINES = 200
@@ -93,35 +93,6 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
     following = reactive(False)
     status = reactive("", layout=False)
 
-    class WindowChanged(Message):
-        """The lines on screen changed (scrolled, resized, or more of the file is known)."""
-
-        def __init__(self, viewer: FileViewer, window: Window) -> None:
-            super().__init__()
-            self.viewer = viewer
-            self.window = window
-
-    class Opened(Message):
-        def __init__(self, view: FileView) -> None:
-            super().__init__()
-            self.view = view
-
-    class Failed(Message):
-        def __init__(self, path: str, message: list[str]) -> None:
-            super().__init__()
-            self.path = path
-            self.message = message
-
-    class _Indexed(Message):
-        def __init__(self, view: FileView, lines: int, complete: bool, fraction: float) -> None:
-            super().__init__()
-            self.view, self.lines, self.complete, self.fraction = view, lines, complete, fraction
-
-    class _Searched(Message):
-        def __init__(self, pattern: str, matches: list[int], complete: bool) -> None:
-            super().__init__()
-            self.pattern, self.matches, self.complete = pattern, matches, complete
-
     def __init__(self, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.workspace = workspace
@@ -176,17 +147,17 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             lines = [error.message]
             if error.mime:
                 lines += ["", f"Detected type: {error.mime}", f"Size: {error.size:,} bytes"]
-            self.post_message(self.Failed(path, lines))
+            self.post_message(Failed(path, lines))
             return
         except Cancelled:
-            self.post_message(self.Failed(path, ["Conversion cancelled."]))
+            self.post_message(Failed(path, ["Conversion cancelled."]))
             return
         except OSError as error:  # the file went away or changed while it was opened
-            self.post_message(self.Failed(path, [f"Could not open {path}: {error.strerror or error}"]))
+            self.post_message(Failed(path, [f"Could not open {path}: {error.strerror or error}"]))
             return
         finally:
             converting.set()
-        self.post_message(self.Opened(view))
+        self.post_message(Opened(view))
         self._index(view, worker)
 
     def _index(self, view: FileView, worker: Worker[None]) -> None:
@@ -200,16 +171,16 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
                 last_report = now
                 with view.open() as reader:
                     lines = reader.available_lines()
-                self.post_message(self._Indexed(view, lines, False, scanned / max(size, 1)))
+                self.post_message(Indexed(view, lines, False, scanned / max(size, 1)))
 
         try:
             total = view.count_lines(progress, worker.cancelled_event)
         except Cancelled:
             return
         except OSError as error:
-            self.post_message(self.Failed(view.name, [f"The file changed or could not be read: {error}"]))
+            self.post_message(Failed(view.name, [f"The file changed or could not be read: {error}"]))
             return
-        self.post_message(self._Indexed(view, total, True, 1.0))
+        self.post_message(Indexed(view, total, True, 1.0))
 
     @on(Opened)
     def _opened(self, event: Opened) -> None:
@@ -228,12 +199,12 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             return
         self.view = None
         self._wanted_top = None
-        self._reset_lines(event.message)
+        self._reset_lines(event.lines)
         self.status = ""
         self._announce()
 
-    @on(_Indexed)
-    def _indexed(self, event: _Indexed) -> None:
+    @on(Indexed)
+    def _indexed(self, event: Indexed) -> None:
         if event.view is not self.view:
             return
         self._set_line_count(event.lines, event.complete)
@@ -369,7 +340,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         window = self.window
         if window != self._last_window:
             self._last_window = window
-            self.post_message(self.WindowChanged(self, window))
+            self.post_message(WindowChanged(self, window))
 
     def go_to_line(self, number: int) -> None:
         """Make line ``number`` the top line (as far as the end of the file allows).
@@ -435,14 +406,14 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
                 for number in reader.search(pattern, cancel=worker.cancelled_event):
                     matches.append(number)
         except Cancelled:
-            self.post_message(self._Searched(pattern.pattern, matches, False))
+            self.post_message(Searched(pattern.pattern, matches, False))
             return
         except OSError:
             pass  # the file changed under the search: what was found so far stands
-        self.post_message(self._Searched(pattern.pattern, matches, True))
+        self.post_message(Searched(pattern.pattern, matches, True))
 
-    @on(_Searched)
-    def _searched(self, event: _Searched) -> None:
+    @on(Searched)
+    def _searched(self, event: Searched) -> None:
         if self._pattern is None or self._pattern.pattern != event.pattern:
             return
         self._matches = event.matches
