@@ -8,6 +8,7 @@ instead of handling every report of a fast scroll or a long scan.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from agentpager.fileview import FileView
     from agentpager.tui.tool_panel import Outcome
     from agentpager.tui.viewer import FileViewer, Window
+    from agentpager.workspace import Workspace
 
 
 # -- the tree -------------------------------------------------------------------------------------
@@ -29,11 +31,11 @@ class FileChosen(Message):
 
 @dataclass
 class DirectoryChosen(Message):
-    """A directory (or a page of its entries) was chosen: ``file_offset`` is where the page's files
-    start in ``list_files``' listing of it."""
+    """A directory was chosen (``file_offset`` None: the call an agent makes first), or a page of
+    its files (``file_offset``: where the page starts, as ``list_files`` counts)."""
 
     path: str
-    file_offset: int
+    file_offset: int | None
 
 
 # -- the viewer -----------------------------------------------------------------------------------
@@ -80,7 +82,7 @@ class Indexed(Message):
 class Searched(Message):
     """Matches of a search so far (the worker keeps appending to ``matches`` until ``complete``)."""
 
-    pattern: str
+    pattern: re.Pattern[str]
     matches: list[int]
     complete: bool
 
@@ -118,3 +120,18 @@ class Followed(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, Followed)
+
+
+@dataclass
+class Carried(Message):
+    """The new profile's call for the window a pinned call read (after the profile was switched)."""
+
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass
+class ProfileChosen(Message):
+    """The panel's profile changed: the tree marks the paths this profile refuses."""
+
+    workspace: Workspace
