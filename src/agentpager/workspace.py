@@ -157,7 +157,7 @@ class Workspace:
 
         try:
             bound = found.spec.bind(arguments)
-            coverage = self.profile.coverage(tool, bound, open_text)
+            coverage = self.profile.coverage(tool, bound, open_text, self.states.get(self.profile.name, {}))
             if coverage is None:
                 return None
             if cut_output is not None:

@@ -98,7 +98,7 @@ class RecordedCall:
     arguments: dict[str, Any]
     output: str | None
     agent: str = ""
-    """The transcript's format (``claude-code``, ``codex``, ``openai``, ``anthropic``)."""
+    """The transcript's format (``claude-code``, ``codex``, ``gemini``, ``openai``, ...)."""
     version: str = ""
     """The agent's version, when the transcript says."""
     cwd: str | None = None
@@ -111,6 +111,14 @@ class RecordedCall:
             if is_within(normal, base):
                 return os.path.relpath(normal, base).replace(os.sep, "/")
         return path
+
+
+@dataclass(frozen=True)
+class ShellCommand:
+    """A recorded shell call's command line and the directory it ran in (None: the agent's cwd)."""
+
+    command: str | list[str]
+    workdir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -156,8 +164,11 @@ class Profile:
         """The call that reads ``path``: the lines ``shown`` on screen when given, else the default read."""
         return self.read_tool.spec.name, {self.file_argument: path}
 
-    def coverage(self, tool: str, arguments: dict[str, Any], open_text: Opener) -> Coverage | None:
-        """What a read call (its arguments with defaults filled in) covers; None for other calls."""
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
+        """What a read call (its arguments with defaults filled in) covers, made now in a workspace
+        whose profile keeps ``state`` between calls; None for other calls."""
         return None
 
     def text_offset(self, tool: str, arguments: dict[str, Any], output: str) -> int | None:
@@ -181,6 +192,22 @@ class Profile:
         start past the old end is not an error; by default the edit stands as it is.
         """
         return after
+
+    def shell_command(self, recorded: RecordedCall) -> ShellCommand | None:
+        """The command line of a recorded call to this agent's shell tool; None for other calls.
+
+        A shell call that only reads files (``cat``, ``sed -n``, ``head``...) can be replayed by
+        emulating its command over the workspace; the profile says which calls are shell calls.
+        """
+        return None
+
+    def same_output(self, recorded: str, replayed: str) -> bool:
+        """Whether a replayed output says what the recorded one said: byte for byte by default.
+
+        A profile whose outputs carry what changes from run to run (how long a command took)
+        compares the rest.
+        """
+        return recorded == replayed
 
     def claim(self, recorded: RecordedCall) -> Claim | None:
         """How this profile replays a recorded call, or None when the call is not one of its own.
