@@ -16,7 +16,7 @@ from agentpager import Workspace
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.lines import Shading
 from agentpager.tui.messages import Indexed, WindowChanged
-from agentpager.tui.screens.find_file import FindFile, fuzzy, rank
+from agentpager.tui.screens.find_file import Candidates, FindFile, fuzzy
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.status import CallStatus
 from agentpager.tui.tool_panel import ToolPanel
@@ -374,13 +374,14 @@ async def test_a_profile_marks_the_paths_it_refuses(workspace_dir: Path) -> None
         assert "⊘" not in str(obsidian.label)
         app.panel.query_one("#profile").value = "vault"  # type: ignore[attr-defined]
         await settle(pilot)
-        assert str(obsidian.label) == ".obsidian/ ⊘ vault refuses it"
+        assert str(obsidian.label) == ".obsidian/ ⊘ refused"
         obsidian.expand()
         await settle(pilot)
-        assert str(obsidian.children[0].label) == "app.json ⊘ vault refuses it"
+        assert str(obsidian.children[0].label) == "app.json ⊘ refused"
         tree.select_node(obsidian.children[0])
         await settle(pilot)
         assert app.panel.outcome.result.text == "Error: Access to '.obsidian/app.json' is not allowed."
+        assert app.viewer.shading is None, "an error covers nothing"
 
 
 async def test_the_file_finder(workspace_dir: Path) -> None:
@@ -403,14 +404,27 @@ async def test_the_file_finder(workspace_dir: Path) -> None:
 
 def test_fuzzy_ranking_prefers_the_file_name_and_tight_matches() -> None:
     paths = ["src/app/main.py", "apps/x/main.py", "docs/a_p_p.md", "app.py", "lib/mapper.py"]
-    assert [path for path, _ in rank(fuzzy("app"), paths, 10)] == [
+    assert [path for path, _ in Candidates(paths).rank(fuzzy("app"), 10)] == [
         "app.py",
         "lib/mapper.py",
         "docs/a_p_p.md",
-        "apps/x/main.py",
         "src/app/main.py",
+        "apps/x/main.py",
     ]
-    assert rank(fuzzy("a p"), ["x/app.py"], 1) == [("x/app.py", [2, 3])]
+    assert Candidates(["x/app.py"]).rank(fuzzy("a p"), 1) == [("x/app.py", [2, 3])]
+
+
+def test_fuzzy_ranking_over_many_chunks_stops_at_enough_perfect_matches() -> None:
+    paths = [f"d{n % 7}/entry{n:06d}.txt" for n in range(20_000)]
+    candidates = Candidates(paths)
+    assert len(candidates.chunks) == 20
+    ranked = candidates.rank(fuzzy("y0199"), 3)
+    assert ranked == [
+        ("d6/entry019900.txt", [7, 8, 9, 10, 11]),
+        ("d0/entry019901.txt", [7, 8, 9, 10, 11]),
+        ("d1/entry019902.txt", [7, 8, 9, 10, 11]),
+    ]
+    assert [path for path, _ in candidates.rank(fuzzy("y0199z"), 3)] == []
 
 
 # -- empty and error states -----------------------------------------------------------------------

@@ -512,8 +512,10 @@ class ToolPanel(ReportsFailures, Vertical):
         workspace = self.workspace.with_profile(profile)
         result = workspace.call(tool, arguments)
         tokens = workspace.count_tokens(result.text)
-        coverage = workspace.coverage(tool, arguments, result.text if result.truncated else None)
         shading = None
+        coverage = (
+            None if result.is_error else workspace.coverage(tool, arguments, result.text if result.truncated else None)
+        )
         if coverage is not None:
             shading = Shading(coverage.path, coverage.first_line, coverage.last_line, cut=coverage.cut)
             if coverage.unit != "line" and view is not None and view.name == coverage.path:

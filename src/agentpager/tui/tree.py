@@ -275,7 +275,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         else:
             return
         if entry.path != "." and self.workspace.refuses(entry.path):
-            label.append(f" ⊘ {self.workspace.profile.name} refuses it", style="dim red")
+            label.append(" ⊘ refused", style="dim red")
         node.set_label(label)
 
     def _directory_label(self, entry: DirectoryEntry) -> Text:

@@ -8,8 +8,12 @@ screen never waits for it.
 
 from __future__ import annotations
 
+import bisect
+import heapq
+import itertools
 import re
 import threading
+from collections.abc import Iterator
 
 from rich.text import Text
 from textual import on, work
@@ -17,43 +21,88 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from agentpager.workspace import Workspace
 
+TITLE = "Open a file: type letters of its path (Enter opens, Escape cancels)"
 MAX_FILES = 500_000
 """Files offered at most (the first, in path order): memory and matching time stay bounded."""
 SHOWN = 50
+CHUNK = 1024
 
 
 def fuzzy(query: str) -> re.Pattern[str]:
-    """A pattern matching paths that hold the query's characters in order (spaces ignored), case-blind."""
+    """A pattern matching a line that holds the query's characters in order (spaces ignored),
+    case-blind, one group per character: each is the first of its kind after the one before, and
+    the skips are possessive, so a line that does not match fails without backtracking."""
     characters = [re.escape(character) for character in query if not character.isspace()]
-    return re.compile(".*?".join(f"({character})" for character in characters), re.IGNORECASE)
+    parts = [f"({characters[0]})"] if characters else []
+    parts += [f"[^{character}\\n]*+({character})" for character in characters[1:]]
+    return re.compile("".join(parts), re.IGNORECASE)
 
 
-def rank(
-    pattern: re.Pattern[str], paths: list[str], limit: int, stop: threading.Event | None = None
-) -> list[tuple[str, list[int]]]:
-    """The best ``limit`` paths ``pattern`` matches, with the positions of the matched characters.
+class Candidates:
+    """The paths to choose from, as texts of a path a line that one regex scans at C speed.
 
-    Better: all in the file name, then the tighter match, then the shorter path. Setting ``stop``
-    ends it early (with what it found so far).
+    Each text holds CHUNK paths, so one scan (which holds the GIL) lasts a few milliseconds at most
+    and the UI thread keeps its turn.
     """
-    scored = []
-    for number, path in enumerate(paths):
-        if number % 10_000 == 0 and stop is not None and stop.is_set():
-            break
-        found = pattern.search(path, path.rfind("/") + 1) or pattern.search(path)
-        if found is not None:
-            in_name = found.start() > path.rfind("/")
-            scored.append(((not in_name, found.end() - found.start(), len(path), path), found))
-    scored.sort(key=lambda item: item[0])
-    return [
-        (key[3], [found.start(group) for group in range(1, (pattern.groups or 0) + 1)]) for key, found in scored[:limit]
-    ]
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+        self.chunks = [Chunk(paths, first) for first in range(0, len(paths), CHUNK)]
+
+    def rank(
+        self, pattern: re.Pattern[str], limit: int, stop: threading.Event | None = None
+    ) -> list[tuple[str, list[int]]]:
+        """The best ``limit`` paths ``pattern`` matches, with the positions of the matched characters.
+
+        Better: all in the file name, then the tighter match, then the path's order. Once ``limit``
+        paths hold the query whole in their name, no path can beat them and the scan stops. Setting
+        ``stop`` ends it early too (with what it found so far).
+        """
+        best = heapq.nsmallest(limit, self._matches(pattern, limit, stop), key=lambda item: item[0])
+        return [(self.paths[key[2]], positions) for key, positions in best]
+
+    def _matches(
+        self, pattern: re.Pattern[str], limit: int, stop: threading.Event | None
+    ) -> Iterator[tuple[tuple[bool, int, int], list[int]]]:
+        """(sort key, positions in the path) for each path that matches, until ``limit`` perfect ones."""
+        perfect = 0
+        for chunk in self.chunks:
+            if stop is not None and stop.is_set():
+                return
+            last_line = -1
+            for found in pattern.finditer(chunk.text):
+                line = bisect.bisect_right(chunk.starts, found.start()) - 1
+                if line == last_line:
+                    continue  # one match a path: its first
+                last_line = line
+                start, end = chunk.starts[line], chunk.ends[line]
+                name = chunk.text.rfind("/", start, end) + 1 or start
+                if found.start() < name and (in_name := pattern.search(chunk.text, name, end)):
+                    found = in_name
+                span = found.end() - found.start()
+                positions = [found.start(group) - start for group in range(1, pattern.groups + 1)]
+                yield (found.start() < name, span, chunk.first + line), positions
+                if found.start() >= name and span == pattern.groups:
+                    perfect += 1
+                    if perfect >= limit:
+                        return
+
+
+class Chunk:
+    """CHUNK paths from ``first`` as one text, with where each starts and ends in it."""
+
+    def __init__(self, paths: list[str], first: int) -> None:
+        lines = paths[first : first + CHUNK]
+        self.first = first
+        self.text = "\n".join(lines)
+        self.starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+        self.ends = [start + len(line) for start, line in zip(self.starts, lines, strict=True)]
 
 
 class FindFile(ModalScreen[str | None]):
@@ -70,21 +119,20 @@ class FindFile(ModalScreen[str | None]):
         width: 90; max-width: 100%; height: auto; max-height: 100%; margin-top: 1; padding: 0 1;
         border: round $accent; background: $surface;
     }
-    FindFile OptionList { height: auto; max-height: 20; border: none; padding: 0; }
-    FindFile #note { color: $text-muted; height: auto; }
+    FindFile #title { height: auto; margin-bottom: 1; }
+    FindFile OptionList { height: auto; max-height: 20; border: none; padding: 0; margin-top: 1; }
     """
 
     def __init__(self, workspace: Workspace) -> None:
         super().__init__()
         self.workspace = workspace
-        self.files: list[str] | None = None
+        self.files: Candidates | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Open a file: type letters of its path (Enter opens, Escape cancels)")
-            yield Input(placeholder="e.g. srcapp for src/agentpager/tui/app.py")
+            yield Static(f"{TITLE} · listing the files…", id="title")
+            yield Input(placeholder="e.g. tuiapp for src/agentpager/tui/app.py", compact=True)
             yield OptionList()
-            yield Static("Listing the files…", id="note")
 
     def on_mount(self) -> None:
         self._list_files()
@@ -95,11 +143,11 @@ class FindFile(ModalScreen[str | None]):
         note = (
             f"{len(files):,} files" if len(files) <= MAX_FILES else f"the first {MAX_FILES:,} of {len(files):,} files"
         )
-        self.app.call_from_thread(self._listed, files[:MAX_FILES], note)
+        self.app.call_from_thread(self._listed, Candidates(files[:MAX_FILES]), note)
 
-    def _listed(self, files: list[str], note: str) -> None:
+    def _listed(self, files: Candidates, note: str) -> None:
         self.files = files
-        self.query_one("#note", Static).update(note)
+        self.query_one("#title", Static).update(f"{TITLE} · {note}")
         self._match(self.query_one(Input).value)
 
     @on(Input.Changed)
@@ -109,26 +157,30 @@ class FindFile(ModalScreen[str | None]):
 
     @work(thread=True, group="match", exclusive=True, exit_on_error=False)
     def _match(self, query: str) -> None:
-        files = self.files or []
+        files = self.files
+        if files is None:
+            return
         worker = get_current_worker()
         if not query.strip():
-            found: list[tuple[str, list[int]]] = [(path, []) for path in files[:SHOWN]]
+            found: list[tuple[str, list[int]]] = [(path, []) for path in files.paths[:SHOWN]]
         else:
-            found = rank(fuzzy(query), files, SHOWN, worker.cancelled_event)
+            found = files.rank(fuzzy(query), SHOWN, worker.cancelled_event)
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show, found)
 
     def _show(self, found: list[tuple[str, list[int]]]) -> None:
         options = self.query_one(OptionList)
         options.clear_options()
+        labels = []
         for path, positions in found:
             label = Text(path)
             for position in positions:
                 label.stylize("bold reverse", position, position + 1)
-            options.add_option(Option(label, id=path))
+            labels.append(Option(label, id=path))
+        options.add_options(labels)
         if found:
             options.highlighted = 0
-        elif self.files:
+        elif self.files is not None and self.files.paths:
             options.add_option(Option(Text("No file matches.", style="dim"), disabled=True))
 
     def action_move(self, step: int) -> None:
