@@ -465,3 +465,13 @@ def test_a_newer_progress_message_replaces_a_queued_one(workspace_dir: Path) -> 
     assert not Indexed(view, 10, False, 0.1).can_replace(Indexed(other, 20, False, 0.2))
     window = WindowChanged(None, None)  # type: ignore[arg-type]
     assert not window.can_replace(Indexed(view, 20, False, 0.2))
+
+
+def test_the_readme_names_every_key_that_can_be_remapped() -> None:
+    import re
+
+    from agentpager.config import KEYS
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    sentence = readme[readme.index("The keys that can be remapped are") : readme.index("(Textual's keymap")]
+    assert set(re.findall(r"`([a-z_]+)`", sentence)) == set(KEYS)
