@@ -365,6 +365,32 @@ async def test_the_tree_reads_a_changed_directory_again(workspace_dir: Path) -> 
         assert "new.txt" not in [str(node.label) for node in tree.root.children]
 
 
+async def test_the_tree_pages_files_as_list_files_does(workspace_dir: Path) -> None:
+    mixed = workspace_dir / "mixed"
+    mixed.mkdir()
+    for n in range(120):
+        (mixed / f"d{n:03d}").mkdir()
+    for n in range(130):
+        (mixed / f"f{n:03d}.txt").write_text("x\n")
+    app = make_app(workspace_dir)
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        tree = app.query_one(WorkspaceTree)
+        node = next(node for node in tree.root.children if str(node.label).startswith("mixed/"))
+        node.expand()
+        await settle(pilot)
+        labels = [str(child.label) for child in node.children]
+        assert labels[:2] == ["d000/", "d001/"] and labels[100] == "directories 101-120 of 120 ▶"
+        assert labels[101] == "f000.txt" and labels[-1] == "files 101-130 of 130 ▶" and len(labels) == 202
+        tree.select_node(node.children[-1])
+        await settle(pilot)
+        assert call_shown(app) == ("list_files", {"path": "mixed", "offset": 100, "limit": 100})
+        assert app.panel.outcome.result.text.startswith("[Files 101-130 of 130]\nmixed/f100.txt\n")
+        labels = [str(child.label) for child in node.children]
+        assert labels[100:103] == ["directories 101-120 of 120 ▶", "◀ files 1-100 of 130", "f100.txt"]
+        assert tree.cursor_node is not None and str(tree.cursor_node.label) == "f100.txt", "the page's first file"
+
+
 async def test_a_profile_marks_the_paths_it_refuses(workspace_dir: Path) -> None:
     app = make_app(workspace_dir)
     async with app.run_test(size=LARGE) as pilot:
