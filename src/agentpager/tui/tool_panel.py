@@ -49,7 +49,11 @@ class Outcome:
 class ToolPanel(ReportsFailures, Vertical):
     """Profile, tool, arguments, the call as JSON, the exact output, and the budget it fits."""
 
-    BINDINGS = [Binding("escape", "app.leave_panel", "Back to the viewer", id="leave_panel")]
+    BINDINGS = [
+        Binding("escape", "app.leave_panel", "Back to the viewer", id="leave_panel"),
+        Binding("tab", "app.focus_next", "Next field"),
+        Binding("shift+tab", "app.focus_previous", "Previous field"),
+    ]
     DEFAULT_CSS = """
     ToolPanel {
         width: 66;
