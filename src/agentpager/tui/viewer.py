@@ -303,8 +303,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
     def _update_virtual_size(self) -> None:
         if self.line_count == 0:
             self.virtual_size = Size(0, len(self._message_rows(self.scrollable_content_region.width)))
-        elif self.wrap:
-            self.virtual_size = Size(self.scrollable_content_region.width, self.line_count + self._page_height() - 1)
+        elif self.wrap:  # the last line may have to be the top one: room below it for a screen
+            self.virtual_size = Size(self.scrollable_content_region.width, self.line_count + self.size.height)
         else:
             self.virtual_size = Size(self._gutter_width() + self._widest + 1, self.line_count)
 
