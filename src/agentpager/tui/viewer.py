@@ -143,6 +143,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._windows: LRUCache[int, list[tuple[str, bool]]] = LRUCache(16)
         self._strips: LRUCache[int, Strip] = LRUCache(512)
         self._folded: LRUCache[tuple[int, int], list[Strip]] = LRUCache(512)
+        self._gutters: LRUCache[int, Strip] = LRUCache(512)
         self._styles: dict[str, Style] = {}
         self._frame_rows: list[tuple[int, int]] = []
         """Wrapped: the (line, row of it) on each screen row of the frame being drawn."""
@@ -368,11 +369,16 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
     def _clear_strips(self) -> None:
         self._strips.clear()
         self._folded.clear()
+        self._gutters.clear()
 
     def _style(self, name: str) -> Style:
+        """A component's style, looked up once until the styles change (per line, looking them up
+        cost more than painting the text)."""
         if not self._styles:
-            self._styles = {name: self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES}
-            self._styles["base"] = self.rich_style
+            styles = {name: self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES}
+            base = styles["base"] = self.rich_style
+            styles |= {f"fill-{name}": base + styles[f"viewer--{name}"] for name in ("covered", "lost")}
+            self._styles = styles
         return self._styles[name]
 
     def notify_style_update(self) -> None:
@@ -403,6 +409,13 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         return rows
 
     def _gutter(self, number: int) -> Strip:
+        """Line ``number``'s gutter: the number, and a mark for coverage, the cut or the current match."""
+        strip = self._gutters.get(number)
+        if strip is None:
+            strip = self._gutters[number] = self._paint_gutter(number)
+        return strip
+
+    def _paint_gutter(self, number: int) -> Strip:
         width = self._gutter_width()
         current = self._matches[self._match] if self._match >= 0 else None
         mark = marker(number, self.shading if self.shading and self.shading.path == self.path else None, current)
@@ -422,7 +435,6 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         return rows[:height]
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._styles = {}  # looked up once a frame: per line, rich_style alone cost more than the text
         if self.wrap and self.line_count:
             self._frame_rows = self._rows(int(self.scroll_y) + 1, self._page_height())
         return super().render_lines(crop)
@@ -456,8 +468,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         (or the guard cut off) the line to its end, so what the call returns reads as one band."""
         shading = self.shading
         if shading is not None and (covered := shading.columns(number)) is not None and covered[1] is None:
-            lost = shading.lost_from(number) is not None
-            return self._style("base") + self._style("viewer--lost" if lost else "viewer--covered")
+            return self._style("fill-lost" if shading.lost_from(number) is not None else "fill-covered")
         return self._style("base")
 
     # -- what the call covers ---------------------------------------------------------------------
