@@ -27,6 +27,7 @@ from goldens.golden import Golden, GoldenCase, load, with_placeholders, with_roo
 from agentpager.agents import AgentNotInstalled, find, install, probe  # noqa: E402
 from agentpager.agents.catalog import get_agent  # noqa: E402
 
+
 def record(agent: str, version: str, model: str, only: set[str], attempts: int) -> Golden:
     try:
         installed = find(agent, version)
@@ -81,7 +82,9 @@ def merged(old: Golden, new: Golden) -> Golden:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--agent", choices=sorted({target.agent for target in TARGETS}), help="only this agent's targets")
+    parser.add_argument(
+        "--agent", choices=sorted({target.agent for target in TARGETS}), help="only this agent's targets"
+    )
     parser.add_argument("--version", help="only this version (or 'latest')")
     parser.add_argument("--model", help="only this model (or, with --version, the model to use)")
     parser.add_argument("--case", action="append", default=[], help="only this case (repeatable)")

@@ -80,7 +80,9 @@ def test_profile_equals_the_real_agent(golden: Golden, case: GoldenCase, corpus:
         assert command in NOT_EMULATED, f"{profile} did not run {command!r}: {result.unreplayable}"
         assert result.uncertain and result.is_error
         return
-    if next(c for c in cases_of(golden.agent, golden.version, golden.model).cases if c.name == case.name).server_counted:
+    if next(
+        c for c in cases_of(golden.agent, golden.version, golden.model).cases if c.name == case.name
+    ).server_counted:
         assert result.uncertain, f"{profile} answers as if it knew Claude's token count:\n{result.text[:300]}"
         return
     produced = with_placeholders(result.text, corpus, ())

@@ -95,7 +95,9 @@ class Workspace:
                 bound = found.spec.bind(arguments)
                 return ToolResult(found.run(call, **bound), False, call.truncated, call.uncertain, call.unreplayable)
             except ToolError as error:
-                return replace(self._error(tool, error.message, error.whole, call.uncertain), unreplayable=call.unreplayable)
+                return replace(
+                    self._error(tool, error.message, error.whole, call.uncertain), unreplayable=call.unreplayable
+                )
             except FileChanged:
                 continue
             except OSError as error:

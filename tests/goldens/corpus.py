@@ -368,8 +368,8 @@ CODEX_0_60_SHELL = AgentCases(
         Volatile("⟦duration⟧", r'(?<="duration_seconds":)\d+\.\d+(?=})', "how long the command took, to 0.1 s"),
     ),
     notes=(
-        _RUN_0_60 + " With gpt-5 Codex offers `shell` (an argv) and answers it with JSON: {\"output\", "
-        "\"metadata\": {\"exit_code\", \"duration_seconds\"}}, 'Total output lines: L' and a blank line before a cut "
+        _RUN_0_60 + ' With gpt-5 Codex offers `shell` (an argv) and answers it with JSON: {"output", '
+        '"metadata": {"exit_code", "duration_seconds"}}, \'Total output lines: L\' and a blank line before a cut '
         "output; shell_command still answers in the 'Exit code' form.",
         "Models other than the codex ones cut an output over 10,000 bytes in the middle, '…N chars truncated…'.",
     ),

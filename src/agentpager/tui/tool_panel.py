@@ -9,7 +9,6 @@ the output are two tabs; the one-line status under the screen always says what t
 from __future__ import annotations
 
 import json
-
 from dataclasses import dataclass
 from typing import Any, Literal
 

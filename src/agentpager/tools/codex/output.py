@@ -76,22 +76,22 @@ def measure(text: Text, left: int, right: int) -> Measured:
     tail_parts: deque[bytes] = deque()
     tail_size = 0
     for chunk in text:
-        data = chunk.encode()
+        encoded = chunk.encode()
         if size < left:
-            head_parts.append(data[: left - size])
-        size, chars, newlines = size + len(data), chars + len(chunk), newlines + chunk.count("\n")
+            head_parts.append(encoded[: left - size])
+        size, chars, newlines = size + len(encoded), chars + len(chunk), newlines + chunk.count("\n")
         last = chunk[-1:] or last
-        tail_parts.append(data)
-        tail_size += len(data)
+        tail_parts.append(encoded)
+        tail_size += len(encoded)
         while tail_parts and tail_size - len(tail_parts[0]) >= right:
             tail_size -= len(tail_parts.popleft())
-    tail = b"".join(tail_parts)
+    ending = b"".join(tail_parts)
     return Measured(
         size,
         chars,
         _lines(newlines, last),
         b"".join(head_parts).decode("utf-8", "ignore"),
-        tail[len(tail) - right :].decode("utf-8", "ignore") if right else "",
+        ending[len(ending) - right :].decode("utf-8", "ignore") if right else "",
     )
 
 
@@ -190,9 +190,9 @@ def shell_body(output: str) -> tuple[str, int | None] | None:
         return (body, code) if separator else None
     if output.startswith("Exit code: "):
         head, separator, body = output.partition("\nOutput:\n")
-        code = head.split("\n", 1)[0].removeprefix("Exit code: ")
-        if separator and code.lstrip("-").isdigit():
-            return body, int(code)
+        first = head.split("\n", 1)[0].removeprefix("Exit code: ")
+        if separator and first.lstrip("-").isdigit():
+            return body, int(first)
         return None
     if not output.startswith("{"):
         return None

@@ -90,4 +90,3 @@ PROFILE = ReadFile(
         ),
     ),
 )
-

@@ -55,7 +55,8 @@ class CodexShell(Profile):
         top, bottom = (1, WINDOW) if shown is None else (shown.top, shown.bottom)
         return self.read_tool.spec.name, {self.command_argument: f"sed -n '{top},{bottom}p' {shlex.quote(path)}"}
 
-    def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
+    def listing_call(self, path: str, offset: int | None) -> tuple[str, dict[str, Any]] | None:
+        """``ls`` (from the ``offset``-th name on, for a page)."""
         page = f" | tail -n +{offset + 1}" if offset else ""
         return self.read_tool.spec.name, {self.command_argument: f"ls {shlex.quote(path)}{page}"}
 
@@ -229,7 +230,9 @@ _JUSTIFICATION = Param(
     None,
 )
 _SHELL_DESCRIPTION = "Runs a shell command and returns its output.\n"
-_ONLY_WORKDIR = "- Always set the `workdir` param when using the {} function. Do not use `cd` unless absolutely necessary."
+_ONLY_WORKDIR = (
+    "- Always set the `workdir` param when using the {} function. Do not use `cd` unless absolutely necessary."
+)
 _EXECVP = (
     '- The arguments to `shell` will be passed to execvp(). Most terminal commands should be prefixed with ["bash", '
     '"-lc"].\n'
@@ -241,7 +244,9 @@ EXEC_COMMAND = Tool(
         "Runs a command in a PTY, returning output or a session ID for ongoing interaction.",
         (
             Param("cmd", "string", "Shell command to execute."),
-            Param("workdir", "string", "Working directory for the command. Defaults to the turn cwd.", None, is_path=True),
+            Param(
+                "workdir", "string", "Working directory for the command. Defaults to the turn cwd.", None, is_path=True
+            ),
             Param("shell", "string", "Shell binary to launch. Defaults to the user's default shell.", None),
             Param(
                 "login",
@@ -270,7 +275,12 @@ EXEC_COMMAND = Tool(
                 "execution.",
                 None,
             ),
-            Param("justification", "string", "User-facing approval question for `require_escalated`; omit otherwise.", None),
+            Param(
+                "justification",
+                "string",
+                "User-facing approval question for `require_escalated`; omit otherwise.",
+                None,
+            ),
             Param(
                 "prefix_rule",
                 "strings",
