@@ -195,6 +195,7 @@ CLAUDE_CODE = AgentCases(
         _bash("bash_latin1", "cat latin1.txt", "invalid UTF-8"),
         _bash("bash_lines_2600", "cat lines_2600.txt", "2,600 lines, under 30,000 characters"),
         _bash("bash_big", "cat big.txt", "over 30,000 characters"),
+        _bash("bash_big_error", "cat big.txt missing.txt", "an error over 10,000 characters"),
     ),
     (
         Volatile(
@@ -270,6 +271,11 @@ CODEX = AgentCases(
         _exec("wc_l", "wc -l lines_2600.txt"),
         _exec("stderr_and_stdout", "cat plain.txt missing.txt", "both streams, exit code 1"),
         _exec("exit_code_3", "echo out; exit 3"),
+        _exec("over_1_mib", "cat big.txt big.txt big.txt big.txt", "over the 1 MiB buffer", max_output_tokens=100),
+        _exec("latin1_budget_1", "cat latin1.txt latin1.txt", "a cut of text that is not UTF-8", max_output_tokens=1),
+        _exec("blank_lines_budget_1", "cat trailing_blank_lines.txt", "the line count of blank lines", max_output_tokens=1),
+        _exec("budget_over_the_cap", "cat big.txt", "a budget over the model's cap", max_output_tokens=50000),
+        _exec("budget_0", "cat plain.txt", "a budget of 0", max_output_tokens=0),
     ),
     (
         Volatile("⟦chunk_id⟧", r"(?<=^Chunk ID: )[0-9a-f]+$", "a random id per output chunk"),
@@ -288,7 +294,11 @@ CODEX = AgentCases(
         "UTF-8 shown as U+FFFD, CR and NUL kept, no line numbers, nothing added at the end.",
         "Over the output budget (max_output_tokens, default 10,000 tokens of 4 bytes) the output starts "
         "'Warning: truncated output (original token count: N)\nTotal output lines: L\n\n' and keeps its "
-        "beginning and end around '…K tokens truncated…' (cat_big, cat_lines_2600_budget_100).",
+        "beginning and end around '…K tokens truncated…' (cat_big, cat_lines_2600_budget_100). The warning "
+        "counts the output as decoded (U+FFFD is 3 bytes), 'Original token count' the bytes written "
+        "(latin1_budget_1); a budget over 10,000 tokens is cut to 10,000 (budget_over_the_cap).",
+        "An output over 1 MiB keeps its first and last 512 KiB joined by '\n... N bytes omitted ...\n' "
+        "(openai/codex head_tail_buffer.rs); that line stands in for 'Total output lines' (over_1_mib).",
         "Codex tried github.com, api.github.com and chatgpt.com at start (plugins and update checks); the "
         "probe's proxy variables point at a closed port on 127.0.0.1, so nothing left the machine.",
     ),
@@ -333,6 +343,7 @@ CODEX_0_60_SHELL_COMMAND = AgentCases(
         _shell_command("workdir", "cat a.txt", "the workdir argument", workdir="dir"),
         _shell_command("cd_and_cat", "cd dir && cat a.txt"),
         _shell_command("ls_dir", "ls dir"),
+        _shell_command("over_1_mib", "cat big.txt big.txt big.txt big.txt", "no 1 MiB buffer in 0.60.1"),
     ),
     (_WALL_TIME_0_60,),
     notes=(
