@@ -273,7 +273,9 @@ CODEX = AgentCases(
         _exec("exit_code_3", "echo out; exit 3"),
         _exec("over_1_mib", "cat big.txt big.txt big.txt big.txt", "over the 1 MiB buffer", max_output_tokens=100),
         _exec("latin1_budget_1", "cat latin1.txt latin1.txt", "a cut of text that is not UTF-8", max_output_tokens=1),
-        _exec("blank_lines_budget_1", "cat trailing_blank_lines.txt", "the line count of blank lines", max_output_tokens=1),
+        _exec(
+            "blank_lines_budget_1", "cat trailing_blank_lines.txt", "the line count of blank lines", max_output_tokens=1
+        ),
         _exec("budget_over_the_cap", "cat big.txt", "a budget over the model's cap", max_output_tokens=50000),
         _exec("budget_0", "cat plain.txt", "a budget of 0", max_output_tokens=0),
     ),
