@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from agentpager import Workspace
 from agentpager.tools import get_profile
 from agentpager.tools.codex import shell_body
 from agentpager.transcripts import Transcript, open_transcript
@@ -338,3 +339,25 @@ def test_reads_of_files_unchanged_until_the_next_commit_are_the_same(tmp_path: P
         "sed -n '280,340p' ui.js",
     ]
     assert len(edited) == 17  # one of them still the same: rg found no "onDrag" before the edits or after
+
+
+@pytest.mark.parametrize(
+    ("profile", "tool", "arguments", "why"),
+    [
+        ("codex", "exec_command", {"cmd": "make"}, "the program make"),
+        ("codex", "exec_command", {"cmd": "cat a.txt", "tty": True}, "a terminal (tty): programs write otherwise"),
+        ("codex", "exec_command", {"cmd": "cat a.txt", "shell": "/usr/bin/python3"}, "the shell /usr/bin/python3"),
+        ("codex@0.60", "shell", {"command": ["cat", "../a.txt"]}, "'../a.txt' is outside the workspace"),
+        ("claude-code", "Bash", {"command": "cat a.txt", "run_in_background": True}, "run in the background"),
+    ],
+)
+def test_a_command_that_is_not_run_says_so(tmp_path: Path, profile: str, tool: str, arguments: dict, why: str) -> None:
+    (tmp_path / "a.txt").write_text("alpha\n")
+    result = Workspace(tmp_path, profile).call(tool, arguments)
+    message = (
+        "agentpager did not run this command: it never runs commands, and answers only read-only ones "
+        f"(cat, head, tail, sed -n, nl, wc, grep, rg, ls and pipes of them) from the workspace ({why})."
+    )
+    expected = f"<tool_use_error>{message}</tool_use_error>" if tool == "Bash" else f"{tool} failed: {message}"
+    assert (result.text, result.is_error, result.unreplayable) == (expected, True, why)
+    assert result.uncertain == f"agentpager does not run commands ({why})"
