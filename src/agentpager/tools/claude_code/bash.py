@@ -29,7 +29,7 @@ from typing import Any
 from agentpager.engine.lazytext import Text, head
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import Call, Tool
-from agentpager.tools.claude_code.read import Answer, Behaviour, js_length, js_trim, size_text
+from agentpager.tools.claude_code.read import JS_WHITESPACE, Answer, Behaviour, js_length, js_trim, size_text
 from agentpager.tools.commands import NotRun, not_run, refuse, run_command
 from agentpager.tools.shell import ShellRun
 from agentpager.tools.shell.command import parse
@@ -43,8 +43,7 @@ PREVIEW = 2_000
 NOT_ERRORS_WHEN_1 = frozenset(("grep", "rg", "find", "diff", "test", "["))
 """Commands whose exit code 1 is not a failure (no match, files differ, condition false)."""
 NO_OUTPUT = "(Bash completed with no output)"
-_JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_LEADING_BLANK_LINES = re.compile(f"^(?:[{_JS_WHITESPACE}]*\n)+")
+_LEADING_BLANK_LINES = re.compile(f"^(?:[{JS_WHITESPACE}]*\n)+")
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,7 @@ BASH_2_1 = BashBehaviour(merged=True, exit_code_line=True, no_output=NO_OUTPUT, 
 
 
 def _trim_end(text: str) -> str:
-    return text.rstrip(_JS_WHITESPACE)
+    return text.rstrip(JS_WHITESPACE)
 
 
 def _without_blank_edges(text: str) -> str:

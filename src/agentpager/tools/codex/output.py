@@ -11,10 +11,11 @@ Sources (openai/codex; the behaviour of the versions named was checked against t
 - ``codex-rs/utils/output-truncation/src/lib.rs`` ``formatted_truncate_text``: over the budget, a
   ``Warning: truncated output (original token count: N)`` line (0.169.0; 0.60.1 has none) and
   ``Total output lines: L`` (Rust's ``str::lines``) before the cut text.
-- ``codex-rs/core/src/tools/handlers/unified_exec.rs`` ``format_response`` (lines 301-330 at
-  010d3e62): ``exec_command``'s ``Chunk ID``, ``Wall time: {:.4} seconds``, ``Process exited with
-  code``, ``Original token count`` (of the bytes the command wrote: 0.169.0 counts them before
-  U+FFFD replaces invalid ones), ``Output:`` and the output, joined by newlines.
+- ``codex-rs/core/src/tools/handlers/unified_exec.rs`` ``format_response`` (at 010d3e62; the
+  repository is too large to fetch whole, so files are cited by function, at the one version the
+  search index holds): ``exec_command``'s ``Chunk ID``, ``Wall time: {:.4} seconds``, ``Process
+  exited with code``, ``Original token count`` (of the bytes the command wrote: 0.169.0 counts them
+  before U+FFFD replaces invalid ones), ``Output:`` and the output, joined by newlines.
 - ``codex-rs/core/src/unified_exec/head_tail_buffer.rs``: ``exec_command`` keeps the first and last
   512 KiB of an output over 1 MiB, joined by ``\\n... N bytes omitted ...\\n``; that line stands in
   for ``Total output lines`` (measured with 0.169.0).

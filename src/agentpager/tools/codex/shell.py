@@ -32,7 +32,7 @@ from agentpager.tools.base import (
 from agentpager.tools.codex.output import exec_command_text, freeform_text, shell_body, structured_text
 from agentpager.tools.commands import RECORDED_CWD, NotRun, not_run, refuse, run_command
 from agentpager.tools.errors import ToolError
-from agentpager.tools.shell import lines_read
+from agentpager.tools.shell import ShellRun, lines_read
 from agentpager.tools.shell.command import SHELLS
 
 SHELL_TOOLS = ("shell", "shell_command", "exec_command", "local_shell", "container.exec")
@@ -146,7 +146,7 @@ def shown_by(recorded: str | None) -> dict[str, Any]:
     return settings
 
 
-def _run(call: Call, tool: str, command: str | list[str], workdir: str | None) -> Any:
+def _run(call: Call, tool: str, command: str | list[str], workdir: str | None) -> ShellRun:
     try:
         return run_command(call, command, workdir, merged=True)
     except NotRun as error:
