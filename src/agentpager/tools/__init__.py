@@ -21,6 +21,7 @@ _MODULES = {
     "codex": "agentpager.tools.codex",
     "openhands": "agentpager.tools.openhands",
     "swe-agent": "agentpager.tools.swe_agent",
+    "gemini-cli": "agentpager.tools.gemini_cli",
 }
 
 
