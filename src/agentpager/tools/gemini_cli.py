@@ -39,7 +39,7 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentpager.tools.args import Param, ToolSpec
@@ -479,14 +479,29 @@ class GeminiCli(Profile):
         return "list_directory", {"dir_path": path}
 
     def claim(self, recorded: RecordedCall) -> Claim | None:
-        """A recorded ``read_file``, ``list_directory`` or ``read_many_files`` call of Gemini CLI, with its
+        """A Gemini CLI session's ``read_file``, ``list_directory`` (``absolute_path`` and ``path``, their
+        older names, read as ``file_path`` and ``dir_path``) or ``read_many_files``, with the session's
         directory as the project directory (its absolute paths then name workspace paths)."""
-        if recorded.tool not in TOOL_NAMES or (recorded.agent and recorded.agent not in ("gemini", "gemini-cli")):
+        if recorded.agent not in ("gemini", "gemini-cli"):
             return None
-        claim = super().claim(recorded)
+        renamed = _OLDER_NAMES.get(recorded.tool, {})
+        arguments = {renamed.get(name, name): value for name, value in recorded.arguments.items()}
+        claim = super().claim(replace(recorded, arguments=arguments))
         if claim is None:
             return None
         return Claim(claim.tool, claim.arguments, {"project_dir": recorded.cwd} if recorded.cwd else {})
+
+    def same_output(self, recorded: str, replayed: str) -> bool:
+        """A session records a response with data as its text alone; the data parts are compared by that."""
+        if recorded == replayed:
+            return True
+        if not replayed.startswith('[{"functionResponse"'):
+            return False
+        parts = json.loads(replayed)
+        return bool(parts[0]["functionResponse"]["response"].get("output") == recorded)
+
+
+_OLDER_NAMES = {"read_file": {"absolute_path": "file_path"}, "list_directory": {"path": "dir_path"}}
 
 
 PROFILE = GeminiCli(

@@ -187,7 +187,7 @@ def jit_context(
     """
     if not is_within(directory, root) or directory == root:
         return "", False
-    found = []
+    found: list[str] = []
     current = directory
     while current != root and is_within(current, root):
         path = os.path.join(current, CONTEXT_FILE)
