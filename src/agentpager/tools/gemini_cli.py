@@ -43,7 +43,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agentpager.tools.args import Param, ToolSpec
-from agentpager.tools.base import Call, Claim, Coverage, Opener, Profile, RecordedCall, Shown, Tool, lines_covered
+from agentpager.tools.base import (
+    Call,
+    Claim,
+    Coverage,
+    Opener,
+    Profile,
+    RecordedCall,
+    Shown,
+    Tool,
+    lines_covered,
+    move_end_with_start,
+)
 from agentpager.tools.errors import ToolError
 from agentpager.tools.gemini_content import (
     Inline,
@@ -475,7 +486,10 @@ class GeminiCli(Profile):
             last = first + 1999
         return lines_covered(arguments["file_path"], first, last, open_text)
 
-    def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
+    def after_edit(self, tool: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+        return move_end_with_start(before, after, "start_line", "end_line") if tool == "read_file" else after
+
+    def listing_call(self, path: str, offset: int | None) -> tuple[str, dict[str, Any]] | None:
         return "list_directory", {"dir_path": path}
 
     def claim(self, recorded: RecordedCall) -> Claim | None:
