@@ -29,8 +29,9 @@ from typing import Any
 from agentpager.engine.lazytext import Text, head
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import Call, Tool
-from agentpager.tools.claude_code.read import JS_WHITESPACE, Answer, Behaviour, js_length, js_trim, size_text
+from agentpager.tools.claude_code.read import Answer, Behaviour, size_text
 from agentpager.tools.commands import NotRun, not_run, refuse, run_command
+from agentpager.tools.jsstrings import JS_WHITESPACE, js_length, js_prefix, js_slice, js_trim, js_trim_end
 from agentpager.tools.shell import ShellRun
 from agentpager.tools.shell.command import parse
 
@@ -64,10 +65,6 @@ BASH_2_0 = BashBehaviour(merged=False, exit_code_line=False, no_output="", saves
 BASH_2_1 = BashBehaviour(merged=True, exit_code_line=True, no_output=NO_OUTPUT, saves_large_output=True)
 
 
-def _trim_end(text: str) -> str:
-    return text.rstrip(JS_WHITESPACE)
-
-
 def _without_blank_edges(text: str) -> str:
     """``Qy``/``pv8``: the text without its first and last lines that are only white space."""
     lines = text.split("\n")
@@ -80,14 +77,7 @@ def _without_blank_edges(text: str) -> str:
 
 def _shown(text: str) -> str:
     """The output as ``mapToolResultToToolResultBlockParam`` shows it: no leading blank lines, no trailing white space."""
-    return _trim_end(_LEADING_BLANK_LINES.sub("", text, count=1))
-
-
-def _js_slice(text: str, start: int, end: int | None = None) -> str:
-    """``text.slice(start, end)`` in JavaScript's UTF-16 units (a surrogate pair cut in two keeps its half)."""
-    units = text.encode("utf-16-le", "surrogatepass")
-    piece = units[2 * start : None if end is None else 2 * end]
-    return piece.decode("utf-16-le", "surrogatepass")
+    return js_trim_end(_LEADING_BLANK_LINES.sub("", text, count=1))
 
 
 def _error_text(parts: list[str]) -> str:
@@ -97,7 +87,7 @@ def _error_text(parts: list[str]) -> str:
     if length <= MAX_ERROR:
         return text
     half = MAX_ERROR // 2
-    return f"{_js_slice(text, 0, half)}\n\n... [{length - MAX_ERROR} characters truncated] ...\n\n{_js_slice(text, length - half)}"
+    return f"{js_prefix(text, half)}\n\n... [{length - MAX_ERROR} characters truncated] ...\n\n{js_slice(text, length - half)}"
 
 
 def _failed(command: str, code: int) -> bool:
@@ -123,8 +113,8 @@ def _persisted(call: Call, root: str, text: str, size: int) -> str:
     shown = _shown(text)
     preview, more = shown, False
     if js_length(shown) > PREVIEW:
-        cut = _js_slice(shown, 0, PREVIEW).rfind("\n")
-        preview, more = _js_slice(shown, 0, cut if cut > PREVIEW * 0.5 else PREVIEW), True
+        cut = js_prefix(shown, PREVIEW).rfind("\n")
+        preview, more = js_prefix(shown, cut if cut > PREVIEW * 0.5 else PREVIEW), True
     project = re.sub(r"[^A-Za-z0-9]", "-", root)
     saved = os.path.join(os.path.expanduser("~"), ".claude", "projects", project, "SESSION", "tool-results", "ID.txt")
     return (
@@ -156,15 +146,15 @@ def bash_as(behaviour: Behaviour, bash: BashBehaviour):  # noqa: ANN201 - the to
                 raise answer.error(_error_text([f"Exit code {result.exit_code}", output]))
             if bash.saves_large_output and result.stdout_bytes > MAX_OUTPUT:
                 return answer.text(_persisted(call, call.root.path, output, result.stdout_bytes))
-            text = _shown(_without_blank_edges(_trim_end(output) + "\n"))
+            text = _shown(_without_blank_edges(js_trim_end(output) + "\n"))
         else:
             stdout = str(result.stdout)
             if failed:
                 raise answer.error(_error_text([result.stderr, stdout]))
-            text = _without_blank_edges(_trim_end(stdout) + "\n" + _trim_end(result.stderr) + "\n")
+            text = _without_blank_edges(js_trim_end(stdout) + "\n" + js_trim_end(result.stderr) + "\n")
             if js_length(text) > MAX_OUTPUT:
-                rest = _js_slice(text, MAX_OUTPUT)
-                text = f"{_js_slice(text, 0, MAX_OUTPUT)}\n\n... [{rest.count(chr(10)) + 1} lines truncated] ..."
+                rest = js_slice(text, MAX_OUTPUT)
+                text = f"{js_prefix(text, MAX_OUTPUT)}\n\n... [{rest.count(chr(10)) + 1} lines truncated] ..."
             text = _shown(text)
         return answer.text(text or bash.no_output)
 
