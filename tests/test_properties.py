@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from agentpager import Workspace
 from agentpager.engine import lineindex, utf8
+from agentpager.engine.patterns import compile_regex
 from agentpager.tools import all_profiles
 from agentpager.workspace import INTERNAL_ERROR
 
@@ -222,5 +223,9 @@ def test_no_arguments_make_a_call_raise(call) -> None:
 def test_search_finds_exactly_the_lines_that_contain_the_pattern(body: bytes, needle: str, block_size: int) -> None:
     data = b"x" + body
     expected = [number for number, line in enumerate(contract_lines(data), 1) if needle in line]
-    with workspace_with(data, block_size, 0) as workspace, workspace.open_view("f.txt").open() as reader:
-        assert list(reader.search(re.compile(re.escape(needle), re.MULTILINE))) == expected
+    with (
+        workspace_with(data, block_size, 0) as workspace,
+        workspace.open_view("f.txt").open() as reader,
+        compile_regex(re.escape(needle), multiline=True) as pattern,
+    ):
+        assert list(reader.search(pattern)) == expected

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import re
 import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from agentpager.engine import lineindex
 from agentpager.engine.lazytext import LazyText, Text
@@ -21,6 +21,9 @@ from agentpager.engine.lineindex import (
     read_exact,
 )
 from agentpager.engine.utf8 import decode_chunks
+
+if TYPE_CHECKING:
+    from agentpager.engine.patterns import Matcher
 
 SEARCH_LINE_LIMIT = 32 << 20
 """Lines up to this many bytes are searched whole; longer ones a block at a time."""
@@ -175,13 +178,13 @@ class TextReader:
 
     def search(
         self,
-        pattern: re.Pattern[str],
+        pattern: Matcher,
         cancel: threading.Event | None = None,
         progress: Callable[[int, int], None] | None = None,
     ) -> Iterator[int]:
         """Numbers of the lines where ``pattern`` matches, in order, reading a block at a time.
 
-        Compile the pattern with ``re.MULTILINE`` for ``^`` and ``$`` to match at line ends. A line
+        Compile the pattern with ``multiline=True`` for ``^`` and ``$`` to match at line ends. A line
         longer than SEARCH_LINE_LIMIT is searched a block at a time, so a match across two pieces
         is missed there.
         """
@@ -197,7 +200,7 @@ class TextReader:
             else:
                 cut = data.rfind(b"\n")
             if cut < 0:
-                if self._line_matches(pattern, line):
+                if self._line_matches(pattern, line, cancel):
                     yield line
                 line += 1
                 position = self.index.line_start(self.fd, line) if line <= total else end
@@ -206,9 +209,9 @@ class TextReader:
             if text.endswith("\r") and cut < len(data):
                 text = text[:-1]  # the CR of the CRLF that ends this chunk
             counted, counted_lines, last_found = 0, line, 0
-            for match in pattern.finditer(text):
-                counted_lines += text.count("\n", counted, match.start())
-                counted = match.start()
+            for start in pattern.starts(text, cancel):
+                counted_lines += text.count("\n", counted, start)
+                counted = start
                 if counted_lines != last_found:
                     last_found = counted_lines
                     yield counted_lines
@@ -217,11 +220,11 @@ class TextReader:
             if progress is not None:
                 progress(position, end)
 
-    def _line_matches(self, pattern: re.Pattern[str], line: int) -> bool:
+    def _line_matches(self, pattern: Matcher, line: int, cancel: threading.Event | None) -> bool:
         start, end = self.index.line_start(self.fd, line), self.index.line_end(self.fd, line)
         if end - start <= SEARCH_LINE_LIMIT:
-            return pattern.search(str(self.lines_text(line, line))) is not None
-        return any(pattern.search(text) for text in decode_chunks(iter_bytes(self.fd, start, end)))
+            return pattern.search(str(self.lines_text(line, line)), cancel)
+        return any(pattern.search(text, cancel) for text in decode_chunks(iter_bytes(self.fd, start, end)))
 
     def iter_lines(self, first: int = 1, batch_bytes: int = 1 << 20) -> Iterator[tuple[int, str]]:
         """Numbered lines from ``first`` to the end, read about ``batch_bytes`` at a time.

@@ -27,6 +27,7 @@ from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
 from agentpager.engine.lineindex import Cancelled
+from agentpager.engine.patterns import Matcher, PatternError, check_regex, compile_regex
 from agentpager.fileview import FileView, ViewError
 from agentpager.tui.failures import ReportsFailures
 from agentpager.workspace import Workspace
@@ -118,9 +119,12 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             self.view, self.lines, self.complete, self.fraction = view, lines, complete, fraction
 
     class _Searched(Message):
-        def __init__(self, pattern: str, matches: list[int], complete: bool) -> None:
+        def __init__(
+            self, pattern: str, matches: list[int], complete: bool, matcher: Matcher | None, problem: str = ""
+        ) -> None:
             super().__init__()
             self.pattern, self.matches, self.complete = pattern, matches, complete
+            self.matcher, self.problem = matcher, problem
 
     def __init__(self, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -133,7 +137,9 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._windows: LRUCache[int, list[tuple[str, bool]]] = LRUCache(16)
         self._strips: LRUCache[int, Strip] = LRUCache(512)
         self._widest = 0
-        self._pattern: re.Pattern[str] | None = None
+        self._pattern = ""
+        """The regex searched for last (empty: none)."""
+        self._highlight: Matcher | None = None
         self._matches: list[int] = []
         self._match = -1
         self._search_note = ""
@@ -246,7 +252,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._windows.clear()
         self._strips.clear()
         self._widest = max((len(line) for line in message), default=0)
-        self._matches, self._match, self._pattern, self._search_note = [], -1, None, ""
+        self._matches, self._match, self._pattern, self._highlight, self._search_note = [], -1, "", None, ""
         self.line_count = 0
         self.indexed = False
         self._scroll(0, 0)
@@ -336,8 +342,9 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         gutter = self._gutter_width()
         line = Text(visible(text), no_wrap=True, end="")
         line.highlight_regex(_PICTURE, styles["viewer--control"])
-        if self._pattern is not None:
-            line.highlight_regex(self._pattern, styles["viewer--match"])
+        if self._highlight is not None:
+            for start, end in self._highlight.spans(line.plain) or ():  # None: only re could tell
+                line.stylize(styles["viewer--match"], start, end)
         if cut:
             line.append(" …cut for display", styles["viewer--cut"])
         segments = [Segment(f"{number:>{gutter - 2},}  ", styles["viewer--gutter"])]
@@ -415,40 +422,52 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         if self.view is None:
             return "Open a file to search it."
         try:
-            compiled = re.compile(pattern, re.MULTILINE)
-        except re.error as error:
-            return f"Invalid regex: {error}"
-        self._pattern = compiled
+            check_regex(pattern)
+        except PatternError as error:
+            return f"Invalid regex: {error.message}"
+        self._pattern, self._highlight = pattern, None
         self._strips.clear()
         self._matches, self._match = [], -1
         self._search_note = f"searching /{pattern}/…"
         self.watch_status()
-        self._search(self.view, compiled)
+        self._search(self.view, pattern)
         return None
 
     @work(thread=True, group="search", exclusive=True, exit_on_error=False)
-    def _search(self, view: FileView, pattern: re.Pattern[str]) -> None:
+    def _search(self, view: FileView, pattern: str) -> None:
+        """Matches in linear time (RE2), or in ``re`` in a child process that Escape kills."""
         worker = get_current_worker()
         matches: list[int] = []
         try:
+            matcher = compile_regex(pattern, multiline=True)
+        except PatternError as error:
+            self.post_message(self._Searched(pattern, [], False, None, error.message))
+            return
+        try:
             with view.open() as reader:
-                for number in reader.search(pattern, cancel=worker.cancelled_event):
+                for number in reader.search(matcher, cancel=worker.cancelled_event):
                     matches.append(number)
         except Cancelled:
-            self.post_message(self._Searched(pattern.pattern, matches, False))
+            self.post_message(self._Searched(pattern, matches, False, matcher))
+            return
+        except PatternError as error:  # re in the child took too long
+            self.post_message(self._Searched(pattern, matches, False, matcher, error.message))
             return
         except OSError:
             pass  # the file changed under the search: what was found so far stands
-        self.post_message(self._Searched(pattern.pattern, matches, True))
+        finally:
+            matcher.close()
+        self.post_message(self._Searched(pattern, matches, True, matcher))
 
     @on(_Searched)
     def _searched(self, event: _Searched) -> None:
-        if self._pattern is None or self._pattern.pattern != event.pattern:
+        if self._pattern != event.pattern:
             return
-        self._matches = event.matches
+        self._matches, self._highlight = event.matches, event.matcher
         self._strips.clear()
         if not event.matches:
-            self._search_note = f"/{event.pattern}/: no match" + ("" if event.complete else " (stopped)")
+            stopped = f" ({event.problem})" if event.problem else "" if event.complete else " (stopped)"
+            self._search_note = f"/{event.pattern}/: no match{stopped}"
             self.watch_status()
             self.refresh()
             return
