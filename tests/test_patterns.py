@@ -192,6 +192,7 @@ def test_matches_as_re_does(pattern: str, texts: list[str], multiline: bool) -> 
     compiled = re.compile(pattern, re.MULTILINE if multiline else 0)
     matcher = compile_regex(pattern, multiline=multiline)
     try:
+        assert matcher.matches(texts) == [compiled.search(text) is not None for text in texts], pattern
         for text in texts:
             if matcher._regex_for(text) is None:  # the child's answers are re's own
                 continue

@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,6 +180,13 @@ def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return result
 
 
+def _without_newline(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    result = []
+    for low, high in ranges:
+        result += [(a, b) for a, b in ((low, min(high, 9)), (max(low, 11), high)) if a <= b]
+    return result
+
+
 def _re2_class(ranges: list[tuple[int, int]]) -> str:
     if not ranges:
         return f"[^\\x{{0}}-\\x{{{_LAST_CHARACTER:x}}}]"  # matches nothing
@@ -188,11 +195,17 @@ def _re2_class(ranges: list[tuple[int, int]]) -> str:
 
 
 class _Emitter:
-    """Writes a parse tree as RE2 source; ``ascii_text``: exact for ASCII text only."""
+    """Writes a parse tree as RE2 source.
 
-    def __init__(self, ascii_text: bool, atomic_as_group: bool) -> None:
+    ``ascii_text``: exact for ASCII text only. ``lines``: for many texts at once, each a line of one
+    text (they hold no newline): no character set holds the newline, and ``\A``, ``\Z``, ``^`` and
+    ``$`` mean the start and end of a line.
+    """
+
+    def __init__(self, ascii_text: bool, atomic_as_group: bool, lines: bool) -> None:
         self.ascii_text = ascii_text
         self.atomic_as_group = atomic_as_group
+        self.lines = lines
         self.non_boundary = False
         """Whether ``\\B`` was written: re never matches it in an empty text, RE2 does."""
 
@@ -203,7 +216,8 @@ class _Emitter:
 
     def node(self, op: Any, av: Any, flags: int, tail: bool) -> str:
         if op in (_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN):
-            return _re2_class(self.characters(op, av, flags))
+            ranges = self.characters(op, av, flags)
+            return _re2_class(_without_newline(ranges) if self.lines else ranges)
         if op is _c.BRANCH:
             return "(?:" + "|".join(self.sequence(branch, flags, tail) for branch in av[1]) + ")"
         if op is _c.SUBPATTERN:
@@ -233,6 +247,10 @@ class _Emitter:
 
     def anchor(self, at: Any, flags: int, tail: bool) -> str:
         multiline = bool(flags & _c.SRE_FLAG_MULTILINE)
+        if self.lines and at in (_c.AT_BEGINNING_STRING, _c.AT_BEGINNING):
+            return "(?m:^)"
+        if self.lines and at in (_c.AT_END_STRING, _c.AT_END):
+            return "(?m:$)"
         if at is _c.AT_BEGINNING_STRING or (at is _c.AT_BEGINNING and not multiline):
             return r"\A"
         if at is _c.AT_BEGINNING:
@@ -310,13 +328,17 @@ class _Translation:
     """Whether an empty text must be left to re (``\\B``)."""
 
 
-def _translated(tree: Any, prefix: str, ascii_text: bool, atomic_as_group: bool = False) -> _Translation | None:
-    """The RE2 regex for ``tree``, or None when a construct has no exact translation."""
-    emitter = _Emitter(ascii_text, atomic_as_group)
+def _translated(
+    tree: Any, prefix: str, ascii_text: bool, lines: bool, atomic_as_group: bool = False
+) -> _Translation | None:
+    """The RE2 regex for ``tree`` (after ``prefix``), or None when a construct has no exact translation."""
+    emitter = _Emitter(ascii_text, atomic_as_group, lines)
     try:
         source = emitter.sequence(tree, tree.state.flags, True)
     except (_Untranslatable, KeyError, TypeError, ValueError, RecursionError):
         return None
+    if lines and prefix:
+        prefix = "(?m:^)"  # a glob's \A
     regex = _re2_compile(prefix + source)
     return None if regex is None else _Translation(regex, emitter.non_boundary)
 
@@ -425,6 +447,10 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 # -- matchers -----------------------------------------------------------------------------------------
 
 
+Translate = Callable[[bool, bool], "_Translation | None"]
+"""A pattern's RE2 translation for (``ascii_text``, ``lines``), or None."""
+
+
 class Matcher:
     """A compiled regex or glob. Use it in a ``with`` block, or ``close()`` it: it may own a child.
 
@@ -436,8 +462,7 @@ class Matcher:
         pattern: str,
         source: str,
         flags: int,
-        anywhere: _Translation | None,
-        ascii_only: _Translation | None,
+        translate: Translate,
         seconds: float | None,
         matches_everything: bool = False,
     ) -> None:
@@ -446,7 +471,8 @@ class Matcher:
         self.source, self.flags = source, flags
         """The pattern as a regex for ``re.search`` (a glob's translation), and its flags."""
         self.matches_everything = matches_everything
-        self._anywhere, self._ascii = anywhere, ascii_only
+        self._translate = translate
+        self._translations: dict[tuple[bool, bool], _Translation | None] = {}
         self._seconds = time_limit() if seconds is None else seconds
         self._child: _Child | None = None
         self._child_lock = threading.Lock()
@@ -462,20 +488,30 @@ class Matcher:
             self._child.close()
             self._child = None
 
+    def _translation(self, ascii_text: bool, lines: bool = False) -> _Translation | None:
+        """The RE2 translation exact for such texts (one exact for all texts when there is one)."""
+        key = (ascii_text, lines)
+        if key not in self._translations:
+            found = self._translate(False, lines)
+            if found is None and ascii_text:
+                found = self._translate(True, lines)
+            self._translations[key] = found
+        return self._translations[key]
+
     @property
     def needs_child(self) -> bool:
         """Whether even ASCII text is matched by ``re`` in the child (for lookaround, backreferences)."""
-        return self._ascii is None
+        return self._translation(True) is None
 
     def _regex_for(self, text: str) -> Any:
         """The RE2 regex that matches ``text`` exactly as ``re`` would, or None."""
-        if self._ascii is not None and text.isascii():
-            found = self._ascii
-        elif self._anywhere is not None and _encodable(text):
-            found = self._anywhere
+        if text.isascii():
+            found = self._translation(True)
+        elif _encodable(text):
+            found = self._translation(False)
         else:
             return None
-        return None if found.empty_text_differs and not text else found.regex
+        return None if found is None or (found.empty_text_differs and not text) else found.regex
 
     def child(self) -> _Child:
         with self._child_lock:
@@ -487,23 +523,50 @@ class Matcher:
         """Whether the pattern matches somewhere in ``text`` (``re.search``)."""
         regex = self._regex_for(text)
         if regex is not None:
-            return regex.search(text.encode()) is not None
+            return _first_match(regex, text.encode(), 0) is not None
         return self.child().any_match([text], cancel)[0]
 
     def matches(self, texts: Sequence[str], cancel: threading.Event | None = None) -> list[bool]:
-        """For each text, whether the pattern matches somewhere in it."""
+        """For each text, whether the pattern matches somewhere in it.
+
+        Texts without a newline are searched as the lines of one text, one RE2 search per text
+        that matches: a call per text costs more than matching it.
+        """
         matched = [self.matches_everything] * len(texts)
-        if self.matches_everything:
+        if self.matches_everything or not texts:
             return matched
+        joined = "\n".join(texts)
+        translation = self._translation(True, lines=True)
+        if translation is not None and joined.isascii() and joined.count("\n") == len(texts) - 1 and all(texts):
+            for n in _matching_lines(translation.regex, list(texts)):  # the common case: ASCII names
+                matched[n] = True
+            return matched
+        ascii_lines: list[int] = []
+        other_lines: list[int] = []
         left: list[int] = []
         for n, text in enumerate(texts):
-            regex = self._regex_for(text)
-            if regex is None:
+            if not text or "\n" in text:
                 left.append(n)
+            elif text.isascii():
+                ascii_lines.append(n)
             else:
-                matched[n] = regex.search(text.encode()) is not None
-        if left:
-            for n, found in zip(left, self.child().any_match([texts[n] for n in left], cancel), strict=True):
+                (other_lines if _encodable(text) else left).append(n)
+        for batch, ascii_text in ((ascii_lines, True), (other_lines, False)):
+            translation = self._translation(ascii_text, lines=True)
+            if translation is None:
+                left += batch
+            else:
+                for n in _matching_lines(translation.regex, [texts[n] for n in batch]):
+                    matched[batch[n]] = True
+        by_child = []
+        for n in left:
+            regex = self._regex_for(texts[n])
+            if regex is None:
+                by_child.append(n)
+            else:
+                matched[n] = _first_match(regex, texts[n].encode(), 0) is not None
+        if by_child:
+            for n, found in zip(by_child, self.child().any_match([texts[n] for n in by_child], cancel), strict=True):
                 matched[n] = found
         return matched
 
@@ -518,6 +581,31 @@ class Matcher:
         """Each match's (start, end) in ``text``; None when only the child could tell (too slow to wait for)."""
         regex = self._regex_for(text)
         return None if regex is None else _re2_spans(regex, text)
+
+
+def _first_match(regex: Any, data: bytes, position: int) -> tuple[int, int] | None:
+    """The byte span of the first match at or after ``position``: RE2's own call, without the
+    module's per-call Match object, which cost four times the search itself."""
+    span = regex._regexp.Match(_re2()._Anchor.UNANCHORED, data, position, len(data))[0]
+    return None if span[0] < 0 else span
+
+
+def _matching_lines(regex: Any, lines: list[str]) -> list[int]:
+    """Which of ``lines`` (none holding a newline) a line-mode regex matches, in one text."""
+    data = "\n".join(lines).encode()
+    found: list[int] = []
+    line, position = 0, 0
+    while position < len(data):
+        match = _first_match(regex, data, position)
+        if match is None:
+            break
+        line += data.count(b"\n", position, match[0])
+        found.append(line)
+        position = data.find(b"\n", match[1]) + 1  # a match holds no newline
+        if not position:
+            break
+        line += 1
+    return found
 
 
 def _encodable(text: str) -> bool:
@@ -548,10 +636,10 @@ def _re2_spans(regex: Any, text: str) -> list[tuple[int, int]]:
         return counted_chars
 
     while position <= len(data):
-        found = regex.search(data, position)
+        found = _first_match(regex, data, position)
         if found is None:
             break
-        start, end = found.span()
+        start, end = found
         spans.append((chars(start), chars(end)))
         position = end
         if end == start:
@@ -585,10 +673,8 @@ def compile_regex(pattern: str, multiline: bool = False, seconds: float | None =
     """
     flags = re.MULTILINE if multiline else 0
     tree = _parsed(pattern, flags)
-    anywhere = _translated(tree, "", ascii_text=False)
-    ascii_only = anywhere or _translated(tree, "", ascii_text=True)
-    matcher = Matcher(pattern, pattern, flags, anywhere, ascii_only, seconds)
-    if ascii_only is None:
+    matcher = Matcher(pattern, pattern, flags, functools.partial(_translated, tree, ""), seconds)
+    if matcher.needs_child:
         matcher.child()  # re.compile in the child: its error for what only compiling finds (look-behind widths)
     return matcher
 
@@ -600,5 +686,5 @@ def compile_glob(pattern: str, seconds: float | None = None) -> Matcher:
     tree = _parser.parse(source)
     # fnmatch writes each ``*`` before fixed text as an atomic group, which only saves backtracking:
     # as a plain group it matches the same texts, which is what a linear engine needs.
-    anywhere = _translated(tree, r"\A", ascii_text=False, atomic_as_group=True)
-    return Matcher(pattern, rf"\A(?:{source})", 0, anywhere, anywhere, seconds, matches_everything=pattern == "*")
+    translate = functools.partial(_translated, tree, r"\A", atomic_as_group=True)
+    return Matcher(pattern, rf"\A(?:{source})", 0, translate, seconds, matches_everything=pattern == "*")
