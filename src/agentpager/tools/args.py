@@ -22,6 +22,18 @@ REQUIRED: Any = _Required()
 """The default of a parameter that must be given."""
 
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+MAX_ECHO_CHARS = 200
+
+
+def echoed(text: str) -> str:
+    """``text`` as an error message quotes it: past MAX_ECHO_CHARS, its start and its length.
+
+    Forge, Claude Code and Codex have no output guard: a 50,000-character value sent back whole
+    would be the whole answer.
+    """
+    if len(text) <= MAX_ECHO_CHARS:
+        return text
+    return f"{text[:MAX_ECHO_CHARS]}… ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)
@@ -67,7 +79,7 @@ class Param:
                 return value
         elif isinstance(value, str):
             return value
-        raise ToolError(f"Invalid value for '{self.name}': expected {self.type}, got {_as_json(value)}.")
+        raise ToolError(f"Invalid value for '{self.name}': expected {self.type}, got {echoed(_as_json(value))}.")
 
 
 def _as_json(value: Any) -> str:
@@ -98,7 +110,7 @@ class ToolSpec:
         names = [param.name for param in self.params]
         for name in arguments:
             if name not in names:
-                raise ToolError(f"Unknown argument '{name}'. Valid arguments: {', '.join(names)}.")
+                raise ToolError(f"Unknown argument '{echoed(str(name))}'. Valid arguments: {', '.join(names)}.")
         for param in self.params:
             if param.required and param.name not in arguments:
                 raise ToolError(f"Missing required argument '{param.name}'.")
