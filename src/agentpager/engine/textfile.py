@@ -137,6 +137,11 @@ class TextReader:
             prefixes.append((text[:limit], len(text) > limit or start + len(data) < end))
         return prefixes
 
+    def sample(self, start: int, length: int) -> str:
+        """About ``length`` bytes of the file's text from byte ``start``, for an estimate (a character
+        the end cuts in two becomes U+FFFD)."""
+        return "".join(iter_text(self.fd, start, min(start + length, self.index.size), join_lines=False))
+
     def line_span(self, first: int, last: int) -> tuple[int, int]:
         """Byte offsets of lines ``first..last`` in the file, the last line's break included."""
         self.index.scan_to_line(self.fd, last + 1, self.generation)

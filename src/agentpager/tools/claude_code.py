@@ -100,8 +100,7 @@ def read(call: Call, file_path: str, offset: int | None, limit: int | None) -> s
         last_real = min(last, total)
         span_start, span_end = reader.line_span(start, last_real)
         if span_end - span_start > _TOKEN_SAMPLE_BYTES:  # too big to build: estimate from its start
-            sample_end = reader.line_at_byte(span_start + _TOKEN_SAMPLE_BYTES)
-            sample = str(reader.lines_text(start, min(sample_end, last_real)))
+            sample = reader.sample(span_start, _TOKEN_SAMPLE_BYTES)
             _check_tokens(call, count_tokens(sample) * (span_end - span_start) // max(len(sample.encode()), 1))
         texts = str(reader.lines_text(start, last_real)).split("\n")
     texts += [""] * (last - last_real)
