@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from samples import png_bytes
 from agentpager import Workspace
 from agentpager.engine import lineindex
 from agentpager.engine.lineindex import Cancelled
+from agentpager.engine.patterns import compile_regex
 from agentpager.fileview import ViewError
 
 
@@ -81,7 +81,7 @@ def test_search_finds_matching_lines_across_blocks(root: Path, small_blocks: Non
     (root / "f.txt").write_text("\r\n".join(lines))
     view = Workspace(root).open_view("f.txt")
     with view.open() as reader:
-        found = list(reader.search(re.compile(r"needle$", re.M)))
+        found = list(reader.search(compile_regex(r"needle$", multiline=True)))
     assert found == sorted({n for n in range(7, 101, 7)} | {50})
 
 
@@ -90,7 +90,7 @@ def test_search_can_be_cancelled(root: Path, small_blocks: None) -> None:
     cancel = threading.Event()
     cancel.set()
     with Workspace(root).open_view("f.txt").open() as reader, pytest.raises(Cancelled):
-        list(reader.search(re.compile("a"), cancel=cancel))
+        list(reader.search(compile_regex("a"), cancel=cancel))
 
 
 def test_binary_files_cannot_be_viewed(root: Path) -> None:
@@ -121,7 +121,7 @@ def test_documents_are_converted_in_a_child_process_that_can_be_killed(root: Pat
     (root / "paper.pdf").write_bytes(pdf_bytes(["Converted elsewhere"]))
     (root / "other.pdf").write_bytes(pdf_bytes(["Never converted"]))
     workspace = Workspace(root)
-    monkeypatch.setattr("agentpager.engine.content.convert_document", lambda *args: pytest.fail("in-process"))
+    monkeypatch.setattr("agentpager.engine.documents._markdown", lambda *args: pytest.fail("in-process"))
     view = workspace.open_view("paper.pdf", cancel=threading.Event())
     assert view.kind == "document"
     with view.open() as reader:
@@ -144,4 +144,4 @@ def test_iter_lines_reads_in_batches(root: Path, small_blocks: None) -> None:
 def test_search_for_empty_lines_finds_no_line_past_the_end(root: Path, content: str) -> None:
     (root / "f.txt").write_bytes(content.encode())
     with Workspace(root).open_view("f.txt").open() as reader:
-        assert list(reader.search(re.compile("^$", re.M))) == [2]
+        assert list(reader.search(compile_regex("^$", multiline=True))) == [2]

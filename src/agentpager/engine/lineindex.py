@@ -133,16 +133,18 @@ class Cancelled(Exception):
 
 @dataclass(frozen=True)
 class Stamp:
-    """What identifies one version of a file's bytes."""
+    """What identifies one version of a file's bytes (the ctime too: a file rewritten in place with
+    the same size and mtime set back still changes it)."""
 
     dev: int
     ino: int
     size: int
     mtime_ns: int
+    ctime_ns: int
 
     @classmethod
     def of(cls, st: os.stat_result) -> Stamp:
-        return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def read_exact(fd: int, length: int, offset: int) -> bytes:
