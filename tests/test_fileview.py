@@ -38,7 +38,7 @@ def test_count_lines_reports_progress_and_can_be_cancelled(root: Path, small_blo
     with view.open() as reader:
         available = reader.available_lines()
         assert 0 < available < 200, "the top of the file can be shown before the count ends"
-        assert reader.line_prefixes(1, 2, 80) == [("1", False), ("2", False)]
+        assert list(reader.line_prefixes(1, 2, 80)) == [("1", False), ("2", False)]
     assert view.count_lines(progress) == 200
     assert reports[-1] == (size, size) and view.indexed == (size, size)
 
@@ -57,7 +57,7 @@ def test_long_lines_are_cut_for_display(root: Path) -> None:
     (root / "f.txt").write_text("é" * 50 + "\nshort\r\n" + "z" * 10)
     view = Workspace(root).open_view("f.txt")
     with view.open() as reader:
-        assert reader.line_prefixes(1, 3, 8) == [("é" * 8, True), ("short", False), ("z" * 8, True)]
+        assert list(reader.line_prefixes(1, 3, 8)) == [("é" * 8, True), ("short", False), ("z" * 8, True)]
 
 
 def test_offsets_for_the_forge_and_vault_panels(root: Path, small_blocks: None) -> None:
@@ -125,7 +125,7 @@ def test_documents_are_converted_in_a_child_process_that_can_be_killed(root: Pat
     view = workspace.open_view("paper.pdf", cancel=threading.Event())
     assert view.kind == "document"
     with view.open() as reader:
-        assert reader.line_prefixes(1, 1, 80) == [("Converted elsewhere", False)]
+        assert list(reader.line_prefixes(1, 1, 80)) == [("Converted elsewhere", False)]
     cancelled = threading.Event()
     cancelled.set()
     with pytest.raises(Cancelled):

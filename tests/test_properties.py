@@ -229,3 +229,18 @@ def test_search_finds_exactly_the_lines_that_contain_the_pattern(body: bytes, ne
         compile_regex(re.escape(needle), multiline=True) as pattern,
     ):
         assert list(reader.search(pattern)) == expected
+
+
+@PROPERTY_SETTINGS
+@given(body=text_files, block_size=block_sizes, limit=st.integers(1, 6), data=st.data())
+def test_line_prefixes_are_the_starts_of_the_lines(
+    body: bytes, block_size: int, limit: int, data: st.DataObject
+) -> None:
+    content = b"x" + body
+    lines = contract_lines(content)
+    first = data.draw(st.integers(1, len(lines)))
+    last = data.draw(st.integers(first, len(lines)))
+    with workspace_with(content, block_size, 0) as workspace, workspace.open_view("f.txt").open() as reader:
+        assert list(reader.line_prefixes(first, last, limit)) == [
+            (line[:limit], len(line) > limit) for line in lines[first - 1 : last]
+        ]

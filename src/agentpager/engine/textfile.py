@@ -118,24 +118,43 @@ class TextReader:
             self._check()
             return self.index.line_count(self.fd) if self.index.complete else self.index.newline_count
 
-    def line_prefixes(self, first: int, last: int, limit: int) -> list[tuple[str, bool]]:
+    def line_prefixes(self, first: int, last: int, limit: int) -> Iterator[tuple[str, bool]]:
         """Each of lines ``first..last``: its first ``limit`` characters, and whether it is longer.
 
-        Only as much of the file is indexed as these lines need.
+        Only as much of the file is indexed as these lines need; they are read a block at a time and
+        what a line holds past its prefix is skipped, so memory holds one block, whatever the range.
+        Use it before the reader's block ends.
         """
-        prefixes = []
+        # A character takes at most four bytes: this many bytes always hold ``limit`` of them.
+        prefix_bytes = 4 * limit + 4
+        read_size = max(lineindex.BLOCK_SIZE, 2 * prefix_bytes)
         self.index.scan_to_line(self.fd, last, self.generation)
         with self.index.lock:
             self._check()
-            spans = [
-                (self.index.line_start(self.fd, n), self.index.line_end(self.fd, n)) for n in range(first, last + 1)
-            ]
-        for start, end in spans:
-            # A character takes at most four bytes: this many bytes always hold ``limit`` of them.
-            data = read_exact(self.fd, min(end - start, 4 * limit + 4), start)
-            text = data.decode("utf-8", "replace")
-            prefixes.append((text[:limit], len(text) > limit or start + len(data) < end))
-        return prefixes
+            position = self.index.line_start(self.fd, first)
+            end = self.index.line_end(self.fd, last)
+        line = first
+        while line <= last:
+            data = read_exact(self.fd, min(read_size, end - position), position)
+            pieces = data.split(b"\n")
+            if position + len(data) < end:
+                pieces.pop()  # not the line's end: read it again from its start
+            if not pieces:  # a line longer than a read
+                yield data[:prefix_bytes].decode("utf-8", "replace")[:limit], True
+                line += 1
+                if line <= last:
+                    with self.index.lock:
+                        self._check()
+                        position = self.index.line_start(self.fd, line)
+                continue
+            last_piece = len(pieces) - 1 if position + len(data) >= end else -1
+            for n, piece in enumerate(pieces):
+                position += len(piece) + 1
+                if n != last_piece and piece.endswith(b"\r"):
+                    piece = piece[:-1]  # the CR of a CRLF line break
+                text = piece[:prefix_bytes].decode("utf-8", "replace")
+                yield text[:limit], len(text) > limit or len(piece) > prefix_bytes
+            line += len(pieces)
 
     def sample(self, start: int, length: int) -> str:
         """About ``length`` bytes of the file's text from byte ``start``, for an estimate (a character

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentpager.engine.lazytext import join_lines
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import Call, Coverage, Opener, Profile, Shown, Tool, lines_covered
 from agentpager.tools.errors import ToolError
@@ -41,10 +42,10 @@ def read_file(call: Call, file_path: str, offset: int, limit: int) -> str:
             raise ToolError("offset exceeds file length")
         # 500 characters hold at least 500 bytes: a prefix that long is all a cut line needs.
         prefixes = reader.line_prefixes(offset, min(total, offset + limit - 1), MAX_LINE_BYTES)
-    return "\n".join(
-        f"L{number}: {_cut(text if cut else text.removesuffix(chr(13)))}"
-        for number, (text, cut) in enumerate(prefixes, offset)
-    )
+        return join_lines(
+            f"L{number}: {_cut(text if cut else text.removesuffix(chr(13)))}"
+            for number, (text, cut) in enumerate(prefixes, offset)
+        )
 
 
 class Codex(Profile):

@@ -300,7 +300,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             last = min(first + WINDOW_LINES - 1, self.line_count)
             try:
                 with self.view.open() as reader:  # type: ignore[union-attr]
-                    lines = reader.line_prefixes(first, last, DISPLAY_LIMIT)
+                    lines = list(reader.line_prefixes(first, last, DISPLAY_LIMIT))
             except (OSError, IndexError):
                 return []  # the file moved under us; the next index report redraws
             self._windows[index] = lines
