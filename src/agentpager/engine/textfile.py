@@ -122,7 +122,7 @@ class TextReader:
         """Each of lines ``first..last``: its first ``limit`` characters, and whether it is longer.
 
         Only as much of the file is indexed as these lines need; they are read a block at a time and
-        what a line holds past its prefix is skipped, so memory holds one block, whatever the range.
+        what a line holds past a block is skipped, so memory holds one block, whatever the range.
         Use it before the reader's block ends.
         """
         # A character takes at most four bytes: this many bytes always hold ``limit`` of them.
@@ -136,25 +136,24 @@ class TextReader:
         line = first
         while line <= last:
             data = read_exact(self.fd, min(read_size, end - position), position)
-            pieces = data.split(b"\n")
-            if position + len(data) < end:
-                pieces.pop()  # not the line's end: read it again from its start
-            if not pieces:  # a line longer than a read
-                yield data[:prefix_bytes].decode("utf-8", "replace")[:limit], True
-                line += 1
-                if line <= last:
-                    with self.index.lock:
-                        self._check()
-                        position = self.index.line_start(self.fd, line)
-                continue
-            last_piece = len(pieces) - 1 if position + len(data) >= end else -1
-            for n, piece in enumerate(pieces):
-                position += len(piece) + 1
-                if n != last_piece and piece.endswith(b"\r"):
-                    piece = piece[:-1]  # the CR of a CRLF line break
-                text = piece[:prefix_bytes].decode("utf-8", "replace")
-                yield text[:limit], len(text) > limit or len(piece) > prefix_bytes
-            line += len(pieces)
+            at_end = position + len(data) >= end
+            if not at_end:
+                newline = data.rfind(b"\n")
+                if newline < 0:  # a line longer than a read: its prefix, then on to the next line
+                    yield data[:prefix_bytes].decode("utf-8", "replace")[:limit], True
+                    line += 1
+                    if line <= last:
+                        with self.index.lock:
+                            self._check()
+                            position = self.index.line_start(self.fd, line)
+                    continue
+                data = data[: newline + 1]
+            position += len(data)
+            # Whole lines decode as the whole file does: a newline always starts a character afresh.
+            text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+            texts = (text if at_end else text[:-1]).split("\n")  # the range's end is the last line's
+            line += len(texts)
+            yield from [(text[:limit], len(text) > limit) for text in texts]
 
     def sample(self, start: int, length: int) -> str:
         """About ``length`` bytes of the file's text from byte ``start``, for an estimate (a character

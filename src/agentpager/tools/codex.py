@@ -19,6 +19,8 @@ MAX_LINE_BYTES = 500
 
 def _cut(line: str) -> str:
     """The line, cut at MAX_LINE_BYTES of UTF-8 on a character boundary."""
+    if len(line) * 4 <= MAX_LINE_BYTES:
+        return line
     data = line.encode("utf-8", "surrogatepass")
     if len(data) <= MAX_LINE_BYTES:
         return line
