@@ -18,6 +18,7 @@ from agentpager.fileview import ViewError
 @pytest.fixture
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lineindex, "BLOCK_SIZE", 32)
+    monkeypatch.setattr(lineindex, "BLOCKS_PER_SCAN", 1)
 
 
 def test_count_lines_reports_progress_and_can_be_cancelled(root: Path, small_blocks: None) -> None:

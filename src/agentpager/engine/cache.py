@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -127,6 +126,8 @@ def _max_bytes_from_env() -> int:
 
 def write_atomically(path: Path, chunks: Iterable[bytes]) -> None:
     """Write ``chunks`` to ``path`` so that readers never see a partial file."""
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=_PARTIAL)
     try:

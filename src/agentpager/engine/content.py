@@ -18,6 +18,7 @@ from agentpager.engine import cache
 from agentpager.engine.classify import HEAD_SIZE, Classification, classify
 from agentpager.engine.documents import ConversionError, ConversionLimits, convert_document
 from agentpager.engine.lineindex import Stamp, iter_bytes
+from agentpager.engine.savedindex import IndexStore
 from agentpager.engine.textfile import TextFile, open_regular
 
 
@@ -47,6 +48,7 @@ class ContentStore:
         self, cache_dir: Path | None = None, capacity: int = 64, limits: ConversionLimits | None = None
     ) -> None:
         self.cache = cache.CacheDir(cache_dir or cache.cache_root())
+        self._indexes = IndexStore(self.cache)
         self.limits = limits
         """Memory and time a conversion may take (None: ConversionLimits.from_env())."""
         self._files: OrderedDict[tuple[str, int], TextFile] = OrderedDict()
@@ -84,7 +86,7 @@ class ContentStore:
         key = (path, base)
         found = self._files.get(key)
         if found is None:
-            found = self._files[key] = TextFile(path, base)
+            found = self._files[key] = TextFile(path, base, self._indexes)
             if len(self._files) > self._capacity:
                 self._files.popitem(last=False)
         else:

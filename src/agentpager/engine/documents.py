@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import errno
 import os
-import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agentpager.engine.lineindex import Cancelled
+
+if TYPE_CHECKING:
+    import subprocess
 
 MEMORY_ENV = "AGENTPAGER_CONVERT_MEMORY_MB"
 SECONDS_ENV = "AGENTPAGER_CONVERT_SECONDS"
@@ -73,6 +76,8 @@ def convert_document(
     ConversionError when it fails or passes a limit; Cancelled (the child killed) when ``cancel``
     is set.
     """
+    import subprocess
+
     limits = limits or ConversionLimits.from_env()
     fd = file if isinstance(file, int) else os.open(file, os.O_RDONLY | os.O_CLOEXEC)
     try:

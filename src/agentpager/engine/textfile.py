@@ -20,6 +20,7 @@ from agentpager.engine.lineindex import (
     iter_text,
     read_exact,
 )
+from agentpager.engine.savedindex import SAVED_MIN_BYTES, IndexStore
 from agentpager.engine.utf8 import decode_chunks
 
 if TYPE_CHECKING:
@@ -48,24 +49,46 @@ class TextFile:
     """A file whose bytes after ``base`` (a byte-order mark) are UTF-8 text.
 
     The index survives between reads while the file is unchanged, is extended when the file grows
-    and rebuilt when it is replaced or truncated.
+    and rebuilt when it is replaced or truncated. With ``saved``, the index of a big file is also
+    kept for other processes once it is complete, and a process starts from the one kept.
     """
 
-    def __init__(self, path: str, base: int = 0) -> None:
+    def __init__(self, path: str, base: int = 0, saved: IndexStore | None = None) -> None:
         self.path = path
         self.index = LineIndex(base)
+        self._saved = saved
+        self._restore = saved is not None
+        """Start from a saved index: only on the first open (a saved index found wrong is not reused)."""
+        self._saved_version: tuple[Stamp, int] | None = None
+        """The version of the file and the index generation last saved or restored."""
 
     @contextmanager
     def open(self) -> Iterator[TextReader]:
         """A reader over the file as it is now. Use what it returns before the block ends."""
         fd, st = open_regular(self.path)
         try:
+            stamp = Stamp.of(st)
             with self.index.lock:
-                self.index.sync(fd, Stamp.of(st))
+                if self._saved is not None and self._restore and st.st_size >= SAVED_MIN_BYTES:
+                    self._restore = False
+                    found = self._saved.load(self.path)
+                    if found is not None and self.index.restore(fd, found):
+                        self._saved_version = found.stamp, self.index.generation
+                self.index.sync(fd, stamp)
                 generation = self.index.generation
             yield TextReader(fd, self.index, generation)
+            self._save()
         finally:
             os.close(fd)
+
+    def _save(self) -> None:
+        """Keep a complete index of a big file that was not kept yet at this version."""
+        if self._saved is None or self.index.size < SAVED_MIN_BYTES:
+            return
+        found = self.index.checkpoints()
+        if found is not None and (found.stamp, self.index.generation) != self._saved_version:
+            self._saved.save(self.path, found)
+            self._saved_version = found.stamp, self.index.generation
 
 
 class TextReader:

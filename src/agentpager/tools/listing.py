@@ -11,10 +11,13 @@ import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from agentpager.engine.patterns import InvalidPattern, Matcher, PatternError, compile_glob, compile_regex
 from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import Resolved, Root, is_within
+
+if TYPE_CHECKING:
+    from agentpager.engine.patterns import Matcher
 
 DirStamp = tuple[str, int, int]
 
@@ -39,6 +42,8 @@ class Listing:
 def matcher(pattern: str, use_regex: bool) -> Matcher:
     """A test of a relative path against a glob (``fnmatchcase``) or a regex (``re.search``), in linear
     time; ToolError for a pattern too long or a bad regex. Close it after use."""
+    from agentpager.engine.patterns import InvalidPattern, PatternError, compile_glob, compile_regex
+
     try:
         return compile_regex(pattern) if use_regex else compile_glob(pattern)
     except InvalidPattern as error:
@@ -83,6 +88,8 @@ def _is_file_inside(entry: os.DirEntry[str], root: Root) -> bool:
 
 def _matching(files: list[str], directory: Resolved, match: Matcher) -> list[str]:
     """The files whose path relative to ``directory`` the pattern matches."""
+    from agentpager.engine.patterns import PatternError
+
     skip = 0 if directory.display == "." else len(directory.display) + 1
     try:
         found = match.matches([file[skip:] for file in files])
