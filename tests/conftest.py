@@ -21,6 +21,14 @@ def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     return cache
 
 
+@pytest.fixture(autouse=True)
+def isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test has its own (empty) config dir: the user's settings and themes never leak in."""
+    config_dir = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("AGENTPAGER_CONFIG_DIR", str(config_dir))
+    return config_dir
+
+
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     workspace = tmp_path / "proj"

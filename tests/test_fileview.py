@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -82,7 +83,7 @@ def test_search_finds_matching_lines_across_blocks(root: Path, small_blocks: Non
     (root / "f.txt").write_text("\r\n".join(lines))
     view = Workspace(root).open_view("f.txt")
     with view.open() as reader:
-        found = list(reader.search(compile_regex(r"needle$", multiline=True)))
+        found = list(reader.search(compile_regex(r"needle$", re.MULTILINE)))
     assert found == sorted({n for n in range(7, 101, 7)} | {50})
 
 
@@ -145,4 +146,4 @@ def test_iter_lines_reads_in_batches(root: Path, small_blocks: None) -> None:
 def test_search_for_empty_lines_finds_no_line_past_the_end(root: Path, content: str) -> None:
     (root / "f.txt").write_bytes(content.encode())
     with Workspace(root).open_view("f.txt").open() as reader:
-        assert list(reader.search(compile_regex("^$", multiline=True))) == [2]
+        assert list(reader.search(compile_regex("^$", re.MULTILINE))) == [2]

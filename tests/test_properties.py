@@ -226,7 +226,7 @@ def test_search_finds_exactly_the_lines_that_contain_the_pattern(body: bytes, ne
     with (
         workspace_with(data, block_size, 0) as workspace,
         workspace.open_view("f.txt").open() as reader,
-        compile_regex(re.escape(needle), multiline=True) as pattern,
+        compile_regex(re.escape(needle), re.MULTILINE) as pattern,
     ):
         assert list(reader.search(pattern)) == expected
 

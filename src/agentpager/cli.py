@@ -13,9 +13,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-COMMANDS = ("call", "schema", "profiles", "replay", "transcript", "mcp")
+from agentpager import __version__
+
+COMMANDS = ("call", "schema", "profiles", "probe", "replay", "transcript", "sessions", "mcp", "demo", "config")
 PROFILES_HELP = "tool profile (default qq; agentpager profiles lists them)"
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
+VERSION = f"agentpager {__version__}"
 
 
 class CommandError(Exception):
@@ -49,11 +52,36 @@ def _call(options: argparse.Namespace) -> int:
     return 1 if result.is_error else 0
 
 
-def _workspace(root: str, profile: str, max_chars: float | None = None) -> Any:
+def _probe(options: argparse.Namespace) -> int:
+    """Ask the real agent: its exact answer to one tool call, written as ``call`` writes a result."""
+    from agentpager.agents import AGENT_NAMES, AgentNotInstalled, ProbeError, probe
+
+    if options.agent not in AGENT_NAMES:
+        raise CommandError(f"Unknown agent '{options.agent}'. Agents: {', '.join(AGENT_NAMES)}.")
+    try:
+        arguments = json.loads(options.arguments)
+    except ValueError as error:
+        raise CommandError(f"JSON arguments are not valid JSON: {error}") from None
+    if not isinstance(arguments, dict):
+        raise CommandError('JSON arguments must be an object, such as \'{"file_path": "README.md"}\'.')
+    progress = (lambda message: print(f"agentpager: {message}", file=sys.stderr)) if options.verbose else None
+    try:
+        result = probe(options.agent, options.tool, arguments, options.root, options.version, progress, options.model)
+    except AgentNotInstalled as error:
+        raise CommandError(str(error)) from None
+    except ProbeError as error:
+        print(f"agentpager: {error}", file=sys.stderr)
+        return 3
+    sys.stdout.buffer.write(result.text.encode("utf-8", "surrogatepass"))
+    sys.stdout.buffer.flush()
+    return 1 if result.is_error else 0
+
+
+def _workspace(root: str, profile: str, max_chars: float | None = None, settings: dict[str, Any] | None = None) -> Any:
     from agentpager.workspace import Workspace
 
     try:
-        return Workspace(root, profile, int(max_chars) if max_chars else None)
+        return Workspace(root, profile, int(max_chars) if max_chars else None, settings=settings)
     except ValueError as error:
         raise CommandError(str(error)) from None
 
@@ -116,11 +144,14 @@ def _replay(options: argparse.Namespace) -> int:
     """One line per call: recorded output, replayed output, and whether they are the same."""
     from agentpager.transcripts import short_arguments
     from agentpager.transcripts.replay import Replayer
+    from agentpager.wording import plural
 
     transcript = _open_transcript(options.file)
+    if options.context:
+        return _context(transcript)
     replayer = Replayer(transcript, options.root)
     print(
-        f"agentpager: {len(transcript.calls)} calls ({transcript.format}), replayed against {replayer.root}",
+        f"agentpager: {plural(len(transcript.calls), 'call')} ({transcript.format}), replayed against {replayer.root}",
         file=sys.stderr,
     )
     out = sys.stdout
@@ -134,32 +165,170 @@ def _replay(options: argparse.Namespace) -> int:
                 "recorded": replay.recorded,
                 "replayed": None if replay.result is None else replay.result.text,
                 "matches": replay.matches,
+                "status": replay.status,
+                "agent": call.agent,
+                "parent": call.parent,
             }
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
-            recorded = "no result" if replay.recorded is None else f"{len(replay.recorded):,} chars"
+            recorded = "no result" if replay.recorded is None else plural(len(replay.recorded), "char")
+            indent = "  " * call.depth
             out.write(
-                f"{call.index:>5}  turn {call.turn:<4} {call.tool:<14} {short_arguments(call.arguments)}"
+                f"{call.index:>5}  turn {call.turn:<4} {indent}{call.tool:<14} {short_arguments(call.arguments)}"
                 f"  [{recorded}] {replay.status}\n"
             )
     return 0
 
 
-def _check_theme(theme: str | None) -> None:
-    if theme is not None:
-        from textual.theme import BUILTIN_THEMES
+def _context(transcript) -> int:  # noqa: ANN001 - a Transcript
+    """Each model turn's context fill against the window, and the costliest tool outputs."""
+    from agentpager.transcripts import short_arguments
+    from agentpager.transcripts.context import context_report
 
-        if theme not in BUILTIN_THEMES:
-            raise CommandError(f"Unknown theme '{theme}'. Themes: {', '.join(sorted(BUILTIN_THEMES))}.")
+    report = context_report(transcript)
+    out = sys.stdout
+    out.write(
+        f"{'turn':>5}  {'time':<8}  {'input':>9}  {'cache read':>10}  {'cache write':>11}  {'output':>7}  "
+        f"{'context':>9}  {'window':>9}  {'fill':>5}  {'tool outputs':>12}  over\n"
+    )
+    for turn in report.turns:
+        fill = f"{turn.context / turn.window:.0%}" if turn.window else "?"
+        mark = "~" if turn.estimated else " "
+        out.write(
+            f"{turn.number:>5}  {turn.timestamp[11:19]:<8}  {turn.input:>9,}  {turn.cache_read:>10,}  "
+            f"{turn.cache_creation:>11,}  {turn.output:>7,}  {mark}{turn.context:>8,}  "
+            f"{turn.window or 0:>9,}  {fill:>5}  {turn.outputs:>12,}  {turn.overflow if turn.overflow != 'none' else ''}\n"
+        )
+    if report.estimated:
+        out.write("~ estimated with cl100k: the log records no usage for these turns\n")
+    out.write("tool outputs: cl100k estimates\n\ncostliest tool outputs (cl100k tokens):\n")
+    for cost in report.costliest:
+        out.write(
+            f"{cost.tokens:>9,}  #{cost.call.index:<5} {cost.call.tool:<14} {short_arguments(cost.call.arguments)}\n"
+        )
+    return 0
+
+
+def _sessions(options: argparse.Namespace) -> int:
+    """Every agent session on this machine, by project, newest first."""
+    from dataclasses import asdict
+
+    from agentpager.sessions import duration_of, list_sessions
+    from agentpager.wording import plural
+
+    sessions = list_sessions(options.home)
+    out = sys.stdout
+    if options.json:
+        for info in sessions:
+            out.write(json.dumps(asdict(info) | {"duration_seconds": duration_of(info)}, ensure_ascii=False) + "\n")
+        return 0
+    if not sessions:
+        print("agentpager: no Claude Code, Codex or Gemini CLI sessions found.", file=sys.stderr)
+        return 0
+    by_project: dict[str, list] = {}
+    for info in sessions:
+        by_project.setdefault(info.project, []).append(info)
+    for project, infos in by_project.items():
+        out.write(f"{project}  ({plural(len(infos), 'session')})\n")
+        for info in infos:
+            seconds = duration_of(info)
+            took = "" if seconds is None else _duration_text(seconds)
+            tokens = "" if info.tokens is None else plural(info.tokens, "token")
+            out.write(
+                f"  {info.started[:16].replace('T', ' '):<16}  {took:>7}  {info.agent:<11} {info.version:<8} "
+                f"{info.model[:24]:<24} {plural(info.calls, 'call'):>10}  {tokens:>14}  {info.title[:60]}\n"
+            )
+    return 0
+
+
+def _duration_text(seconds: float) -> str:
+    minutes, second = divmod(int(seconds), 60)
+    hours, minute = divmod(minutes, 60)
+    return f"{hours}h{minute:02d}m" if hours else f"{minute}m{second:02d}s"
+
+
+def _settings() -> Any:
+    """The user's config (``agentpager.config.Config``), for the commands that open the TUI."""
+    from agentpager.config import load_config
+
+    return load_config()
+
+
+def _themes(config: Any) -> Any:
+    from agentpager.tui.themes import load_themes
+
+    return load_themes(config.path.parent / "themes")
+
+
+def _check_theme(theme: str | None, config: Any) -> None:
+    if theme is not None:
+        themes = _themes(config)
+        if theme not in themes.names:
+            skipped = "".join(f"\n  skipped {problem}" for problem in themes.problems)
+            raise CommandError(f"Unknown theme '{theme}'. Themes: {', '.join(themes.names)}.{skipped}")
 
 
 def _transcript(options: argparse.Namespace) -> int:
     """The transcript in the TUI: its calls, recorded and replayed, each openable in the viewer."""
-    _check_theme(options.theme)
+    config = _settings()
+    _check_theme(options.theme, config)
     transcript = _open_transcript(options.file)
     from agentpager.tui import run_transcript
 
-    run_transcript(transcript, options.root, options.theme)
+    run_transcript(transcript, options.root, options.theme, config)
+    return 0
+
+
+def _config(options: argparse.Namespace) -> int:
+    """The config file's path, the effective settings with what is wrong, or a new commented file."""
+    from agentpager.config import ConfigError, config_path, describe, init_config
+
+    if options.path:
+        print(config_path())
+        return 0
+    if options.init:
+        try:
+            print(f"agentpager: wrote {init_config()}", file=sys.stderr)
+        except ConfigError as error:
+            raise CommandError(str(error)) from None
+        return 0
+    config = _settings()
+    themes = _themes(config)
+    problems = list(config.problems) + [f"skipped theme {problem}" for problem in themes.problems]
+    if config.theme is not None and config.theme not in themes.names:
+        problems.append(f"{config.path}: theme: '{config.theme}' is not a theme (themes: {', '.join(themes.names)}).")
+        config.theme = None
+    sys.stdout.write(describe(config))
+    for problem in problems:
+        print(f"agentpager: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _demo(options: argparse.Namespace) -> int:
+    """Build (or reuse) the demo workspace and open the TUI on it."""
+    from pathlib import Path
+
+    from agentpager.demo import DemoError, build_demo, parse_size
+
+    try:
+        size = parse_size(options.size)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    try:
+        demo = build_demo(Path(options.dir) if options.dir else None, size)
+    except DemoError as error:
+        raise CommandError(str(error)) from None
+    except OSError as error:
+        raise CommandError(f"could not build the demo: {error}") from None
+    done = "reused" if demo.reused else f"built in {demo.seconds:.1f} s"
+    print(f"agentpager: demo workspace {done}: {demo.root}", file=sys.stderr)
+    if options.no_open:
+        print(demo.root)
+        return 0
+    config = _settings()
+    from agentpager.tui import demo_app
+
+    demo_app(demo, config).run()
     return 0
 
 
@@ -190,11 +359,14 @@ def _tui(options: argparse.Namespace) -> int:
                 raise CommandError(f"{options.path} is not inside the root {root}.")
         else:
             raise CommandError(f"{options.path}: no such file or directory.")
-    workspace = _workspace(root or ".", options.profile)
-    _check_theme(options.theme)
+    config = _settings()
+    workspace = _workspace(root or ".", options.profile or config.profile, settings=config.profile_settings())
+    _check_theme(options.theme, config)
     from agentpager.tui import run
 
-    run(workspace, open_path, options.theme)
+    # Started in the home directory with nothing to open: the sessions are what there is to see.
+    nothing_to_open = options.path is None and os.path.abspath(root or ".") == os.path.expanduser("~")
+    run(workspace, open_path, options.theme, config, start_with_sessions=nothing_to_open)
     return 0
 
 
@@ -207,8 +379,11 @@ def _tui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("path", metavar="PATH", nargs="?", help="a directory (the root) or a file to open")
     parser.add_argument("--root", help="workspace root when PATH is a file (default: its directory)")
-    parser.add_argument("--profile", default="qq", help=PROFILES_HELP)
-    parser.add_argument("--theme", help="a Textual theme, such as textual-dark or nord")
+    parser.add_argument(
+        "--profile", help="tool profile (default: the config's, else qq; agentpager profiles lists them)"
+    )
+    parser.add_argument("--theme", help="a theme, such as dusk, paper, nord or textual-dark (default: the config's)")
+    parser.add_argument("--version", action="version", version=VERSION)
     parser.set_defaults(run=_tui)
     return parser
 
@@ -218,6 +393,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="agentpager",
         description="See exactly what an LLM agent's file tools return.",
     )
+    parser.add_argument("--version", action="version", version=VERSION)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     call = commands.add_parser("call", help="run one tool call and print its exact output")
@@ -236,15 +412,41 @@ def _parser() -> argparse.ArgumentParser:
     profiles = commands.add_parser("profiles", help="list the tool profiles")
     profiles.set_defaults(run=_profiles)
 
+    probe = commands.add_parser("probe", help="ask the real agent (installed) for one tool call's exact result")
+    probe.add_argument("--root", default=".", help="the directory the agent runs in (default: the current one)")
+    probe.add_argument("--version", help="a version installed in the cache (agentpager's npm prefix) or an executable")
+    probe.add_argument("--model", help="the model name the agent is told to use (default: the agent's recorded one)")
+    probe.add_argument("-v", "--verbose", action="store_true", help="report progress on stderr")
+    probe.add_argument("agent", metavar="AGENT", help="claude-code, codex or gemini-cli")
+    probe.add_argument("tool", metavar="TOOL", help="the agent's tool name, such as Read")
+    probe.add_argument("arguments", metavar="JSON", nargs="?", default="{}", help="arguments as a JSON object")
+    probe.set_defaults(run=_probe)
+
     replay = commands.add_parser("replay", help="replay a transcript's file reads against the files now")
-    replay.add_argument("file", metavar="FILE", help="a Claude Code, Codex, OpenAI or Anthropic transcript")
-    replay.add_argument("--root", help="workspace root (default: the transcript's cwd if it exists, else .)")
+    replay.add_argument(
+        "file",
+        metavar="FILE",
+        help="a Claude Code, Codex, Gemini CLI, SWE-agent, OpenHands, OpenAI or Anthropic transcript",
+    )
+    replay.add_argument("--root", help="workspace root (default: the current directory)")
     replay.add_argument("--json", action="store_true", help="one JSON object per call")
+    replay.add_argument(
+        "--context", action="store_true", help="each model turn's context fill and the costliest tool outputs"
+    )
     replay.set_defaults(run=_replay)
 
+    sessions = commands.add_parser("sessions", help="list every Claude Code, Codex and Gemini CLI session")
+    sessions.add_argument("--home", help="look in this home directory instead of yours")
+    sessions.add_argument("--json", action="store_true", help="one JSON object per session")
+    sessions.set_defaults(run=_sessions)
+
     transcript = commands.add_parser("transcript", help="open a transcript in the TUI")
-    transcript.add_argument("file", metavar="FILE", help="a Claude Code, Codex, OpenAI or Anthropic transcript")
-    transcript.add_argument("--root", help="workspace root (default: the transcript's cwd if it exists, else .)")
+    transcript.add_argument(
+        "file",
+        metavar="FILE",
+        help="a Claude Code, Codex, Gemini CLI, SWE-agent, OpenHands, OpenAI or Anthropic transcript",
+    )
+    transcript.add_argument("--root", help="workspace root (default: the current directory)")
     transcript.add_argument("--theme", help="a Textual theme")
     transcript.set_defaults(run=_transcript)
 
@@ -252,6 +454,17 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument("--root", default=".", help="workspace root (default: the current directory)")
     mcp.add_argument("--profile", default="qq", help=PROFILES_HELP)
     mcp.set_defaults(run=_mcp)
+
+    demo = commands.add_parser("demo", help="build a demo workspace (a 200 MB log, a session, ...) and open it")
+    demo.add_argument("--dir", help="build it here, and keep it (default: a dir in the temp dir, reused)")
+    demo.add_argument("--size", default="200M", help="size of the demo's log, such as 200M, 50MB or 1G (default 200M)")
+    demo.add_argument("--no-open", action="store_true", help="only build it, and print its path")
+    demo.set_defaults(run=_demo)
+
+    config = commands.add_parser("config", help="show the settings (the config file's and the defaults)")
+    config.add_argument("--path", action="store_true", help="print the config file's path")
+    config.add_argument("--init", action="store_true", help="write a commented config file (an existing one is kept)")
+    config.set_defaults(run=_config)
     return parser
 
 
@@ -261,6 +474,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(arguments)
     try:
         return options.run(options)
+    except BrokenPipeError:  # the reader went away (agentpager replay F | head): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except CommandError as error:
         print(f"agentpager: {error}", file=sys.stderr)
         return 2

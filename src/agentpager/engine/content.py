@@ -82,6 +82,11 @@ class ContentStore:
             return TextContent(self._text_file(str(path), 0), found)
         return TextContent(self._text_file(real_path, found.bom_length), found)
 
+    def utf8_file(self, real_path: str) -> TextFile:
+        """The file's bytes as UTF-8 text, as they are: not classified, no byte-order mark skipped
+        (for agents that read every file as UTF-8)."""
+        return self._text_file(real_path, 0)
+
     def _text_file(self, path: str, base: int) -> TextFile:
         key = (path, base)
         found = self._files.get(key)

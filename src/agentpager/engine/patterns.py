@@ -513,6 +513,13 @@ class Matcher:
             return None
         return None if found is None or (found.empty_text_differs and not text) else found.regex
 
+    def check(self) -> None:
+        """InvalidPattern for what ``re.compile`` finds after its parser (a look-behind of variable
+        width): only patterns RE2 cannot run may hold that, so their child starts now, which takes a
+        moment."""
+        if self.needs_child:
+            self.child()
+
     def child(self) -> _Child:
         with self._child_lock:
             if self._child is None or self._child.process.poll() is not None:
@@ -659,24 +666,15 @@ def _parsed(pattern: str, flags: int) -> Any:
         raise InvalidPattern(str(error) or type(error).__name__) from None
 
 
-def check_regex(pattern: str) -> None:
-    """PatternTooLong or InvalidPattern as ``compile_regex`` would raise them, at once: only what
-    ``re.compile`` finds after parsing (a look-behind of variable width) is left to it."""
-    _parsed(pattern, 0)
+def compile_regex(pattern: str, flags: int = 0, seconds: float | None = None) -> Matcher:
+    """A matcher with the meaning of ``re.search`` with these ``re`` flags.
 
-
-def compile_regex(pattern: str, multiline: bool = False, seconds: float | None = None) -> Matcher:
-    """A matcher with ``re.search``'s meaning (``re.MULTILINE`` when ``multiline``).
-
-    PatternTooLong past MAX_PATTERN_CHARS; InvalidPattern with ``re``'s message. A pattern that only
-    ``re`` can run starts its child here, which may take a moment: keep it off a UI thread.
+    PatternTooLong past MAX_PATTERN_CHARS; InvalidPattern with ``re``'s message. It takes a few
+    milliseconds at most: a pattern that only ``re`` can run starts its child when first used, and
+    only then come the errors ``re.compile`` finds after parsing (see ``Matcher.check``).
     """
-    flags = re.MULTILINE if multiline else 0
     tree = _parsed(pattern, flags)
-    matcher = Matcher(pattern, pattern, flags, functools.partial(_translated, tree, ""), seconds)
-    if matcher.needs_child:
-        matcher.child()  # re.compile in the child: its error for what only compiling finds (look-behind widths)
-    return matcher
+    return Matcher(pattern, pattern, flags, functools.partial(_translated, tree, ""), seconds)
 
 
 def compile_glob(pattern: str, seconds: float | None = None) -> Matcher:

@@ -7,7 +7,7 @@ import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from agentpager.engine import lineindex
 from agentpager.engine.lazytext import LazyText, Text
@@ -222,6 +222,19 @@ class TextReader:
                 break
         return newlines + 1
 
+    def position(self, offset: int, unit: Literal["char", "byte"]) -> tuple[int, int]:
+        """Where character (or byte) ``offset`` of the file is: its line, and the characters of that
+        line before it. A byte offset must be on a character boundary."""
+        if unit == "char":
+            line = self.line_at_char(offset)
+            return line, offset - self.char_offset(line)
+        line = min(self.line_at_byte(offset), max(self.line_count(), 1))
+        self.char_count()
+        with self.index.lock:
+            self._check()
+            start = self.index.line_start(self.fd, line)
+            return line, self.index.char_offset_at(self.fd, offset) - self.index.char_offset_at(self.fd, start)
+
     def search(
         self,
         pattern: Matcher,
@@ -230,7 +243,7 @@ class TextReader:
     ) -> Iterator[int]:
         """Numbers of the lines where ``pattern`` matches, in order, reading a block at a time.
 
-        Compile the pattern with ``multiline=True`` for ``^`` and ``$`` to match at line ends. A line
+        Compile the pattern with ``re.MULTILINE`` for ``^`` and ``$`` to match at line ends. A line
         longer than SEARCH_LINE_LIMIT is searched a block at a time, so a match across two pieces
         is missed there.
         """

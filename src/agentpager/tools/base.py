@@ -85,6 +85,9 @@ class Coverage:
     unit: Literal["line", "char", "byte"] = "line"
     start: int = 0
     end: int = 0
+    cut: tuple[int, int] | None = None
+    """Where the output guard cut the output: the line, and the characters of it the output still
+    shows; None when the output was not cut (or its text cannot be traced back to the file)."""
 
 
 Opener = Callable[[str], TextContent]
@@ -99,7 +102,7 @@ class RecordedCall:
     arguments: dict[str, Any]
     output: str | None
     agent: str = ""
-    """The transcript's format (``claude-code``, ``codex``, ``openai``, ``anthropic``)."""
+    """The transcript's format (``claude-code``, ``codex``, ``gemini``, ``openai``, ...)."""
     version: str = ""
     """The agent's version, when the transcript says."""
     cwd: str | None = None
@@ -112,6 +115,14 @@ class RecordedCall:
             if is_within(normal, base):
                 return os.path.relpath(normal, base).replace(os.sep, "/")
         return path
+
+
+@dataclass(frozen=True)
+class ShellCommand:
+    """A recorded shell call's command line and the directory it ran in (None: the agent's cwd)."""
+
+    command: str | list[str]
+    workdir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -157,13 +168,50 @@ class Profile:
         """The call that reads ``path``: the lines ``shown`` on screen when given, else the default read."""
         return self.read_tool.spec.name, {self.file_argument: path}
 
-    def coverage(self, tool: str, arguments: dict[str, Any], open_text: Opener) -> Coverage | None:
-        """What a read call (its arguments with defaults filled in) covers; None for other calls."""
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
+        """What a read call (its arguments with defaults filled in) covers, made now in a workspace
+        whose profile keeps ``state`` between calls; None for other calls."""
         return None
 
-    def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
-        """The call that lists directory ``path`` from its ``offset``-th file; None without a listing tool."""
+    def text_offset(self, tool: str, arguments: dict[str, Any], output: str) -> int | None:
+        """Characters of a read call's ``output`` before the file's text starts; None when the output
+        does not hold the text as the file has it (numbered lines, JSON), so a cut cannot be traced."""
         return None
+
+    def listing_call(self, path: str, offset: int | None) -> tuple[str, dict[str, Any]] | None:
+        """The call that lists directory ``path``: the page from its ``offset``-th file, or (None) the
+        call an agent makes first; None without a listing tool."""
+        return None
+
+    def refuses(self, path: str) -> str | None:
+        """Why the tools refuse every call on ``path`` (a display path) whatever it holds, or None."""
+        return None
+
+    def after_edit(self, tool: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+        """The arguments of a call after a person edited ``before`` into ``after``.
+
+        A profile whose window is bounded by two arguments moves the end with the start, so a new
+        start past the old end is not an error; by default the edit stands as it is.
+        """
+        return after
+
+    def shell_command(self, recorded: RecordedCall) -> ShellCommand | None:
+        """The command line of a recorded call to this agent's shell tool; None for other calls.
+
+        A shell call that only reads files (``cat``, ``sed -n``, ``head``...) can be replayed by
+        emulating its command over the workspace; the profile says which calls are shell calls.
+        """
+        return None
+
+    def same_output(self, recorded: str, replayed: str) -> bool:
+        """Whether a replayed output says what the recorded one said: byte for byte by default.
+
+        A profile whose outputs carry what changes from run to run (how long a command took)
+        compares the rest.
+        """
+        return recorded == replayed
 
     def claim(self, recorded: RecordedCall) -> Claim | None:
         """How this profile replays a recorded call, or None when the call is not one of its own.
@@ -191,6 +239,14 @@ def lines_covered(path: str, first: int, last: int | None, open_text: Opener) ->
         total = reader.line_count()
     last = total if last is None else min(last, total)
     return Coverage(path, first, max(first, last))
+
+
+def move_end_with_start(before: dict[str, Any], after: dict[str, Any], start: str, end: str) -> dict[str, Any]:
+    """``after`` with argument ``end`` moved as far as ``start`` moved, when only ``start`` was edited."""
+    old_start, new_start, old_end = before.get(start), after.get(start), before.get(end)
+    if old_start is None or new_start is None or old_end is None or after.get(end) != old_end:
+        return after
+    return after | {end: old_end + new_start - old_start}
 
 
 def schema_of(profile: Profile) -> list[dict[str, Any]]:

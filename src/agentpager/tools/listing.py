@@ -45,7 +45,9 @@ def matcher(pattern: str, use_regex: bool) -> Matcher:
     from agentpager.engine.patterns import InvalidPattern, PatternError, compile_glob, compile_regex
 
     try:
-        return compile_regex(pattern) if use_regex else compile_glob(pattern)
+        match = compile_regex(pattern) if use_regex else compile_glob(pattern)
+        match.check()
+        return match
     except InvalidPattern as error:
         raise ToolError(f"Invalid regex pattern '{pattern}': {error.message}.") from None
     except PatternError as error:

@@ -84,3 +84,34 @@ def resolve(root: Root, argument: str, want: Want) -> Resolved:
     if not readable:
         raise ToolError(f"Permission denied: '{argument}'.")
     return Resolved(argument, real, root.display(argument), st)
+
+
+@dataclass(frozen=True)
+class AgentPath:
+    """A path argument of an agent that ran in ``working_dir``: as the agent's file system has it
+    (absolute), where it is here, and its real path here (which must be in the workspace)."""
+
+    agent: str
+    local: str
+    real: str
+
+
+def agent_path(root: Root, argument: str, working_dir: str) -> AgentPath:
+    """Place ``argument`` (absolute, or relative to ``working_dir``) in the workspace, which plays
+    the agent's working directory; ToolError for a path that leaves it."""
+    if argument == "":
+        raise ToolError("path must not be empty.")
+    if "\0" in argument:
+        raise ToolError("Path contains a NUL byte.")
+    agent = os.path.normpath(os.path.join(working_dir, argument))
+    local = os.path.join(root.path, os.path.relpath(agent, working_dir)) if is_within(agent, working_dir) else agent
+    real = os.path.realpath(local)
+    if not is_within(real, root.real):
+        raise ToolError(f"Path '{argument}' is outside the workspace.")
+    return AgentPath(os.path.join(working_dir, argument), local, real)
+
+
+def agent_display(root: Root, real: str, working_dir: str) -> str:
+    """A real path in the workspace as the agent would name it: absolute, under ``working_dir``."""
+    relative = os.path.relpath(real, root.real)
+    return working_dir if relative == "." else os.path.join(working_dir, relative)

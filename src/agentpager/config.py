@@ -1,0 +1,408 @@
+"""The user's settings: ``config.toml`` in the platform's config dir (``$AGENTPAGER_CONFIG_DIR`` overrides it).
+
+Settings shape the terminal UI only: ``call``, ``schema`` and ``mcp`` take their options alone, so a
+script gives the same answers on every machine. Every key is optional. A value that is wrong is
+reported (file, key, what is expected) and replaced by its default: the app always starts, and
+the file is never rewritten except for the one line a theme choice sets.
+
+Nothing here imports Textual: ``agentpager config`` and the checks run without it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import tomllib
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentpager.engine.cache import write_atomically
+from agentpager.exchange import PAIR_FORMATS
+from agentpager.tools import profile_names
+
+CONFIG_ENV = "AGENTPAGER_CONFIG_DIR"
+FILE_NAME = "config.toml"
+DEFAULT_PROFILE = "qq"
+DEFAULT_THEME = "textual-dark"
+DEFAULT_BUDGET = 200_000
+DEFAULT_PAIR_FORMAT = "openai"
+
+KEYS: dict[str, tuple[str, str]] = {
+    "quit": ("q", "quit"),
+    "help": ("question_mark", "show every key"),
+    "command_palette": ("ctrl+p", "the command palette"),
+    "copy_output": ("c", "copy the tool output"),
+    "copy_call": ("y", "copy the call as JSON"),
+    "copy_pair": ("C", "copy the call and its result as a message pair"),
+    "toggle_pin": ("p", "pin the call, or follow the viewer again"),
+    "transcript": ("t", "show the transcript"),
+    "sessions": ("S", "browse every agent session"),
+    "goto_line": ("colon", "go to a line"),
+    "search": ("slash", "search the file"),
+    "next_match": ("n", "next search match"),
+    "previous_match": ("N", "previous search match"),
+    "follow": ("f", "follow a growing file"),
+    "wrap": ("w", "wrap long lines"),
+    "start_of_line": ("0", "scroll back to the start of the lines"),
+    "end_of_line": ("dollar_sign", "scroll to the end of the longest line on screen"),
+    "set_mark": ("m", "mark the top line (then a letter)"),
+    "go_to_mark": ("apostrophe", "go to a mark (then its letter)"),
+    "open_in_editor": ("v", "open the file at this line in $EDITOR"),
+    "edit_call": ("e", "edit the call"),
+    "leave_panel": ("escape", "leave the panel for the viewer"),
+    "open_file": ("o", "open a file by typing letters of its path"),
+    "toggle_tree": ("T", "hide or show the tree"),
+    "refresh_tree": ("r", "read the tree's directories again"),
+}
+"""The keys a config can remap: Textual binding id -> (default key, what it does)."""
+
+_TOP_LEVEL = ("profile", "theme", "budget", "pair_format", "settings", "keys")
+_SETTINGS = ("line_format", "reminder")
+_MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
+_KEY_NAME = re.compile(r"[a-z][a-z0-9_]*|[0-9]")
+
+
+class ConfigError(Exception):
+    """The config file cannot be changed safely (unreadable, or not valid TOML)."""
+
+
+def config_dir() -> Path:
+    """``$AGENTPAGER_CONFIG_DIR``, else the platform's user config dir for agentpager."""
+    configured = os.environ.get(CONFIG_ENV)
+    if configured:
+        return Path(configured)
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("agentpager", appauthor=False))
+
+
+def config_path() -> Path:
+    return config_dir() / FILE_NAME
+
+
+def themes_dir() -> Path:
+    """Where user themes live: ``themes/*.toml`` beside the config file."""
+    return config_dir() / "themes"
+
+
+@dataclass
+class Config:
+    """The effective settings, each one the file's value when it was valid, else the default."""
+
+    profile: str = DEFAULT_PROFILE
+    theme: str | None = None
+    """None: the default theme. Checked against the registered themes by the app, not here."""
+    budget: int = DEFAULT_BUDGET
+    pair_format: str = DEFAULT_PAIR_FORMAT
+    settings: dict[str, Any] = field(default_factory=dict)
+    """The Workspace's profile settings: texts that differ between an agent's versions (Claude Code's Read)."""
+    keys: dict[str, str] = field(default_factory=dict)
+    """Binding id -> keys, for the ids the file remaps."""
+    path: Path | None = None
+    """The file it came from (or would be saved to); None for the built-in defaults."""
+    problems: list[str] = field(default_factory=list)
+    """What was wrong in the file, one sentence each, already replaced by defaults."""
+    set_in_file: set[str] = field(default_factory=set)
+
+    def profile_settings(self) -> dict[str, Any]:
+        """Settings for the Workspace (the profiles whose texts differ between versions read them)."""
+        return dict(self.settings)
+
+
+def load_config(path: Path | None = None) -> Config:
+    """The config at ``path`` (default: ``config_path()``); a missing file gives the defaults."""
+    path = config_path() if path is None else path
+    config = Config(path=path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return config
+    except (OSError, UnicodeDecodeError) as error:
+        config.problems.append(f"{path}: cannot be read ({_reason(error)}); using the defaults.")
+        return config
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        config.problems.append(f"{path}: not valid TOML: {error}; using the defaults.")
+        return config
+    _Checker(config, str(path)).check(data)
+    return config
+
+
+def _reason(error: Exception) -> str:
+    return getattr(error, "strerror", None) or str(error)
+
+
+def _got(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return json.dumps(value, default=str)
+
+
+def _unknown(kind: str, name: str, known: tuple[str, ...] | list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    return f"unknown {kind} '{name}' ({hint}known: {', '.join(known)}); ignored."
+
+
+class _Checker:
+    """Takes each valid value into the config; reports each invalid one."""
+
+    def __init__(self, config: Config, name: str) -> None:
+        self.config = config
+        self.name = name
+
+    def problem(self, key: str, text: str) -> None:
+        self.config.problems.append(f"{self.name}: {key}: {text}")
+
+    def wrong(self, key: str, expected: str, value: Any, default: Any) -> None:
+        self.problem(key, f"expected {expected}, got {_got(value)}; using {_got(default)}.")
+
+    def check(self, data: dict[str, Any]) -> None:
+        config = self.config
+        for key, value in data.items():
+            if key not in _TOP_LEVEL:
+                config.problems.append(f"{self.name}: {_unknown('key', key, _TOP_LEVEL)}")
+            elif key == "settings":
+                self.check_settings(value)
+            elif key == "keys":
+                self.check_keys(value)
+            elif self.check_setting(key, value):
+                config.set_in_file.add(key)
+
+    def check_setting(self, key: str, value: Any) -> bool:
+        """Take one top-level setting if it is valid; False (reported) if not."""
+        config = self.config
+        if key == "profile":
+            if value in profile_names():
+                config.profile = value
+                return True
+            self.wrong(key, f"a profile ({', '.join(profile_names())})", value, DEFAULT_PROFILE)
+        elif key == "theme":
+            if isinstance(value, str) and value.strip():
+                config.theme = value.strip()
+                return True
+            self.wrong(key, "a theme name", value, DEFAULT_THEME)
+        elif key == "budget":
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                config.budget = value
+                return True
+            self.wrong(key, "the context window in tokens, a whole number above 0", value, DEFAULT_BUDGET)
+        elif value in PAIR_FORMATS:
+            config.pair_format = value
+            return True
+        else:
+            self.wrong(key, " or ".join(f'"{name}"' for name in PAIR_FORMATS), value, DEFAULT_PAIR_FORMAT)
+        return False
+
+    def check_settings(self, table: Any) -> None:
+        from agentpager.tools.claude_code import LINE_FORMATS
+
+        if not isinstance(table, dict):
+            self.wrong("settings", "a table such as [settings]", table, {})
+            return
+        for key, value in table.items():
+            where = f"settings.{key}"
+            if key == "line_format":
+                if value in LINE_FORMATS:
+                    self.config.settings[key] = value
+                else:
+                    self.wrong(where, '"tab" ({n}\\t{line}) or "arrow" ({n:>6}→{line})', value, LINE_FORMATS[0])
+            elif key == "reminder":
+                if isinstance(value, str):
+                    self.config.settings[key] = value or None
+                elif value is False:
+                    self.config.settings[key] = None
+                else:
+                    self.wrong(where, "the reminder's text, or false for none", value, False)
+            else:
+                self.problem("settings", _unknown("setting", key, _SETTINGS))
+
+    def check_keys(self, table: Any) -> None:
+        if not isinstance(table, dict):
+            self.wrong("keys", "a table such as [keys]", table, {})
+            return
+        for binding_id, value in table.items():
+            where = f"keys.{binding_id}"
+            if binding_id not in KEYS:
+                self.problem("keys", _unknown("binding id", binding_id, list(KEYS)))
+                continue
+            tokens = [token.strip() for token in value.split(",")] if isinstance(value, str) else []
+            bad = [token for token in tokens if not _is_key(token)]
+            if not tokens or bad:
+                default = KEYS[binding_id][0]
+                expected = (
+                    'a key such as "x", "X", "ctrl+x", "f3", "?" or "question_mark" (or several, comma-separated)'
+                )
+                if bad:
+                    self.problem(where, f"'{bad[0]}' is not a key: expected {expected}; using \"{default}\".")
+                else:
+                    self.wrong(where, expected, value, default)
+                continue
+            self.config.keys[binding_id] = ",".join(tokens)
+        self.drop_clashes()
+
+    def drop_clashes(self) -> None:
+        """A key given to two actions: keep the default binding, drop the remapping that took it."""
+        owner: dict[str, str] = {}
+        for binding_id, (default, _) in KEYS.items():
+            for key in _key_names(self.config.keys.get(binding_id, default)):
+                owner.setdefault(key, binding_id)
+        for binding_id, keys in list(self.config.keys.items()):
+            for key in _key_names(keys):
+                if owner[key] != binding_id:
+                    self.problem(
+                        f"keys.{binding_id}",
+                        f"'{key}' is already the key of {owner[key]}; using \"{KEYS[binding_id][0]}\".",
+                    )
+                    del self.config.keys[binding_id]
+                    break
+
+
+def _is_key(token: str) -> bool:
+    """Whether ``token`` names a key the way Textual's bindings do."""
+    *modifiers, key = token.split("+")
+    if any(modifier not in _MODIFIERS for modifier in modifiers) or not key:
+        return False
+    return len(key) == 1 and key.isprintable() and not key.isspace() or bool(_KEY_NAME.fullmatch(key))
+
+
+def _key_name(key: str) -> str:
+    """The name Textual gives a key: a single punctuation character by its Unicode name (``?`` -> question_mark)."""
+    *modifiers, last = key.split("+")
+    if len(last) == 1 and not last.isalnum():
+        try:
+            last = unicodedata.name(last).lower().replace("-", "_").replace(" ", "_")
+        except ValueError:
+            pass
+    return "+".join([*modifiers, last])
+
+
+def _key_names(keys: str) -> list[str]:
+    return [_key_name(key.strip()) for key in keys.split(",")]
+
+
+# -- writing -----------------------------------------------------------------------------------
+
+
+def default_text() -> str:
+    """The file ``agentpager config --init`` writes: every setting, commented out at its default."""
+    key_lines = "\n".join(
+        f"# {binding_id} = {json.dumps(default)}{' ' * (22 - len(binding_id) - len(default))}  # {what}"
+        for binding_id, (default, what) in KEYS.items()
+    )
+    return f"""\
+# agentpager settings (agentpager config prints the effective ones).
+# Every setting is optional: uncomment a line to change it. They shape the terminal UI only;
+# agentpager call, schema and mcp take their options alone.
+
+# The tool profile the UI starts with: {", ".join(profile_names())}.
+# profile = "{DEFAULT_PROFILE}"
+
+# The theme: a Textual theme (textual-dark, nord, gruvbox, ...), one of agentpager's, or a file of
+# yours in themes/ beside this file. Choosing one in the command palette (ctrl+p) sets this line.
+# theme = "{DEFAULT_THEME}"
+
+# The context window, in tokens, the panel measures each output against.
+# budget = {DEFAULT_BUDGET}
+
+# What C copies: the call and its result as an "openai" or "anthropic" message pair.
+# pair_format = "{DEFAULT_PAIR_FORMAT}"
+
+# Texts that changed between versions of an agent: how Claude Code's Read (the claude-code
+# profile) writes its result.
+[settings]
+# line_format = "tab"    # "tab": {{n}}\\t{{line}} (2.1.123 on); "arrow": {{n:>6}}→{{line}} (1.0.x to 2.1.84)
+# reminder = "..."       # text appended to every result in a <system-reminder>, as some versions do
+
+# Keys: binding id = key, or several keys separated by commas. Keys are written as Textual
+# writes them: "x", "X" (shift+x), "ctrl+x", "f3", "escape", "?" or "question_mark".
+[keys]
+{key_lines}
+"""
+
+
+def init_config(path: Path | None = None) -> Path:
+    """Write the commented default file; ConfigError if one is already there (it is left alone)."""
+    path = config_path() if path is None else path
+    if path.exists():
+        raise ConfigError(f"{path} already exists; it was left as it is.")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, [default_text().encode()])
+    return path
+
+
+_TABLE = re.compile(r"\s*\[")
+
+
+def save_setting(path: Path, key: str, value: str) -> None:
+    """Set a top-level string setting in the file, keeping every other line (comments included).
+
+    Raises ConfigError when the file cannot be read or is not valid TOML: then it is not touched.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = default_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path} cannot be read ({_reason(error)}); {key} was not saved.") from None
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML ({error}); {key} was not saved.") from None
+    setting = f"{key} = {json.dumps(value)}\n"
+    lines = text.splitlines(keepends=True)
+    first_table = next((n for n, line in enumerate(lines) if _TABLE.match(line)), len(lines))
+    assigned = re.compile(rf"\s*{re.escape(key)}\s*=")
+    commented = re.compile(rf"\s*#\s*{re.escape(key)}\s*=")
+    found = next((n for n in range(first_table) if assigned.match(lines[n])), None)
+    if found is not None:
+        lines[found] = setting
+    else:
+        after = next((n + 1 for n in range(first_table) if commented.match(lines[n])), None)
+        if after is None:  # before the first table, after a blank line
+            after = first_table
+            setting += "\n" if first_table < len(lines) else ""
+            if after and lines[after - 1].strip():
+                setting = "\n" + setting
+        if after and not lines[after - 1].endswith("\n"):
+            lines[after - 1] += "\n"
+        lines.insert(after, setting)
+    new_text = "".join(lines)
+    if tomllib.loads(new_text).get(key) != value:  # a layout this line editing does not understand
+        raise ConfigError(f"{path}: {key} could not be set without rewriting the file; set it by hand.")
+    target = path.resolve()  # a symlinked config (dotfiles) stays a symlink
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(target, [new_text.encode()])
+
+
+def describe(config: Config) -> str:
+    """The effective settings as TOML, each marked as set in the file or a default."""
+
+    def line(key: str, value: Any, from_file: bool) -> str:
+        return f"{key} = {json.dumps(value, ensure_ascii=False)}{'' if from_file else '  # default'}"
+
+    where = config.path if config.path is not None else "the built-in defaults"
+    exists = config.path is not None and config.path.exists()
+    lines = [f"# {where}{'' if exists else ' (no file: every setting is the default)'}"]
+    for key, value in (
+        ("profile", config.profile),
+        ("theme", config.theme or DEFAULT_THEME),
+        ("budget", config.budget),
+        ("pair_format", config.pair_format),
+    ):
+        lines.append(line(key, value, config.theme is not None if key == "theme" else key in config.set_in_file))
+    lines += ["", "[settings]"]
+    lines.append(line("line_format", config.settings.get("line_format", "tab"), "line_format" in config.settings))
+    reminder = config.settings.get("reminder")
+    lines.append(line("reminder", reminder or False, "reminder" in config.settings))
+    lines += ["", "[keys]"]
+    for binding_id, (default, _) in KEYS.items():
+        lines.append(line(binding_id, config.keys.get(binding_id, default), binding_id in config.keys))
+    return "\n".join(lines) + "\n"
