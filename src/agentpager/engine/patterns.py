@@ -198,7 +198,7 @@ class _Emitter:
     """Writes a parse tree as RE2 source.
 
     ``ascii_text``: exact for ASCII text only. ``lines``: for many texts at once, each a line of one
-    text (they hold no newline): no character set holds the newline, and ``\A``, ``\Z``, ``^`` and
+    text (they hold no newline): no character set holds the newline, and ``\\A``, ``\\Z``, ``^`` and
     ``$`` mean the start and end of a line.
     """
 
