@@ -17,12 +17,17 @@ def utf16(text: str) -> bytes:
     return text.encode("utf-16")  # with its BOM
 
 
-def test_a_file_rewritten_with_the_same_size_and_mtime_is_read_again(root: Path) -> None:
+def read_once(root: Path) -> tuple[Workspace, Path, os.stat_result]:
+    """A UTF-16 file read once: the workspace, the file, and its stat then."""
     path = root / "notes.txt"
     path.write_bytes(utf16("first version\n"))
     workspace = Workspace(root, "vault")
     assert workspace.call("read_file", {"path": "notes.txt"}).text == "first version\n"
-    before = path.stat()
+    return workspace, path, path.stat()
+
+
+def test_a_file_rewritten_with_the_same_size_and_mtime_is_read_again(root: Path) -> None:
+    workspace, path, before = read_once(root)
     with open(path, "r+b") as out:  # the same inode, the same size
         out.write(utf16("other version\n"))
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
@@ -31,11 +36,7 @@ def test_a_file_rewritten_with_the_same_size_and_mtime_is_read_again(root: Path)
 
 
 def test_a_file_replaced_by_another_inode_is_read_again(root: Path) -> None:
-    path = root / "notes.txt"
-    path.write_bytes(utf16("first version\n"))
-    workspace = Workspace(root, "vault")
-    assert workspace.call("read_file", {"path": "notes.txt"}).text == "first version\n"
-    before = path.stat()
+    workspace, path, before = read_once(root)
     (root / "new.txt").write_bytes(utf16("other version\n"))
     os.utime(root / "new.txt", ns=(before.st_atime_ns, before.st_mtime_ns))
     os.replace(root / "new.txt", path)

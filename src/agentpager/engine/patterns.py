@@ -150,13 +150,7 @@ def _ascii_members(source: str) -> tuple[int, ...]:
 
 
 def _ranges_of(codes: Iterable[int]) -> list[tuple[int, int]]:
-    ranges: list[tuple[int, int]] = []
-    for code in sorted(codes):
-        if ranges and ranges[-1][1] + 1 >= code:
-            ranges[-1] = (ranges[-1][0], max(ranges[-1][1], code))
-        else:
-            ranges.append((code, code))
-    return ranges
+    return _merged([(code, code) for code in codes])
 
 
 def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
