@@ -100,6 +100,8 @@ def test_the_goldens_cover_the_versions_and_every_case() -> None:
         ("claude-code", "2.1.330", "claude-sonnet-4-5"),
         ("claude-code", "2.1.330", "claude-opus-5-5"),
         ("codex", "0.169.0", "gpt-5.5"),
+        ("codex", "0.60.1", "gpt-5.1-codex-max"),
+        ("codex", "0.60.1", "gpt-5"),
         ("gemini-cli", "0.61.0", "gemini-2.5-pro"),
     }
     for golden in GOLDENS:

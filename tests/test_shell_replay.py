@@ -15,6 +15,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -209,6 +210,24 @@ def test_the_sessions_excerpt_replays(tmp_path: Path) -> None:
     assert first.status == "same"
     assert first.recorded == f"Exit code: 0\nWall time: 0 seconds\nOutput:\n{LOGIN_MESSAGE}"
     assert first.result is not None and first.result.text == "Exit code: 0\nWall time: 0 seconds\nOutput:\n"
+
+
+def test_the_replay_command_counts_the_statuses_and_says_why_a_call_is_not_replayed(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "replay", str(EXCERPT), "--root", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(r["status"], r["reason"]) for r in records] == [
+        ("same", None),
+        ("not replayable", "the program node"),
+        ("differs", None),
+        ("differs", None),
+        ("differs", None),
+    ]
+    assert done.stderr.splitlines()[-1] == "agentpager: 1 same, 3 differs, 0 uncertain, 0 unchanged, 1 not replayable"
 
 
 def _tree(commit: str, into: Path) -> Path:

@@ -325,19 +325,21 @@ def test_replay_command(claude_session: Path, files: Path) -> None:
         "index",
         "matches",
         "parent",
+        "reason",
         "recorded",
         "replayed",
         "status",
         "tool",
     ]
-    assert [(r["index"], r["tool"], r["matches"]) for r in records] == [
-        (0, "Read", True),
-        (1, "Read", True),
-        (2, "Bash", False),
-        (3, "Read", True),
+    assert [(r["index"], r["tool"], r["matches"], r["reason"]) for r in records] == [
+        (0, "Read", True, None),
+        (1, "Read", True, None),
+        (2, "Bash", False, None),
+        (3, "Read", True, None),
     ]
     assert records[2]["replayed"] == "a.py\nbig.txt\nempty.txt" and records[0]["replayed"] == "1\timport os\n2\t"
     assert "line 8: not JSON" in done.stderr
+    assert done.stderr.endswith("agentpager: 3 same, 1 differs, 0 uncertain, 0 unchanged, 0 not replayable\n")
     text = subprocess.run(
         [sys.executable, "-m", "agentpager", "replay", str(claude_session), "--root", str(files)],
         capture_output=True,
