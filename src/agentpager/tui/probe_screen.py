@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Log, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Log, Static, TabbedContent, TabPane, Tabs
 
 from agentpager.agents import AgentNotInstalled, Cancelled, ProbeError, ProbeResult, find, install, probe
 from agentpager.agents.catalog import get_agent
@@ -117,6 +117,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#answers", TabbedContent).query_one(Tabs).focus()  # ← → choose what to see
         self._timer = self.set_interval(TICK_SECONDS, self._tick)
         self.action_ask()
 
