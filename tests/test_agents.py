@@ -249,9 +249,9 @@ def test_probe_runs_the_agent_against_the_mock_and_returns_its_result(tmp_path: 
     assert (missing.text, missing.is_error) == ("<tool_use_error>No such file or directory</tool_use_error>", True)
 
 
-def test_an_agent_that_never_answers_is_killed_with_its_children(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def hanging_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake agent, started as Claude Code, starts a sleeping child and sleeps itself."""
     from agentpager.agents import catalog
 
     agent = catalog.AGENTS["claude-code"]
@@ -259,6 +259,10 @@ def test_an_agent_that_never_answers_is_killed_with_its_children(
         agent.launch(*args).arguments, {**agent.launch(*args).env, "FAKE_AGENT_MODE": "hang"}
     )  # noqa: E731
     monkeypatch.setitem(catalog.AGENTS, "claude-code", catalog.Agent(**{**agent.__dict__, "launch": hanging}))
+
+
+@pytest.mark.usefixtures("hanging_agent")
+def test_an_agent_that_never_answers_is_killed_with_its_children(tmp_path: Path) -> None:
     before = set(os.listdir("/proc"))
     with pytest.raises(ProbeError, match="no tool result within 2 s"):
         probe("claude-code", "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), timeout=2)
@@ -375,14 +379,8 @@ def test_a_version_not_in_the_cache_is_the_one_on_path_when_it_is_that_version(n
     )
 
 
-def test_a_cancelled_probe_stops_the_agent_and_its_children(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentpager.agents import catalog
-
-    agent = catalog.AGENTS["claude-code"]
-    hanging = lambda *args: catalog.Launch(
-        agent.launch(*args).arguments, {**agent.launch(*args).env, "FAKE_AGENT_MODE": "hang"}
-    )  # noqa: E731
-    monkeypatch.setitem(catalog.AGENTS, "claude-code", catalog.Agent(**{**agent.__dict__, "launch": hanging}))
+@pytest.mark.usefixtures("hanging_agent")
+def test_a_cancelled_probe_stops_the_agent_and_its_children(tmp_path: Path) -> None:
     before = set(os.listdir("/proc"))
 
     def sleepers() -> list[str]:

@@ -9,7 +9,6 @@ the cache dir (npm's output in the log) before asking.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.messages import AgentAnswered, AgentMissing, ProbeFailed, ProbeLogged, ProbePhase, ProfileAnswered
 from agentpager.tui.output_area import OutputArea
+from agentpager.tui.status import call_line
 from agentpager.workspace import ToolResult, Workspace
 
 TICK_SECONDS = 0.5
@@ -48,12 +48,6 @@ class AgentAnswer:
     result: ProbeResult
     comparison: Comparison
     difference: RenderableType
-
-
-def call_line(tool: str, arguments: dict[str, Any]) -> str:
-    """``Read file_path="big.txt" offset=450``: the call in one line."""
-    shown = (f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in arguments.items())
-    return f"{tool} {' '.join(shown)}".rstrip()
 
 
 class ProbeScreen(ReportsFailures, Screen[None]):
