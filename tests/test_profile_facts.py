@@ -346,6 +346,7 @@ def test_a_real_agent_is_one_agentpager_can_run_at_a_version_its_goldens_were_re
         "claude-code": ("claude-code", "2.1.330"),
         "claude-code@2.1.84": ("claude-code", "2.1.84"),
         "claude-code@2.0": ("claude-code", "2.0.21"),
+        "gemini-cli": ("gemini-cli", "0.61.0"),
     }.items()
     for agent in real.values():
         assert agent.agent in AGENT_NAMES

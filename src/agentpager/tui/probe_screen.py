@@ -180,7 +180,8 @@ class ProbeScreen(ReportsFailures, Screen[None]):
                 installed = install(real.agent, real.version, progress=log, cancel=cancel)
             else:
                 installed = find(real.agent, real.version)
-            post(ProbePhase(f"starting {installed.agent.title} {installed.version} ({model or 'its default model'})"))
+            told = model or installed.agent.default_model or "its default model"
+            post(ProbePhase(f"starting {installed.agent.title} {installed.version} ({told})"))
             result = probe(
                 real.agent,
                 tool,
