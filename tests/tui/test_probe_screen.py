@@ -102,6 +102,19 @@ async def test_the_same_answer_byte_for_byte(root: Path, agents: Path) -> None:
         assert app.screen is app.screen_stack[0]
 
 
+async def test_the_command_palette_asks_too(root: Path, agents: Path) -> None:
+    install_fake(agents, "numbered")
+    app = make_app(root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p", *"Ask the real agent")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ProbeScreen)
+        assert text_of(app.screen, "#verdict") == "✓ the same, byte for byte · model claude-fake-default"
+
+
 async def test_an_answer_that_differs_shows_the_difference(root: Path, agents: Path) -> None:
     install_fake(agents)
     app = make_app(root)
