@@ -16,6 +16,9 @@ from typing import Any
 
 from samples import pdf_bytes, png_bytes
 
+from agentpager.agents.catalog import get_agent
+from agentpager.agents.volatile import Volatile
+
 ROOT = "⟦root⟧"
 """Stands for the absolute path of the corpus root in arguments and recorded outputs."""
 
@@ -103,16 +106,6 @@ class Case:
 
 
 @dataclass(frozen=True)
-class Volatile:
-    """A part of a recorded output that changes from run to run, and why."""
-
-    placeholder: str
-    pattern: str
-    """A regular expression (re.MULTILINE) for the part alone."""
-    why: str
-
-
-@dataclass(frozen=True)
 class AgentCases:
     cases: tuple[Case, ...]
     volatile: tuple[Volatile, ...] = ()
@@ -197,24 +190,7 @@ CLAUDE_CODE = AgentCases(
         _bash("bash_big", "cat big.txt", "over 30,000 characters"),
         _bash("bash_big_error", "cat big.txt missing.txt", "an error over 10,000 characters"),
     ),
-    (
-        Volatile(
-            "⟦tokens⟧",
-            r"(?<=File content \()\d+(?= tokens\) exceeds maximum allowed tokens)",
-            "counted by the API with Claude's tokenizer; the mock answers count_tokens with characters / 4",
-        ),
-        Volatile(
-            "⟦saved_to⟧",
-            r"(?<=Full output saved to: )/\S+(?=\n)",
-            "the file Claude Code 2.1 saved a large Bash output to: under its home, project and session directory",
-        ),
-        Volatile(
-            "⟦tokens_left⟧",
-            r"(?<=<total_tokens>)\d+(?= tokens left</total_tokens>)",
-            "Claude Code's token budget countdown: a budget minus the tokens the API reported used so far "
-            "(the mock reports 11), so only the model's server knows it.",
-        ),
-    ),
+    get_agent("claude-code").volatile,
     notes=(
         "Run as `claude -p PROMPT --model MODEL` against the mock (ANTHROPIC_BASE_URL). The output is the "
         "tool_result's content as the next request carries it: a string as it is; a list of blocks (an image, "
@@ -279,10 +255,7 @@ CODEX = AgentCases(
         _exec("budget_over_the_cap", "cat big.txt", "a budget over the model's cap", max_output_tokens=50000),
         _exec("budget_0", "cat plain.txt", "a budget of 0", max_output_tokens=0),
     ),
-    (
-        Volatile("⟦chunk_id⟧", r"(?<=^Chunk ID: )[0-9a-f]+$", "a random id per output chunk"),
-        Volatile("⟦wall_time⟧", r"(?<=^Wall time: )\d+\.\d+(?= seconds$)", "how long the command took"),
-    ),
+    get_agent("codex").volatile,
     notes=(
         "Run as `codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m gpt-5.5` with a "
         "custom model provider (wire_api = responses) in $CODEX_HOME/config.toml pointing at the mock. With "
@@ -307,9 +280,6 @@ CODEX = AgentCases(
 )
 
 
-_WALL_TIME_0_60 = Volatile(
-    "⟦wall_time⟧", r"(?<=^Wall time: )\d+(?:\.\d+)?(?= seconds$)", "how long the command took, to 0.1 s"
-)
 _RUN_0_60 = (
     "Run as `codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m MODEL` with a custom "
     "model provider (wire_api = responses) in $CODEX_HOME/config.toml pointing at the mock, as for 0.169.0."
@@ -347,7 +317,7 @@ CODEX_0_60_SHELL_COMMAND = AgentCases(
         _shell_command("ls_dir", "ls dir"),
         _shell_command("over_1_mib", "cat big.txt big.txt big.txt big.txt", "no 1 MiB buffer in 0.60.1"),
     ),
-    (_WALL_TIME_0_60,),
+    get_agent("codex").volatile,
     notes=(
         _RUN_0_60 + " With gpt-5.1-codex-max (the model of pinouchon/rtchess's session) Codex offers shell_command.",
         "The model receives 'Exit code: N', 'Wall time: T seconds' (rounded to 0.1 s, '0' for none), 'Total output "
@@ -376,10 +346,7 @@ CODEX_0_60_SHELL = AgentCases(
         _shell_command("shell_command_plain", "cat plain.txt", "shell_command with a model offered shell"),
         _shell_command("shell_command_big", "cat big.txt"),
     ),
-    (
-        _WALL_TIME_0_60,
-        Volatile("⟦duration⟧", r'(?<="duration_seconds":)\d+\.\d+(?=})', "how long the command took, to 0.1 s"),
-    ),
+    get_agent("codex").volatile,
     notes=(
         _RUN_0_60 + ' With gpt-5 Codex offers `shell` (an argv) and answers it with JSON: {"output", '
         '"metadata": {"exit_code", "duration_seconds"}}, \'Total output lines: L\' and a blank line before a cut '

@@ -17,6 +17,7 @@ from agentpager.agents.anthropic import AnthropicMessages
 from agentpager.agents.gemini import GeminiAPI, parts_text
 from agentpager.agents.mock import Dialect, Request, ToolResult
 from agentpager.agents.responses import OpenAIResponses
+from agentpager.agents.volatile import Volatile
 
 PROMPT = "Use the tool you are given."
 CODEX_MODEL = "gpt-5.5"
@@ -50,6 +51,8 @@ class PromptTool:
 @dataclass(frozen=True)
 class Agent:
     name: str
+    title: str
+    """Its name for people: ``Claude Code``."""
     package: str
     """The npm package."""
     executable: str
@@ -62,6 +65,8 @@ class Agent:
     launch: Callable[[Path, str, str | None, str], Launch]
     """``launch(home, mock_url, model, prompt)``: writes any config into ``home``."""
     prompt_tools: Mapping[str, PromptTool] = field(default_factory=dict)
+    volatile: tuple[Volatile, ...] = ()
+    """The parts of its answers that change from run to run (not counted when answers are compared)."""
 
 
 def _platform() -> str:
@@ -166,6 +171,7 @@ AGENTS: dict[str, Agent] = {
     for agent in (
         Agent(
             "claude-code",
+            "Claude Code",
             "@anthropic-ai/claude-code",
             "claude",
             None,
@@ -176,18 +182,52 @@ AGENTS: dict[str, Agent] = {
                 "node_modules/@anthropic-ai/claude-code/cli.js",
             ),
             _claude_code,
+            volatile=(
+                Volatile(
+                    "⟦tokens⟧",
+                    r"(?<=File content \()\d+(?= tokens\) exceeds maximum allowed tokens)",
+                    "counted by the API with Claude's tokenizer; the mock answers count_tokens with characters / 4",
+                ),
+                Volatile(
+                    "⟦saved_to⟧",
+                    r"(?<=Full output saved to: )/\S+(?=\n)",
+                    "the file Claude Code 2.1 saved a large Bash output to: under its home, project and session "
+                    "directory",
+                ),
+                Volatile(
+                    "⟦tokens_left⟧",
+                    r"(?<=<total_tokens>)\d+(?= tokens left</total_tokens>)",
+                    "Claude Code's token budget countdown: a budget minus the tokens the API reported used so far "
+                    "(the mock reports 11), so only the model's server knows it.",
+                ),
+            ),
         ),
         Agent(
             "codex",
+            "Codex",
             "@openai/codex",
             "codex",
             CODEX_MODEL,
             OpenAIResponses,
             ("node_modules/@openai/codex/bin/codex.js",),
             _codex,
+            volatile=(
+                Volatile("⟦chunk_id⟧", r"(?<=^Chunk ID: )[0-9a-f]+$", "a random id per output chunk"),
+                Volatile(
+                    "⟦wall_time⟧",
+                    r"(?<=^Wall time: )\d+(?:\.\d+)?(?= seconds$)",
+                    "how long the command took (0.60: to 0.1 s, 0 for none)",
+                ),
+                Volatile(
+                    "⟦duration⟧",
+                    r'(?<="duration_seconds":)\d+\.\d+(?=})',
+                    "how long the command took, in 0.60's JSON answers",
+                ),
+            ),
         ),
         Agent(
             "gemini-cli",
+            "Gemini CLI",
             "@google/gemini-cli",
             "gemini",
             GEMINI_MODEL,

@@ -27,9 +27,7 @@ from typing import Any
 from agentpager.engine.lineindex import read_exact
 from agentpager.engine.textfile import TextFile, TextReader
 from agentpager.engine.tokens import count_tokens
-from agentpager.tools.base import (
-    Call,
-)
+from agentpager.tools.base import Call
 from agentpager.tools.errors import ToolError
 from agentpager.tools.jsdiff_hunks import hunks_of_window
 from agentpager.tools.jsstrings import js_length, js_trim

@@ -23,6 +23,7 @@ from agentpager.tools.base import (
     Coverage,
     Opener,
     Profile,
+    RealAgent,
     RecordedCall,
     ShellCommand,
     Shown,
@@ -320,6 +321,8 @@ NEWEST = CodexShell(
     description="Codex 0.169.0's exec_command: the output in its Chunk ID / Wall time / exit code envelope.",
     error_form=lambda message: message,
     guarded=False,
+    real_agent=RealAgent("codex", "0.169.0"),
+    ground_truth="the real Codex 0.169.0, recorded in tests/goldens/codex",
     tools=(EXEC_COMMAND,),
 )
 V0_60 = CodexShell060(
@@ -327,5 +330,7 @@ V0_60 = CodexShell060(
     description="Codex 0.60.1's shell_command and shell: Exit code / Wall time / Output, or JSON.",
     error_form=lambda message: message,
     guarded=False,
+    real_agent=RealAgent("codex", "0.60.1"),
+    ground_truth="the real Codex 0.60.1, recorded in tests/goldens/codex",
     tools=(SHELL_COMMAND, SHELL),
 )
