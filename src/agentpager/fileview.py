@@ -1,14 +1,21 @@
-"""A file as a viewer shows it: the same text, and the same index, the agent's tools read."""
+"""A file as a viewer shows it: the same text, and the same index, the agent's tools read.
+
+The viewer reads files only through this module and Workspace: what it needs of the engine is here.
+"""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from agentpager.engine.content import TextContent
+from agentpager.engine.lineindex import Cancelled, FileChanged
 from agentpager.engine.textfile import TextReader
+
+__all__ = ["Cancelled", "FileChanged", "FileView", "ViewError"]
 
 
 @dataclass(frozen=True)
@@ -26,8 +33,10 @@ class ViewError(Exception):
 class FileView:
     """One file's text for a viewer: line windows, the line count with progress, offsets, search.
 
-    Every method opens the file as it is now, so a viewer sees appends and replacements; the index
-    is shared with the tools, so a window the viewer has indexed costs the agent's call nothing.
+    Every method opens the file as it is now (beneath the workspace root, as the tools do), so a
+    viewer sees appends and replacements; the index is shared with the tools, so a window the
+    viewer has indexed costs the agent's call nothing. A file that changed so that it can no longer
+    be read raises FileChanged (an OSError).
     """
 
     def __init__(self, name: str, content: TextContent) -> None:
@@ -60,8 +69,22 @@ class FileView:
             reader.build_index(progress, cancel)
             return reader.line_count()
 
+    def available_lines(self) -> int:
+        """Lines that can be shown now: all of them once indexed, else those already scanned whole."""
+        with self.open() as reader:
+            return reader.available_lines()
+
+    def line_prefixes(self, first: int, last: int, limit: int) -> list[tuple[str, bool]]:
+        """Each of lines ``first..last``: its first ``limit`` characters, and whether it is longer."""
+        with self.open() as reader:
+            return reader.line_prefixes(first, last, limit)
+
+    def search(self, pattern: re.Pattern[str], cancel: threading.Event | None = None) -> Iterator[int]:
+        """Numbers of the lines where ``pattern`` matches, in order (see TextReader.search)."""
+        with self.open() as reader:
+            yield from reader.search(pattern, cancel=cancel)
+
     @property
     def indexed(self) -> tuple[int, int]:
         """Bytes indexed so far, of how many."""
-        index = self._file.index
-        return index.scanned - index.base, index.size - index.base
+        return self._file.indexed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -15,7 +16,7 @@ from agentpager.engine.lineindex import FileChanged
 from agentpager.engine.tokens import count_tokens
 from agentpager.fileview import FileView, ViewError
 from agentpager.tools import get_profile
-from agentpager.tools.base import Call, Coverage, Shown, schema_of
+from agentpager.tools.base import Call, Coverage, NotText, Shown, schema_of, text_of
 from agentpager.tools.errors import ToolError
 from agentpager.tools.guard import GuardSettings, guard
 from agentpager.tools.listing import ListingCache
@@ -96,10 +97,12 @@ class Workspace:
                 return self._error(tool, error.message, error.whole, call.uncertain)
             except FileChanged:
                 continue
-            except OSError as error:
-                return self._error(tool, f"Could not read the file: {error.strerror or error}.")
+            except OSError as error:  # never the path: it may be the file's real one, outside the root
+                return self._error(tool, f"Could not read the file: {error.strerror or type(error).__name__}.")
             except Exception as error:  # a bug: answer, so that no agent or UI goes down with it
                 return self._error(tool, f"{INTERNAL_ERROR}: {type(error).__name__}: {error}")
+            finally:
+                call.close()
         return self._error(tool, "The file kept changing while it was being read; try again.")
 
     def _error(self, tool: str, message: str, whole: bool = False, uncertain: str = "") -> ToolResult:
@@ -118,15 +121,21 @@ class Workspace:
         (raising Cancelled).
         """
         try:
-            resolved = resolve(self.root, path, "file")
+            with resolve(self.root, path, "file") as resolved:
+                try:
+                    content = text_of(self.store, resolved, functools.partial(self._reopen, path), cancel)
+                except NotText as error:
+                    raise ViewError(error.message, error.mime, resolved.st.st_size) from None
+                return FileView(resolved.display, content)
         except ToolError as error:
             raise ViewError(error.message) from None
-        call = Call(self.root, self.store, self.listings, "", None)
+
+    def _reopen(self, path: str) -> int:
+        """The file at ``path`` opened again beneath the root, as it is now (for a viewer that follows it)."""
         try:
-            return FileView(resolved.display, call.text_of(resolved, cancel))
-        except ToolError as error:  # binary, or a document that could not be converted
-            found, stamp = self.store.inspect(resolved.real, resolved.display)
-            raise ViewError(error.message, found.mime, stamp.size) from None
+            return resolve(self.root, path, "file").fd  # the reader that asked closes it
+        except ToolError as error:
+            raise FileChanged(error.message) from None
 
     # -- what the profile says about what a viewer shows ----------------------------------------------
 
@@ -149,12 +158,14 @@ class Workspace:
         call = Call(self.root, self.store, self.listings, tool, None)
 
         def open_text(path: str) -> TextContent:
-            return call.text_of(resolve(self.root, path, "file"))
+            return call.text_of(call.resolve(path, "file"))
 
         try:
             coverage = self.profile.coverage(tool, found.spec.bind(arguments), open_text)
         except (ToolError, OSError, ValueError, LookupError):
             return None
+        finally:
+            call.close()
         return None if coverage is None else replace(coverage, path=self.root.display(coverage.path))
 
     def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -24,43 +25,49 @@ from agentpager.engine.utf8 import decode_chunks
 
 SEARCH_LINE_LIMIT = 32 << 20
 """Lines up to this many bytes are searched whole; longer ones a block at a time."""
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+Reopener = Callable[[], int]
+"""Opens the file as it is now and returns a descriptor the caller closes."""
 
 
-class NotRegularFile(OSError):
-    """The path turned into something that is not a regular file after it was checked."""
+def path_opener(path: str) -> Reopener:
+    """An opener of a file named by a path that is not a workspace's (a transcript, a cache entry).
 
-
-def open_regular(path: str) -> tuple[int, os.stat_result]:
-    """Open ``path`` for reading without blocking on a FIFO; refuse anything but a regular file."""
-    fd = os.open(path, _OPEN_FLAGS)
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise NotRegularFile(path)
-    return fd, st
+    It does not block on a FIFO; TextFile refuses anything that is not a regular file.
+    """
+    return functools.partial(os.open, path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
 
 
 class TextFile:
     """A file whose bytes after ``base`` (a byte-order mark) are UTF-8 text.
 
-    The index survives between reads while the file is unchanged, is extended when the file grows
-    and rebuilt when it is replaced or truncated.
+    ``opener`` gives a descriptor of the file each time it is read: a copy of one a tool call
+    opened, or the file opened again beneath the workspace root for a viewer that follows it. The
+    index survives between reads while the file is unchanged, is extended when the file grows and
+    rebuilt when it is replaced or truncated.
     """
 
-    def __init__(self, path: str, base: int = 0) -> None:
-        self.path = path
-        self.index = LineIndex(base)
+    def __init__(self, opener: Reopener, index: LineIndex) -> None:
+        self._opener = opener
+        self._index = index
+
+    @property
+    def indexed(self) -> tuple[int, int]:
+        """Bytes indexed so far, of how many (both after the base)."""
+        return self._index.scanned - self._index.base, self._index.size - self._index.base
 
     @contextmanager
     def open(self) -> Iterator[TextReader]:
         """A reader over the file as it is now. Use what it returns before the block ends."""
-        fd, st = open_regular(self.path)
+        fd = self._opener()
         try:
-            with self.index.lock:
-                self.index.sync(fd, Stamp.of(st))
-                generation = self.index.generation
-            yield TextReader(fd, self.index, generation)
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise FileChanged("the file is no longer a regular file")
+            with self._index.lock:
+                self._index.sync(fd, Stamp.of(st))
+                generation = self._index.generation
+            yield TextReader(fd, self._index, generation)
         finally:
             os.close(fd)
 
@@ -74,46 +81,57 @@ class TextReader:
     """
 
     def __init__(self, fd: int, index: LineIndex, generation: int) -> None:
-        self.fd = fd
-        self.index = index
-        self.generation = generation
+        self._fd = fd
+        self._index = index
+        self._generation = generation
 
     def _check(self) -> None:
-        if self.index.generation != self.generation:
+        if self._index.generation != self._generation:
             raise FileChanged("the file was replaced or truncated during the read")
 
     @property
     def size(self) -> int:
         """The file's size in bytes, as this reader sees it."""
-        return self.index.size
+        return self._index.size
+
+    def ends_with_newline(self) -> bool:
+        """Whether the last line ends with a newline (False for an empty file)."""
+        total = self.line_count()
+        with self._index.lock:
+            self._check()
+            return total > 0 and self._index.newline_count == total
+
+    def decoded(self) -> Iterator[str]:
+        """The whole text, decoded a block at a time (invalid bytes become U+FFFD)."""
+        return decode_chunks(iter_bytes(self._fd, self._index.base, self._index.size))
 
     def build_index(
         self,
         progress: Callable[[int, int], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> None:
-        self.index.scan(self.fd, progress=progress, cancel=cancel, generation=self.generation)
+        self._index.scan(self._fd, progress=progress, cancel=cancel, generation=self._generation)
 
     def line_count(self) -> int:
         """Lines in the whole file (scanning what is not yet indexed)."""
         self.build_index()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            return self.index.line_count(self.fd)
+            return self._index.line_count(self._fd)
 
     def lines_text(self, first: int, last: int) -> Text:
         """Lines ``first..last`` (1-based, inclusive, existing) joined by ``\\n``."""
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            start = self.index.line_start(self.fd, first)
-            end = self.index.line_end(self.fd, last)
-        return LazyText.of(lambda: iter_text(self.fd, start, end, join_lines=True), end - start)
+            start = self._index.line_start(self._fd, first)
+            end = self._index.line_end(self._fd, last)
+        return LazyText.of(lambda: iter_text(self._fd, start, end, join_lines=True), end - start)
 
     def available_lines(self) -> int:
         """Lines that can be read now: all of them once indexed, else those already scanned whole."""
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            return self.index.line_count(self.fd) if self.index.complete else self.index.newline_count
+            return self._index.line_count(self._fd) if self._index.complete else self._index.newline_count
 
     def line_prefixes(self, first: int, last: int, limit: int) -> list[tuple[str, bool]]:
         """Each of lines ``first..last``: its first ``limit`` characters, and whether it is longer.
@@ -121,52 +139,52 @@ class TextReader:
         Only as much of the file is indexed as these lines need.
         """
         prefixes = []
-        self.index.scan_to_line(self.fd, last, self.generation)
-        with self.index.lock:
+        self._index.scan_to_line(self._fd, last, self._generation)
+        with self._index.lock:
             self._check()
             spans = [
-                (self.index.line_start(self.fd, n), self.index.line_end(self.fd, n)) for n in range(first, last + 1)
+                (self._index.line_start(self._fd, n), self._index.line_end(self._fd, n)) for n in range(first, last + 1)
             ]
         for start, end in spans:
             # A character takes at most four bytes: this many bytes always hold ``limit`` of them.
-            data = read_exact(self.fd, min(end - start, 4 * limit + 4), start)
+            data = read_exact(self._fd, min(end - start, 4 * limit + 4), start)
             text = data.decode("utf-8", "replace")
             prefixes.append((text[:limit], len(text) > limit or start + len(data) < end))
         return prefixes
 
     def line_span(self, first: int, last: int) -> tuple[int, int]:
         """Byte offsets of lines ``first..last`` in the file, the last line's break included."""
-        self.index.scan_to_line(self.fd, last + 1, self.generation)
-        with self.index.lock:
+        self._index.scan_to_line(self._fd, last + 1, self._generation)
+        with self._index.lock:
             self._check()
-            start = self.index.line_start(self.fd, first)
-            end = self.index.line_start(self.fd, last + 1) if last <= self.index.newline_count else self.index.size
+            start = self._index.line_start(self._fd, first)
+            end = self._index.line_start(self._fd, last + 1) if last <= self._index.newline_count else self._index.size
         return start, end
 
     def char_offset(self, line: int) -> int:
         """Characters of the decoded file before line ``line`` begins."""
         self.char_count()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            return self.index.char_offset_at(self.fd, self.index.line_start(self.fd, line))
+            return self._index.char_offset_at(self._fd, self._index.line_start(self._fd, line))
 
     def line_at_byte(self, position: int) -> int:
         """The line (1-based) that byte ``position`` of the file is in."""
         self.build_index()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            return self.index.newlines_before(self.fd, max(position, self.index.base)) + 1
+            return self._index.newlines_before(self._fd, max(position, self._index.base)) + 1
 
     def line_at_char(self, offset: int) -> int:
         """The line (1-based) that character ``offset`` of the decoded file is in."""
         self.char_count()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            start, start_chars = self.index.char_checkpoint(offset)
-            newlines = self.index.newlines_before(self.fd, start)
+            start, start_chars = self._index.char_checkpoint(offset)
+            newlines = self._index.newlines_before(self._fd, start)
         # The checkpoint is at most a block before the offset: decode that far and count.
         skip = offset - start_chars
-        for text in decode_chunks(iter_bytes(self.fd, start, self.index.size)):
+        for text in decode_chunks(iter_bytes(self._fd, start, self._index.size)):
             newlines += text.count("\n", 0, skip)
             skip -= len(text)
             if skip <= 0:
@@ -186,12 +204,12 @@ class TextReader:
         is missed there.
         """
         total = self.line_count()
-        line, position = 1, self.index.base
-        end = self.index.size
+        line, position = 1, self._index.base
+        end = self._index.size
         while line <= total:
             if cancel is not None and cancel.is_set():
                 raise Cancelled()
-            data = read_exact(self.fd, min(lineindex.BLOCK_SIZE, end - position), position)
+            data = read_exact(self._fd, min(lineindex.BLOCK_SIZE, end - position), position)
             if position + len(data) == end:  # the rest of the file: its last line ends at the end
                 cut = len(data) - 1 if data.endswith(b"\n") else len(data)
             else:
@@ -200,7 +218,7 @@ class TextReader:
                 if self._line_matches(pattern, line):
                     yield line
                 line += 1
-                position = self.index.line_start(self.fd, line) if line <= total else end
+                position = self._index.line_start(self._fd, line) if line <= total else end
                 continue
             text = data[:cut].replace(b"\r\n", b"\n").decode("utf-8", "replace")
             if text.endswith("\r") and cut < len(data):
@@ -218,10 +236,10 @@ class TextReader:
                 progress(position, end)
 
     def _line_matches(self, pattern: re.Pattern[str], line: int) -> bool:
-        start, end = self.index.line_start(self.fd, line), self.index.line_end(self.fd, line)
+        start, end = self._index.line_start(self._fd, line), self._index.line_end(self._fd, line)
         if end - start <= SEARCH_LINE_LIMIT:
             return pattern.search(str(self.lines_text(line, line))) is not None
-        return any(pattern.search(text) for text in decode_chunks(iter_bytes(self.fd, start, end)))
+        return any(pattern.search(text) for text in decode_chunks(iter_bytes(self._fd, start, end)))
 
     def iter_lines(self, first: int = 1, batch_bytes: int = 1 << 20) -> Iterator[tuple[int, str]]:
         """Numbered lines from ``first`` to the end, read about ``batch_bytes`` at a time.
@@ -239,25 +257,25 @@ class TextReader:
 
     def char_count(self) -> int:
         """Characters in the whole decoded file."""
-        self.index.want_chars()
+        self._index.want_chars()
         self.build_index()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            self.index.ensure_chars(self.fd)
-            return self.index.char_count()
+            self._index.ensure_chars(self._fd)
+            return self._index.char_count()
 
     def chars_text(self, offset: int, length: int) -> Text:
         """``length`` characters from character ``offset`` (both within the file)."""
         self.char_count()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            start, start_chars = self.index.char_checkpoint(offset)
-            end = self.index.size
+            start, start_chars = self._index.char_checkpoint(offset)
+            end = self._index.size
         skip = offset - start_chars
 
         def chunks() -> Iterator[str]:
             to_skip, wanted = skip, length
-            for text in decode_chunks(iter_bytes(self.fd, start, end)):
+            for text in decode_chunks(iter_bytes(self._fd, start, end)):
                 if to_skip:
                     dropped = min(to_skip, len(text))
                     text, to_skip = text[dropped:], to_skip - dropped

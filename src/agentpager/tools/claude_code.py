@@ -29,7 +29,6 @@ from agentpager.tools.base import (
     lines_covered,
 )
 from agentpager.tools.errors import ToolError
-from agentpager.tools.paths import resolve
 
 MAX_SIZE_BYTES = 256 * 1024
 MAX_TOKENS = 25000
@@ -78,7 +77,7 @@ def read(call: Call, file_path: str, offset: int | None, limit: int | None) -> s
     if limit is not None and limit < 1:
         raise ToolError(f"limit must be >= 1 (got {limit}).")
     try:
-        resolved = resolve(call.root, file_path, "file")
+        resolved = call.resolve(file_path, "file")
     except ToolError as error:
         if error.reason == "missing":
             raise ToolError("File does not exist.") from None
@@ -92,8 +91,7 @@ def read(call: Call, file_path: str, offset: int | None, limit: int | None) -> s
     first_number = 1 if offset is None else offset
     with call.text_of(resolved).file.open() as reader:
         total = reader.line_count()
-        ends_with_newline = total > 0 and reader.index.newline_count == total
-        lines = total + ends_with_newline  # the empty line after a final newline is numbered too
+        lines = total + reader.ends_with_newline()  # the empty line after a final newline is numbered too
         if total == 0 or start > lines:
             return _shorter_than(first_number, max(lines, 1))
         last = lines if limit is None else min(lines, start + limit - 1)

@@ -13,7 +13,6 @@ from agentpager.engine.lazytext import Text
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import Call, Coverage, Opener, Profile, Shown, Tool, error_with_prefix, lines_covered
 from agentpager.tools.errors import ToolError
-from agentpager.tools.paths import resolve
 
 LANGUAGES = {
     ".py": "python",
@@ -67,7 +66,7 @@ def file_read(call: Call, filename: str, start_line: int | None, end_line: int |
         raise ToolError(f"end_line must be >= 1 (got {end_line}).")
     if start_line is not None and end_line is not None and end_line < start_line:
         raise ToolError(f"end_line ({end_line}) must be >= start_line ({start_line}).")
-    resolved = resolve(call.root, filename, "file")
+    resolved = call.resolve(filename, "file")
     name = resolved.display
     content = call.text_of(resolved)
     is_document = content.classification.kind == "document"
@@ -77,7 +76,7 @@ def file_read(call: Call, filename: str, start_line: int | None, end_line: int |
         if start_line is None and end_line is None:
             body = reader.lines_text(1, total) if total else ""
             fence = _fence(body)
-            symbols = [] if is_document else _symbols(lang, body, reader.index.size)
+            symbols = [] if is_document else _symbols(lang, body, reader.size)
             section = "\n\n## Symbols\n" + "\n".join(symbols) if symbols else ""
             return call.answer(f"# File: {name}\n\n{fence}{lang}\n", body, f"\n{fence}{section}")
         first = start_line or 1

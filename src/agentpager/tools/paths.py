@@ -6,11 +6,9 @@ import errno
 import os
 import stat
 from dataclasses import dataclass
-from typing import Literal
 
+from agentpager.engine.beneath import Want, open_beneath
 from agentpager.tools.errors import ToolError
-
-Want = Literal["file", "directory"]
 
 
 def is_within(path: str, root: str) -> bool:
@@ -39,14 +37,30 @@ class Root:
         return os.path.relpath(joined, base).replace(os.sep, "/")
 
 
-@dataclass(frozen=True)
+@dataclass
 class Resolved:
-    """A path argument that passed every check: its real path, display path and stat."""
+    """A path argument that passed every check, opened: read it through ``fd`` and nothing else.
+
+    ``fd`` is the regular file (``want="file"``) or the directory (``want="directory"``) the
+    argument named when it was checked; close it (``with resolve(...) as resolved:``).
+    """
 
     argument: str
-    real: str
     display: str
+    real: str
     st: os.stat_result
+    fd: int
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> Resolved:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 # errno values that mean "cannot be resolved": counted as missing.
@@ -54,33 +68,39 @@ _MISSING = {errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG}
 
 
 def resolve(root: Root, argument: str, want: Want) -> Resolved:
-    """Check a path argument in the contract's order; raise ToolError with the first failure."""
+    """Check a path argument in the contract's order and open what it names beneath the root.
+
+    Raises ToolError with the first failure (FileChanged when the file was replaced between the
+    look-up and the open: ask again).
+    """
     if argument == "":
         raise ToolError("path must not be empty.")
     if "\0" in argument:
         raise ToolError("Path contains a NUL byte.")
-    real = os.path.realpath(os.path.join(root.path, argument))
-    if not is_within(real, root.real):
+    found = open_beneath(root.real, argument, want)
+    if not found.inside:
         raise ToolError(f"Path '{argument}' is outside the workspace.")
     noun = "File" if want == "file" else "Directory"
-    try:
-        st = os.stat(real)
-    except PermissionError:
-        raise ToolError(f"Permission denied: '{argument}'.") from None
-    except OSError as error:
-        if error.errno in _MISSING:
-            raise ToolError(f"{noun} '{argument}' does not exist.", reason="missing") from None
-        raise
+    if found.st is None:
+        if found.error == errno.EACCES:
+            raise ToolError(f"Permission denied: '{argument}'.")
+        if found.error in _MISSING:
+            raise ToolError(f"{noun} '{argument}' does not exist.", reason="missing")
+        raise OSError(found.error, os.strerror(found.error))
+    if found.error in _MISSING:
+        raise ToolError(f"{noun} '{argument}' does not exist.", reason="missing")
+    st = found.st
     if want == "file":
         if stat.S_ISDIR(st.st_mode):
             raise ToolError(f"'{argument}' is a directory.", reason="directory")
         if not stat.S_ISREG(st.st_mode):
             raise ToolError(f"'{argument}' is not a regular file.")
-        readable = os.access(real, os.R_OK)
-    else:
-        if not stat.S_ISDIR(st.st_mode):
-            raise ToolError(f"'{argument}' is not a directory.")
-        readable = os.access(real, os.R_OK | os.X_OK)
-    if not readable:
+    elif not stat.S_ISDIR(st.st_mode):
+        raise ToolError(f"'{argument}' is not a directory.")
+    if found.fd is None:
         raise ToolError(f"Permission denied: '{argument}'.")
-    return Resolved(argument, real, root.display(argument), st)
+    resolved = Resolved(argument, root.display(argument), found.real, st, found.fd)
+    if want == "directory" and not os.access(".", os.X_OK, dir_fd=found.fd):
+        resolved.close()
+        raise ToolError(f"Permission denied: '{argument}'.")
+    return resolved

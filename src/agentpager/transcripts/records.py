@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentpager.engine.lineindex import iter_bytes
-from agentpager.engine.textfile import TextFile, TextReader
-from agentpager.engine.utf8 import decode_chunks
+from agentpager.engine.lineindex import LineIndex
+from agentpager.engine.textfile import TextFile, TextReader, path_opener
 
 Kind = Literal["jsonl", "array"]
 _DECODER = json.JSONDecoder()
@@ -50,12 +49,12 @@ class RecordFile:
     """A transcript file's records."""
 
     def __init__(self, path: str) -> None:
-        self.file = TextFile(path)
+        self.file = TextFile(path_opener(path), LineIndex())
 
     def kind(self) -> Kind:
         """``array`` when the first character that is not white space is ``[``."""
         with self.file.open() as reader:
-            for chunk in decode_chunks(iter_bytes(reader.fd, reader.index.base, reader.index.size)):
+            for chunk in reader.decoded():
                 stripped = chunk.lstrip(_WHITESPACE + "\ufeff")
                 if stripped:
                     return "array" if stripped[0] == "[" else "jsonl"
@@ -89,7 +88,7 @@ def _json_lines(reader: TextReader) -> Iterator[Record | BadRecord]:
 
 def _array_elements(reader: TextReader) -> Iterator[Record | BadRecord]:
     """The elements of a top-level JSON array, parsed one at a time from a character stream."""
-    chunks = decode_chunks(iter_bytes(reader.fd, reader.index.base, reader.index.size))
+    chunks = reader.decoded()
     buffer, consumed = "", 0  # consumed: characters of the file before the buffer
     state = "open"  # expecting "[", then an element or "]", then "," or "]"
     ended = False

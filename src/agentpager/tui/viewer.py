@@ -26,8 +26,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
-from agentpager.engine.lineindex import Cancelled
-from agentpager.fileview import FileView, ViewError
+from agentpager.fileview import Cancelled, FileView, ViewError
 from agentpager.tui.failures import ReportsFailures
 from agentpager.workspace import Workspace
 
@@ -198,8 +197,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             now = time.monotonic()
             if now - last_report > 0.1:
                 last_report = now
-                with view.open() as reader:
-                    lines = reader.available_lines()
+                lines = view.available_lines()
                 self.post_message(self._Indexed(view, lines, False, scanned / max(size, 1)))
 
         try:
@@ -217,8 +215,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self.path = event.view.name
         self._reset_lines([])
         self.border_title = event.view.name + (" (converted to Markdown)" if event.view.kind == "document" else "")
-        with event.view.open() as reader:
-            self._set_line_count(reader.available_lines(), False)
+        self._set_line_count(event.view.available_lines(), False)
         self.status = "indexing…"
         self.focus()
 
@@ -293,8 +290,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             first = index * WINDOW_LINES + 1
             last = min(first + WINDOW_LINES - 1, self.line_count)
             try:
-                with self.view.open() as reader:  # type: ignore[union-attr]
-                    lines = reader.line_prefixes(first, last, DISPLAY_LIMIT)
+                lines = self.view.line_prefixes(first, last, DISPLAY_LIMIT)  # type: ignore[union-attr]
             except (OSError, IndexError):
                 return []  # the file moved under us; the next index report redraws
             self._windows[index] = lines
@@ -431,9 +427,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         worker = get_current_worker()
         matches: list[int] = []
         try:
-            with view.open() as reader:
-                for number in reader.search(pattern, cancel=worker.cancelled_event):
-                    matches.append(number)
+            for number in view.search(pattern, cancel=worker.cancelled_event):
+                matches.append(number)
         except Cancelled:
             self.post_message(self._Searched(pattern.pattern, matches, False))
             return
