@@ -19,8 +19,15 @@ from agentpager.tools import get_profile
 from agentpager.tools.base import Call, Coverage, NotText, Shown, schema_of, text_of
 from agentpager.tools.errors import ToolError
 from agentpager.tools.guard import GuardSettings, guard
-from agentpager.tools.listing import ListingCache
+from agentpager.tools.listing import Entries as DirectoryEntries
+from agentpager.tools.listing import ListingCache, read_directory
 from agentpager.tools.paths import Root, resolve
+from agentpager.tools.qq import MAX_FILES_PER_LIST, MAX_FILES_WARNING_THRESHOLD
+
+LISTING_PAGE_SIZE = MAX_FILES_PER_LIST
+"""Files per page of a listing (qq's ``max_files_per_list``): the tree pages its directories by it."""
+LISTING_WARNING_THRESHOLD = MAX_FILES_WARNING_THRESHOLD
+"""More files than this make ``list_files`` warn instead of listing (the tree marks such directories)."""
 
 _ATTEMPTS = 3
 INTERNAL_ERROR = "Internal error in agentpager"
@@ -167,6 +174,11 @@ class Workspace:
         finally:
             call.close()
         return None if coverage is None else replace(coverage, path=self.root.display(coverage.path))
+
+    def read_directory(self, path: str) -> DirectoryEntries:
+        """The entries of directory ``path`` as ``list_files`` sees them (its files are exactly the ones it
+        lists), or why it cannot be read. Keep it off a UI thread."""
+        return read_directory(self.root, path)
 
     def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
         """The call that lists directory ``path`` from its ``offset``-th file; None without a listing tool."""

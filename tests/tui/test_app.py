@@ -389,13 +389,45 @@ async def test_escape_cancels_a_slow_document_conversion(workspace_dir: Path, mo
 
 
 def test_unreadable_and_vanished_directories_in_the_tree(public_root: Path, unprivileged) -> None:
-    from agentpager.tools.paths import Root
-    from agentpager.tui.tree import read_directory
-
     (public_root / "locked").mkdir(mode=0)
-    root = Root.of(public_root)
-    assert unprivileged(lambda: read_directory(root, "locked").error) == "unreadable"
-    assert read_directory(root, "gone").error == "No such file or directory"
+    workspace = Workspace(public_root)
+    assert unprivileged(lambda: workspace.read_directory("locked").error) == "unreadable"
+    assert workspace.read_directory("gone").error == "Directory 'gone' does not exist."
+
+
+async def test_the_tree_counts_the_files_list_files_lists(root: Path, tmp_path: Path) -> None:
+    """A FIFO, a broken symlink and symlinks out of the workspace are shown but not counted."""
+    mixed = root / "mixed"
+    mixed.mkdir()
+    for n in range(19):
+        (mixed / f"f{n:02d}.txt").write_text("x\n")
+    os.mkfifo(mixed / "pipe")
+    (mixed / "broken").symlink_to("nowhere")
+    (tmp_path / "secret.txt").write_text("secret\n")
+    (mixed / "out.txt").symlink_to(tmp_path / "secret.txt")
+    (mixed / "outdir").symlink_to(tmp_path)
+    (mixed / "alias.txt").symlink_to("f00.txt")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = app.query_one(WorkspaceTree)
+        node = next(node for node in tree.root.children if str(node.label) == "mixed/")
+        node.expand()
+        await settle(pilot)
+        assert str(node.label) == "mixed/  20 files", "no warning: list_files lists them"
+        labels = [str(child.label) for child in node.children]
+        files = ["alias.txt"] + [f"f{n:02d}.txt" for n in range(19)]
+        assert labels[:20] == files
+        assert labels[20:] == [
+            "broken",
+            "out.txt → outside the workspace",
+            "outdir → outside the workspace",
+            "pipe",
+        ]
+        assert Workspace(root).call("list_files", {"path": "mixed"}).text == "\n".join(f"mixed/{f}" for f in files)
+        tree.select_node(node)
+        await settle(pilot)
+        assert call_shown(app) == ("list_files", {"path": "mixed", "offset": 0, "limit": 100})
 
 
 async def test_a_failing_background_job_is_reported_not_fatal(workspace_dir: Path, monkeypatch) -> None:

@@ -83,7 +83,7 @@ def resolve(root: Root, argument: str, want: Want) -> Resolved:
     noun = "File" if want == "file" else "Directory"
     if found.st is None:
         if found.error == errno.EACCES:
-            raise ToolError(f"Permission denied: '{argument}'.")
+            raise ToolError(f"Permission denied: '{argument}'.", reason="denied")
         if found.error in _MISSING:
             raise ToolError(f"{noun} '{argument}' does not exist.", reason="missing")
         raise OSError(found.error, os.strerror(found.error))
@@ -98,9 +98,9 @@ def resolve(root: Root, argument: str, want: Want) -> Resolved:
     elif not stat.S_ISDIR(st.st_mode):
         raise ToolError(f"'{argument}' is not a directory.")
     if found.fd is None:
-        raise ToolError(f"Permission denied: '{argument}'.")
+        raise ToolError(f"Permission denied: '{argument}'.", reason="denied")
     resolved = Resolved(argument, root.display(argument), found.real, st, found.fd)
     if want == "directory" and not os.access(".", os.X_OK, dir_fd=found.fd):
         resolved.close()
-        raise ToolError(f"Permission denied: '{argument}'.")
+        raise ToolError(f"Permission denied: '{argument}'.", reason="denied")
     return resolved

@@ -113,7 +113,7 @@ class AgentPagerApp(ReportsFailures, App[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            yield WorkspaceTree(self.workspace.root, id="tree")
+            yield WorkspaceTree(self.workspace, id="tree")
             with Horizontal(id="work"):
                 yield FileViewer(self.workspace, id="viewer")
                 yield ToolPanel(self.workspace, id="panel")

@@ -1,7 +1,8 @@
 """The workspace tree: a directory is read when expanded, and shown a page of 100 entries at a time.
 
 Textual's DirectoryTree makes a node for every entry and stats on the UI thread (6 s for 100,000
-entries here); this tree reads a directory with ``os.scandir`` in a thread and adds one page.
+entries here); this tree reads a directory in a thread, through the function ``list_files`` uses,
+and adds one page.
 """
 
 from __future__ import annotations
@@ -16,47 +17,40 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from agentpager.tools.paths import Root, is_within
-from agentpager.tools.qq import MAX_FILES_PER_LIST, MAX_FILES_WARNING_THRESHOLD
 from agentpager.tui.failures import ReportsFailures
+from agentpager.workspace import LISTING_PAGE_SIZE, LISTING_WARNING_THRESHOLD, DirectoryEntries, Workspace
 
-PAGE_SIZE = MAX_FILES_PER_LIST
+PAGE_SIZE = LISTING_PAGE_SIZE
 
 
 @dataclass(frozen=True)
 class Listing:
-    """A directory's entries as the tree shows them: directories first, then files, by name."""
+    """A directory's entries as the tree shows them: directories, then files, then the rest, by name.
+
+    ``files`` are exactly the files ``list_files`` lists there, in its order.
+    """
 
     directories: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    others: list[str] = field(default_factory=list)
+    """FIFOs, sockets, broken symlinks, symlinks that lead outside the workspace."""
     outside: frozenset[str] = frozenset()
     """Symlinks that lead out of the workspace."""
     error: str = ""
 
+    @classmethod
+    def of(cls, entries: DirectoryEntries) -> Listing:
+        return cls(
+            sorted(entries.directories + entries.linked_directories),
+            sorted(entries.files),
+            sorted(entries.others),
+            entries.outside,
+            entries.error,
+        )
+
     @property
     def entries(self) -> list[tuple[str, bool]]:
-        return [(name, True) for name in self.directories] + [(name, False) for name in self.files]
-
-
-def read_directory(root: Root, path: str) -> Listing:
-    """The entries of ``path`` (relative to the root); an unreadable directory says why."""
-    directories: list[str] = []
-    files: list[str] = []
-    outside: set[str] = set()
-    try:
-        with os.scandir(os.path.join(root.path, path)) as entries:
-            for entry in entries:
-                try:
-                    if entry.is_symlink() and not is_within(os.path.realpath(entry.path), root.real):
-                        outside.add(entry.name)
-                    (directories if entry.is_dir() else files).append(entry.name)
-                except OSError:
-                    files.append(entry.name)
-    except PermissionError:
-        return Listing(error="unreadable")
-    except OSError as error:
-        return Listing(error=error.strerror or str(error))
-    return Listing(sorted(directories), sorted(files), frozenset(outside))
+        return [(name, True) for name in self.directories] + [(name, False) for name in self.files + self.others]
 
 
 @dataclass
@@ -107,9 +101,10 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
             self.path = path
             self.file_offset = file_offset
 
-    def __init__(self, root: Root, **kwargs: Any) -> None:
-        super().__init__(Text(os.path.basename(root.path) or root.path, style="bold"), DirectoryEntry("."), **kwargs)
-        self.workspace_root = root
+    def __init__(self, workspace: Workspace, **kwargs: Any) -> None:
+        root = workspace.root.path
+        super().__init__(Text(os.path.basename(root) or root, style="bold"), DirectoryEntry("."), **kwargs)
+        self.workspace = workspace
         self.guide_depth = 2
 
     def on_mount(self) -> None:
@@ -123,7 +118,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
 
     @work(thread=True, group="tree", exit_on_error=False)
     def _read(self, node: TreeNode[object], path: str) -> None:
-        listing = read_directory(self.workspace_root, path)
+        listing = Listing.of(self.workspace.read_directory(path))
         self.app.call_from_thread(self._loaded, node, listing)
 
     def _loaded(self, node: TreeNode[object], listing: Listing) -> None:
@@ -165,16 +160,16 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         entry = node.data
         assert isinstance(entry, DirectoryEntry) and entry.listing is not None
         if entry.path == ".":
-            name = os.path.basename(self.workspace_root.path) or self.workspace_root.path
+            name = os.path.basename(self.workspace.root.path) or self.workspace.root.path
         else:
             name = os.path.basename(entry.path) + "/"
         label = Text(name, style="bold")
         if entry.listing.error:
             label.append(f"  ({entry.listing.error})", style="red")
         else:
-            files = len(entry.listing.files) - len(entry.listing.outside & set(entry.listing.files))
+            files = len(entry.listing.files)
             label.append(f"  {files:,} file{'s' * (files != 1)}", style="dim")
-            if files > MAX_FILES_WARNING_THRESHOLD:
+            if files > LISTING_WARNING_THRESHOLD:
                 label.append(" ⚠", style="bold yellow")
         node.set_label(label)
 
