@@ -47,7 +47,7 @@ def _call(options: argparse.Namespace) -> int:
         names = ", ".join(tool.spec.name for tool in workspace.profile.tools)
         raise CommandError(f"Profile '{workspace.profile.name}' has no tool '{options.tool}'. Tools: {names}.")
     result = workspace.call(options.tool, arguments)
-    sys.stdout.buffer.write(result.text.encode("utf-8", "surrogatepass"))
+    sys.stdout.buffer.write(result.text.encode("utf-8"))
     sys.stdout.buffer.flush()
     return 1 if result.is_error else 0
 

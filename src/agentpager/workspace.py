@@ -14,6 +14,7 @@ from typing import Any
 from agentpager.engine.content import ContentStore, TextContent
 from agentpager.engine.lineindex import FileChanged
 from agentpager.engine.tokens import count_tokens
+from agentpager.engine.utf8 import printable
 from agentpager.fileview import FileView, ViewError
 from agentpager.tools import get_profile
 from agentpager.tools.base import Call, Coverage, NotText, Shown, schema_of, text_of
@@ -84,7 +85,15 @@ class Workspace:
         return schema_of(self.profile)
 
     def call(self, tool: str, arguments: Any = None) -> ToolResult:
-        """Run one tool call. Never raises: whatever is sent is answered, bad calls with an error text."""
+        """Run one tool call. Never raises: whatever is sent is answered, bad calls with an error text.
+
+        The text is always printable: a file name that is not UTF-8, or an argument with a lone
+        surrogate, shows U+FFFD where the name has a byte UTF-8 cannot decode.
+        """
+        result = self._answer(tool, arguments)
+        return replace(result, text=printable(result.text))
+
+    def _answer(self, tool: str, arguments: Any) -> ToolResult:
         found = self.profile.tool(tool)
         if found is None:
             names = ", ".join(t.spec.name for t in self.profile.tools)
