@@ -1,4 +1,8 @@
-"""The Python API: a workspace root and a profile, answering tool calls with the contract's text."""
+"""The Python API: a workspace root and a profile, answering tool calls with the contract's text.
+
+With ``fileview``, this is all the TUI sees of the layers below: what it needs of the tools (a tool's
+spec, the error its argument checks raise, the listing settings) is exported here.
+"""
 
 from __future__ import annotations
 
@@ -16,14 +20,27 @@ from agentpager.engine.lineindex import FileChanged
 from agentpager.engine.tokens import count_tokens
 from agentpager.engine.utf8 import printable
 from agentpager.fileview import FileView, ViewError
-from agentpager.tools import get_profile
+from agentpager.tools import get_profile, profile_names
+from agentpager.tools.args import ToolSpec
 from agentpager.tools.base import Call, Coverage, NotText, Shown, schema_of, text_of
 from agentpager.tools.errors import ToolError
-from agentpager.tools.guard import GuardSettings, guard
+from agentpager.tools.guard import GuardSettings, guard, overflow_severity
 from agentpager.tools.listing import Entries as DirectoryEntries
 from agentpager.tools.listing import ListingCache, read_directory
 from agentpager.tools.paths import Root, resolve
 from agentpager.tools.qq import MAX_FILES_PER_LIST, MAX_FILES_WARNING_THRESHOLD
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "LISTING_PAGE_SIZE",
+    "LISTING_WARNING_THRESHOLD",
+    "DirectoryEntries",
+    "ToolError",
+    "ToolResult",
+    "ToolSpec",
+    "Workspace",
+    "overflow_severity",
+]
 
 LISTING_PAGE_SIZE = MAX_FILES_PER_LIST
 """Files per page of a listing (qq's ``max_files_per_list``): the tree pages its directories by it."""
@@ -79,6 +96,11 @@ class Workspace:
         if settings is not None:
             other.settings = dict(settings)
         return other
+
+    @staticmethod
+    def profile_names() -> tuple[str, ...]:
+        """Every profile's name, variants included, in the order the app lists them."""
+        return profile_names()
 
     def tools(self) -> list[dict[str, Any]]:
         """The profile's tools: name, description and JSON Schema of the arguments."""

@@ -47,9 +47,9 @@ class TextFile:
     rebuilt when it is replaced or truncated.
     """
 
-    def __init__(self, opener: Reopener, index: LineIndex) -> None:
+    def __init__(self, opener: Reopener, index: LineIndex | None = None) -> None:
         self._opener = opener
-        self._index = index
+        self._index = index or LineIndex()
 
     @property
     def indexed(self) -> tuple[int, int]:

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentpager.engine.lineindex import LineIndex
 from agentpager.engine.textfile import TextFile, TextReader, path_opener
 
 Kind = Literal["jsonl", "array"]
@@ -49,7 +48,7 @@ class RecordFile:
     """A transcript file's records."""
 
     def __init__(self, path: str) -> None:
-        self.file = TextFile(path_opener(path), LineIndex())
+        self.file = TextFile(path_opener(path))
 
     def kind(self) -> Kind:
         """``array`` when the first character that is not white space is ``[``."""

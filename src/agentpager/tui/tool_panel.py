@@ -19,14 +19,10 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from agentpager.exchange import PAIR_FORMATS, call_json
 from agentpager.fileview import FileView
-from agentpager.tools import profile_names
-from agentpager.tools.args import ToolSpec
-from agentpager.tools.errors import ToolError
-from agentpager.tools.guard import overflow_severity
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.viewer import Window
-from agentpager.workspace import ToolResult, Workspace
+from agentpager.workspace import ToolError, ToolResult, ToolSpec, Workspace, overflow_severity
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 
@@ -112,7 +108,7 @@ class ToolPanel(ReportsFailures, Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="chooser"):
             yield Select(
-                [(name, name) for name in profile_names()],
+                [(name, name) for name in Workspace.profile_names()],
                 value=self.profile,
                 allow_blank=False,
                 compact=True,
