@@ -293,7 +293,6 @@ def test_permission_denied(public_root: Path, unprivileged) -> None:
 
         return asyncio.run(scenario())
 
-    # The first run loads every module: the unprivileged child could not read them from here.
     assert shown("readable.txt").endswith("|" + Workspace(public_root).call("read_file", {"path": "readable.txt"}).text)
     assert unprivileged(lambda: shown("secret.txt")) == (
         "Permission denied: 'secret.txt'.|Error: Permission denied: 'secret.txt'."
