@@ -2,7 +2,8 @@
 
 A path is resolved as ``os.path.realpath`` resolves it (symlinks followed, ``..`` taken on the
 resolved path, a missing tail kept as written), except that a path ending in ``/``, ``/.`` or ``/..``
-names a directory, and more than 40 symlinks count as a loop (the kernel's limit). What it leads to
+names a directory, and that following more than 40 symlinks (the kernel's limit) is a loop, which
+leads nowhere. What it leads to
 is opened once, and the caller classifies and reads from that descriptor: swapping a file or a
 directory for a symlink after the check cannot make it read anything else.
 
@@ -48,7 +49,8 @@ class Found:
     real: str
     """The resolved path (a missing tail as written)."""
     inside: bool
-    """Whether ``real`` is the root or below it."""
+    """Whether ``real`` is the root or below it. A path that loops leads nowhere: it counts as inside,
+    with ELOOP, so that it is reported missing."""
     st: os.stat_result | None = None
     """What is there; None when nothing is, or it could not be looked up."""
     error: int = 0
@@ -107,6 +109,10 @@ class _Step:
     owned: bool = field(default=True, repr=False)
 
 
+class _Loop(Exception):
+    """More than MAX_SYMLINKS symlinks were followed."""
+
+
 class _Walk:
     def __init__(self, root: str, root_fd: int) -> None:
         self.root_parts = _parts(root)
@@ -133,6 +139,8 @@ class _Walk:
                                 self._close(self.steps.pop())
                         todo.extend(_parts(target)[::-1])
             return self._finish(want, _names_a_directory(path))
+        except _Loop:
+            return Found("/" + "/".join(self._names()), True, error=errno.ELOOP)
         finally:
             for step in self.steps:
                 self._close(step)
@@ -148,19 +156,17 @@ class _Walk:
     def _look_up(self, name: str) -> str | None:
         """Add ``name`` to the path; return a symlink's target instead when it is one."""
         parent = self.steps[-1]
-        while True:
-            if parent.error or (parent.st is not None and not stat.S_ISDIR(parent.st.st_mode)):
-                self.steps.append(_Step(name, error=parent.error or errno.ENOTDIR))
-                return None
+        if parent.error or (parent.st is not None and not stat.S_ISDIR(parent.st.st_mode)):
+            self.steps.append(_Step(name, error=parent.error or errno.ENOTDIR))
+            return None
+        for _ in range(MAX_SYMLINKS):
             try:
                 if parent.fd is None:  # outside the root: by name, as realpath does
                     return self._look_up_by_name(name)
                 return self._look_up_beneath(parent.fd, name)
             except FileChanged:  # the entry changed between two system calls: look again
-                self.hops += 1
-                if self.hops > MAX_SYMLINKS:
-                    self.steps.append(_Step(name, error=errno.ELOOP))
-                    return None
+                continue
+        raise FileChanged(f"{name} kept changing while it was looked up")
 
     def _look_up_beneath(self, parent: int, name: str) -> str | None:
         try:
@@ -199,11 +205,10 @@ class _Walk:
         self._enter_root()
         return None
 
-    def _follow(self, name: str, target: str) -> str | None:
+    def _follow(self, name: str, target: str) -> str:
         self.hops += 1
         if self.hops > MAX_SYMLINKS:
-            self.steps.append(_Step(name, error=errno.ELOOP))
-            return None
+            raise _Loop()
         return target
 
     def _finish(self, want: Want, directory_only: bool) -> Found:
