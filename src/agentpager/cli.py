@@ -117,6 +117,7 @@ def _open_transcript(path: str):  # noqa: ANN202 - a Transcript
 
 def _replay(options: argparse.Namespace) -> int:
     """One line per call: recorded output, replayed output, and whether they are the same."""
+    from agentpager.exchange import to_json
     from agentpager.transcripts import short_arguments
     from agentpager.transcripts.replay import Replayer
 
@@ -138,7 +139,7 @@ def _replay(options: argparse.Namespace) -> int:
                 "replayed": None if replay.result is None else replay.result.text,
                 "matches": replay.matches,
             }
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.write(to_json(record) + "\n")
         else:
             recorded = "no result" if replay.recorded is None else f"{len(replay.recorded):,} chars"
             out.write(

@@ -25,8 +25,7 @@ from agentpager.tools.args import ToolSpec
 from agentpager.tools.base import Call, Coverage, NotText, Shown, schema_of, text_of
 from agentpager.tools.errors import ToolError
 from agentpager.tools.guard import GuardSettings, guard, overflow_severity
-from agentpager.tools.listing import Entries as DirectoryEntries
-from agentpager.tools.listing import ListingCache, read_directory
+from agentpager.tools.listing import DirectoryEntries, ListingCache, read_directory
 from agentpager.tools.paths import Root, resolve
 from agentpager.tools.qq import MAX_FILES_PER_LIST, MAX_FILES_WARNING_THRESHOLD
 
@@ -40,6 +39,7 @@ __all__ = [
     "ToolSpec",
     "Workspace",
     "overflow_severity",
+    "printable",
 ]
 
 LISTING_PAGE_SIZE = MAX_FILES_PER_LIST

@@ -234,6 +234,26 @@ async def test_copy_output_call_and_pairs(workspace_dir: Path, monkeypatch) -> N
         assert user["content"][0]["content"] == output_text(app)
 
 
+async def test_a_name_that_is_not_utf8_is_shown_printable_and_copied_as_json(root: Path, monkeypatch) -> None:
+    monkeypatch.setattr("agentpager.tui.app.system_clipboard", lambda: None)
+    name = os.fsdecode(b"\xff\xfe_bad.txt")
+    (root / name).write_text("bad name content\n")
+    app = make_app(root, name)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert [str(node.label) for node in app.query_one(WorkspaceTree).root.children] == ["\ufffd\ufffd_bad.txt"]
+        assert app.viewer.border_title == "\ufffd\ufffd_bad.txt"
+        assert output_text(app).startswith("[File: \ufffd\ufffd_bad.txt | Lines 1-1 of 1]\n")
+        await pilot.press("y")
+        await settle(pilot)
+        assert "\\udcff\\udcfe_bad.txt" in app.clipboard, "the call as JSON that reads back the same name"
+        assert json.loads(app.clipboard) == {"name": "read_file", "arguments": {"path": name, "start_line": 1}}
+        await pilot.press("C")
+        await settle(pilot)
+        assistant, tool = json.loads(app.clipboard)
+        assert json.loads(assistant["tool_calls"][0]["function"]["arguments"])["path"] == name
+
+
 async def test_copy_uses_pyperclip_when_it_works(workspace_dir: Path, monkeypatch) -> None:
     copied: list[str] = []
     monkeypatch.setattr("agentpager.tui.app.system_clipboard", lambda: "xclip")

@@ -32,7 +32,7 @@ _OPEN_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_
 
 
 @dataclass(frozen=True)
-class Entries:
+class DirectoryEntries:
     """One directory's entries as ``list_files`` and the workspace tree see them, by kind, unsorted."""
 
     files: list[str] = field(default_factory=list)
@@ -49,7 +49,7 @@ class Entries:
     """Why the directory could not be read (``unreadable`` when permission is denied)."""
 
 
-def read_entries(root: Root, fd: int, real: str) -> Entries:
+def read_entries(root: Root, fd: int, real: str) -> DirectoryEntries:
     """The entries of the directory open as ``fd``, whose real path is ``real``."""
     files: list[str] = []
     directories: list[str] = []
@@ -73,18 +73,18 @@ def read_entries(root: Root, fd: int, real: str) -> Entries:
                         outside.add(name)
             except OSError:  # it went away while it was looked at
                 others.append(name)
-    return Entries(files, directories, linked, others, frozenset(outside))
+    return DirectoryEntries(files, directories, linked, others, frozenset(outside))
 
 
-def read_directory(root: Root, path: str) -> Entries:
+def read_directory(root: Root, path: str) -> DirectoryEntries:
     """The entries of directory ``path`` (an argument as the tools take it), or why it cannot be read."""
     try:
         with resolve(root, path, "directory") as directory:
             return read_entries(root, directory.fd, directory.real)
     except ToolError as error:
-        return Entries(error="unreadable" if error.reason == "denied" else error.message)
+        return DirectoryEntries(error="unreadable" if error.reason == "denied" else error.message)
     except OSError as error:
-        return Entries(error=error.strerror or type(error).__name__)
+        return DirectoryEntries(error=error.strerror or type(error).__name__)
 
 
 def _symlink_kind(root: Root, path: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -18,7 +17,7 @@ from textual.theme import Theme
 from textual.widgets import Footer
 
 from agentpager.config import DEFAULT_THEME, Config, ConfigError, save_setting
-from agentpager.exchange import call_and_result, call_json
+from agentpager.exchange import call_and_result, call_json, to_json
 from agentpager.transcripts import Transcript, TranscriptError, open_transcript, sniff
 from agentpager.transcripts.replay import Replayer
 from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
@@ -293,7 +292,7 @@ class AgentPagerApp(ReportsFailures, App[None]):
             messages = call_and_result(
                 pair_format, outcome.tool, outcome.arguments, outcome.result.text, outcome.result.is_error
             )
-            self._copy(json.dumps(messages, indent=2, ensure_ascii=False), f"the {pair_format} message pair")
+            self._copy(to_json(messages, indent=2), f"the {pair_format} message pair")
 
     def _outcome(self):  # noqa: ANN202 - the panel's Outcome, or None with a note
         outcome = self.panel.outcome

@@ -18,7 +18,13 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from agentpager.tui.failures import ReportsFailures
-from agentpager.workspace import LISTING_PAGE_SIZE, LISTING_WARNING_THRESHOLD, DirectoryEntries, Workspace
+from agentpager.workspace import (
+    LISTING_PAGE_SIZE,
+    LISTING_WARNING_THRESHOLD,
+    DirectoryEntries,
+    Workspace,
+    printable,
+)
 
 PAGE_SIZE = LISTING_PAGE_SIZE
 
@@ -141,7 +147,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         for name, is_directory in entries[offset : offset + PAGE_SIZE]:
             path = _child_path(entry.path, name)
             outside = name in entry.listing.outside
-            label = Text(name + ("/" if is_directory else ""), style="bold" if is_directory else "")
+            label = Text(printable(name) + ("/" if is_directory else ""), style="bold" if is_directory else "")
             if outside:
                 label.append(" → outside the workspace", style="dim italic")
             if is_directory and not outside:
@@ -162,7 +168,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         if entry.path == ".":
             name = os.path.basename(self.workspace.root.path) or self.workspace.root.path
         else:
-            name = os.path.basename(entry.path) + "/"
+            name = printable(os.path.basename(entry.path)) + "/"
         label = Text(name, style="bold")
         if entry.listing.error:
             label.append(f"  ({entry.listing.error})", style="red")

@@ -28,7 +28,7 @@ from textual.worker import Worker, get_current_worker
 
 from agentpager.fileview import Cancelled, FileView, ViewError
 from agentpager.tui.failures import ReportsFailures
-from agentpager.workspace import Workspace
+from agentpager.workspace import Workspace, printable
 
 WINDOW_LINES = 200
 DISPLAY_LIMIT = 2000
@@ -152,7 +152,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self.view = None
         self._reset_lines([f"Opening {path}…"])
         self._wanted_top = line
-        self.border_title = path
+        self.border_title = printable(path)
         self.status = "opening…"
         self._open(path)
 
@@ -214,8 +214,14 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self.view = event.view
         self.path = event.view.name
         self._reset_lines([])
-        self.border_title = event.view.name + (" (converted to Markdown)" if event.view.kind == "document" else "")
-        self._set_line_count(event.view.available_lines(), False)
+        self.border_title = printable(event.view.name) + (
+            " (converted to Markdown)" if event.view.kind == "document" else ""
+        )
+        try:
+            lines = event.view.available_lines()
+        except OSError:  # it changed since it was opened: the indexing worker says so
+            lines = 0
+        self._set_line_count(lines, False)
         self.status = "indexing…"
         self.focus()
 
