@@ -105,36 +105,30 @@ def outside(tmp_path: Path) -> Path:
     return directory
 
 
-def test_a_file_swapped_with_a_symlink_to_outside_is_never_read(root: Path, outside: Path) -> None:
-    (root / "x.txt").write_text("inside\n")
-    (root / "swap").symlink_to(outside / "x.txt")
+@pytest.mark.parametrize("swapped", ["file", "directory"])
+def test_a_file_or_directory_swapped_with_a_symlink_to_outside_is_never_read(
+    root: Path, outside: Path, swapped: str
+) -> None:
+    if swapped == "file":
+        (root / "x.txt").write_text("inside\n")
+        (root / "swap").symlink_to(outside / "x.txt")
+        name, argument = root / "x.txt", "x.txt"
+    else:
+        (root / "d").mkdir()
+        (root / "d" / "x.txt").write_text("inside\n")
+        (root / "swap").symlink_to(outside)
+        name, argument = root / "d", "d/x.txt"
     answers: Counter[str] = Counter()
-    with swapping(root / "x.txt", root / "swap") as swaps:
+    with swapping(name, root / "swap") as swaps:
         workspaces = {profile: Workspace(root, profile) for profile, _, _ in READS}
         for number in calls_until_done(CALLS):
             profile, tool, key = READS[number % len(READS)]
-            text = workspaces[profile].call(tool, {key: "x.txt"}).text
+            text = workspaces[profile].call(tool, {key: argument}).text
             assert "SECRET" not in text
             assert str(root.parent) not in text and "Invalid argument" not in text
             answers["inside" if "inside" in text else "outside" if "outside the workspace" in text else text] += 1
     assert swaps["swaps"] > 0 and answers["inside"] > 0, (swaps, answers)
     assert set(answers) <= {"inside", "outside", "The file kept changing while it was being read; try again."}
-
-
-def test_a_directory_swapped_with_a_symlink_to_outside_is_never_read(root: Path, outside: Path) -> None:
-    (root / "d").mkdir()
-    (root / "d" / "x.txt").write_text("inside\n")
-    (root / "swap").symlink_to(outside)
-    answers: Counter[str] = Counter()
-    with swapping(root / "d", root / "swap"):
-        workspaces = {profile: Workspace(root, profile) for profile, _, _ in READS}
-        for number in calls_until_done(CALLS):
-            profile, tool, key = READS[number % len(READS)]
-            text = workspaces[profile].call(tool, {key: "d/x.txt"}).text
-            assert "SECRET" not in text
-            assert str(root.parent) not in text and "Invalid argument" not in text
-            answers["inside" if "inside" in text else "outside" if "outside the workspace" in text else text] += 1
-    assert answers["inside"] > 0, answers
 
 
 def test_a_listed_directory_swapped_with_a_symlink_to_outside_shows_no_outside_name(root: Path, outside: Path) -> None:

@@ -186,14 +186,20 @@ async def test_editing_an_argument_pins_the_call_and_moves_the_viewer(workspace_
         assert call_shown(app)[1]["start_line"] == 10, "unpinned, it follows the viewer again"
 
 
+async def expanded(app: AgentPagerApp, pilot, label: str):
+    """The tree's top-level node with ``label``, expanded and loaded."""
+    await settle(pilot)
+    node = next(node for node in app.query_one(WorkspaceTree).root.children if str(node.label) == label)
+    node.expand()
+    await settle(pilot)
+    return node
+
+
 async def test_tree_pages_a_big_directory_and_shows_its_listing(workspace_dir: Path) -> None:
     app = make_app(workspace_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        many = await expanded(app, pilot, "many/")
         tree = app.query_one(WorkspaceTree)
-        many = next(node for node in tree.root.children if str(node.label) == "many/")
-        many.expand()
-        await settle(pilot)
         assert "250 files ⚠" in str(many.label)
         labels = [str(child.label) for child in many.children]
         assert len(labels) == 101 and labels[0] == "f000.txt" and labels[-1] == "101-200 of 250 ▶"
@@ -428,11 +434,7 @@ async def test_the_tree_counts_the_files_list_files_lists(root: Path, tmp_path: 
     (mixed / "alias.txt").symlink_to("f00.txt")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        tree = app.query_one(WorkspaceTree)
-        node = next(node for node in tree.root.children if str(node.label) == "mixed/")
-        node.expand()
-        await settle(pilot)
+        node = await expanded(app, pilot, "mixed/")
         assert str(node.label) == "mixed/  20 files", "no warning: list_files lists them"
         labels = [str(child.label) for child in node.children]
         files = ["alias.txt"] + [f"f{n:02d}.txt" for n in range(19)]
@@ -444,7 +446,7 @@ async def test_the_tree_counts_the_files_list_files_lists(root: Path, tmp_path: 
             "pipe",
         ]
         assert Workspace(root).call("list_files", {"path": "mixed"}).text == "\n".join(f"mixed/{f}" for f in files)
-        tree.select_node(node)
+        app.query_one(WorkspaceTree).select_node(node)
         await settle(pilot)
         assert call_shown(app) == ("list_files", {"path": "mixed", "offset": 0, "limit": 100})
 
