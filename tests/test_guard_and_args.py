@@ -9,6 +9,8 @@ import pytest
 
 from agentpager import Workspace
 from agentpager.engine import lazytext
+from agentpager.tools.args import Param
+from agentpager.tools.errors import ToolError
 from agentpager.tools.guard import GuardSettings, guard
 
 TAIL = "\nUse more specific parameters or pagination to get remaining data."
@@ -191,3 +193,17 @@ def test_an_unknown_tool_is_answered_in_the_profiles_error_form(root: Path) -> N
 def test_arguments_that_are_not_an_object(root: Path, arguments: object, shown: str) -> None:
     result = Workspace(root).call("read_file", arguments)
     assert (result.text, result.is_error) == (f"Error: Arguments must be a JSON object, got {shown}.", True)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [([2, -1], [2, -1]), (["3", 4], [3, 4]), ("[1, 20]", [1, 20]), ([], []), ([1, 2, 3], [1, 2, 3])],
+)
+def test_an_array_of_integers_as_sent_or_as_typed_in_a_form(value: object, expected: list[int]) -> None:
+    assert Param("view_range", "integers", "lines", None).coerce(value) == expected
+
+
+@pytest.mark.parametrize("value", [[1.5, 2], "1, 2", [True, 2], {"a": 1}, 7])
+def test_what_is_not_an_array_of_integers(value: object) -> None:
+    with pytest.raises(ToolError, match="expected an array of integers"):
+        Param("view_range", "integers", "lines", None).coerce(value)

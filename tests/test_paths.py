@@ -205,3 +205,16 @@ def test_paths_longer_than_path_max_are_read_and_listed(root: Path, call) -> Non
     assert call("list_files", recursive=True).text == deep
     assert call("count_files", recursive=True).text.endswith("Total files recursively: 1\n\nBy extension:\n  .txt: 1")
     assert call("list_files", path=deep.rsplit("/", 1)[0]).text == deep
+
+
+def test_an_agent_listing_never_follows_a_symlink_out_of_the_root(root: Path, outside: Path) -> None:
+    """OpenHands lists two levels: a symlink to a directory inside is one, a symlink out is an entry."""
+    (root / "sub").mkdir()
+    (root / "sub" / "a.txt").write_text("a\n")
+    (root / "insub").symlink_to("sub")
+    (root / "outdir").symlink_to(outside)
+    listed = Workspace(root, "openhands").call("file_editor", {"command": "view", "path": str(root)}).text
+    assert listed == (
+        f"Here's the files and directories up to 2 levels deep in {root}, excluding hidden items:\n"
+        f"{root}/\n{root}/insub/\n{root}/insub/a.txt\n{root}/outdir\n{root}/sub/\n{root}/sub/a.txt"
+    )

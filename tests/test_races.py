@@ -31,13 +31,16 @@ _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 
 READS = [
-    ("qq", "read_file", "path"),
-    ("forge", "fs_read", "path"),
-    ("crush", "file_read", "filename"),
-    ("vault", "read_file", "path"),
-    ("claude-code", "Read", "file_path"),
-    ("codex", "read_file", "file_path"),
+    ("qq", "read_file", {}, "path"),
+    ("forge", "fs_read", {}, "path"),
+    ("crush", "file_read", {}, "filename"),
+    ("vault", "read_file", {}, "path"),
+    ("claude-code", "Read", {}, "file_path"),
+    ("codex", "read_file", {}, "file_path"),
+    ("openhands", "file_editor", {"command": "view"}, "path"),
+    ("swe-agent", "open", {}, "path"),
 ]
+"""Every profile's read tool: its name, the other arguments it needs, and the one that names the file."""
 
 
 def _exchange_function() -> Callable[[Path, Path], int]:
@@ -120,12 +123,12 @@ def test_a_file_or_directory_swapped_with_a_symlink_to_outside_is_never_read(
         name, argument = root / "d", "d/x.txt"
     answers: Counter[str] = Counter()
     with swapping(name, root / "swap") as swaps:
-        workspaces = {profile: Workspace(root, profile) for profile, _, _ in READS}
+        workspaces = {profile: Workspace(root, profile) for profile, *_ in READS}
         for number in calls_until_done(CALLS):
-            profile, tool, key = READS[number % len(READS)]
-            text = workspaces[profile].call(tool, {key: argument}).text
-            assert "SECRET" not in text
-            assert str(root.parent) not in text and "Invalid argument" not in text
+            profile, tool, others, key = READS[number % len(READS)]
+            text = workspaces[profile].call(tool, {**others, key: argument}).text
+            assert "SECRET" not in text and str(outside) not in text
+            assert "Could not read" not in text and "Invalid argument" not in text
             answers["inside" if "inside" in text else "outside" if "outside the workspace" in text else text] += 1
     assert swaps["swaps"] > 0 and answers["inside"] > 0, (swaps, answers)
     assert set(answers) <= {"inside", "outside", "The file kept changing while it was being read; try again."}
@@ -182,3 +185,24 @@ def test_a_file_swapped_with_a_fifo_never_blocks_nor_shows_its_real_path(root: P
         assert done.wait(TIME_LIMIT + 30), f"a call blocked after {sum(answers.values())} calls"
     assert answers["read"] > 0, answers
     assert set(answers) <= {"read", f"Error: '{name}' is not a regular file."}, answers
+
+
+def test_no_read_tool_blocks_on_a_file_swapped_with_a_fifo(root: Path) -> None:
+    (root / "f.txt").write_text("Converted paragraph\n")
+    os.mkfifo(root / "swap")
+    workspaces = {profile: Workspace(root, profile) for profile, *_ in READS}
+    answers: Counter[str] = Counter()
+    done = threading.Event()
+
+    def read_all() -> None:
+        for number in calls_until_done(CALLS // 2):
+            profile, tool, others, key = READS[number % len(READS)]
+            text = workspaces[profile].call(tool, {**others, key: "f.txt"}).text
+            assert "Could not read" not in text and "Invalid argument" not in text, text
+            answers["read" if "Converted paragraph" in text else "refused"] += 1
+        done.set()
+
+    with swapping(root / "f.txt", root / "swap"):
+        threading.Thread(target=read_all, daemon=True).start()
+        assert done.wait(TIME_LIMIT + 30), f"a call blocked after {sum(answers.values())} calls"
+    assert answers["read"] > 0 and answers["refused"] > 0, answers

@@ -250,7 +250,10 @@ def test_anthropic_messages(tmp_path: Path, files: Path) -> None:
 
 def test_not_a_transcript(tmp_path: Path) -> None:
     (tmp_path / "data.json").write_text('{"hello": "world"}\n')
-    with pytest.raises(TranscriptError, match="not a Claude Code, Codex, OpenAI or Anthropic transcript"):
+    with pytest.raises(
+        TranscriptError,
+        match="not a Claude Code, Codex, Gemini CLI, SWE-agent, OpenHands, OpenAI or Anthropic transcript",
+    ):
         open_transcript(str(tmp_path / "data.json"))
 
 
@@ -277,7 +280,17 @@ def test_replay_command(claude_session: Path, files: Path) -> None:
     )
     assert done.returncode == 0
     records = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [sorted(r) for r in records][0] == ["arguments", "index", "matches", "recorded", "replayed", "tool"]
+    assert [sorted(r) for r in records][0] == [
+        "agent",
+        "arguments",
+        "index",
+        "matches",
+        "parent",
+        "recorded",
+        "replayed",
+        "status",
+        "tool",
+    ]
     assert [(r["index"], r["tool"], r["matches"]) for r in records] == [
         (0, "Read", True),
         (1, "Read", True),
@@ -343,3 +356,68 @@ def test_a_difference_only_the_model_server_can_decide_is_uncertain(tmp_path: Pa
     assert Replay(call, "File content (25013 tokens) exceeds ...", plan, near).status == "uncertain"
     assert Replay(call, "1\tmany words", plan, near).status == "same"
     assert Replay(call, "other", plan, ToolResult("1\tmany words", False)).status == "differs"
+
+
+def test_the_root_never_comes_from_the_transcript(tmp_path: Path) -> None:
+    """Issue 12, item 3: a log saying cwd "/" must not turn a replay into a read of /etc/passwd."""
+    log = jsonl(
+        tmp_path / "hostile.jsonl",
+        [
+            {
+                "type": "assistant",
+                "cwd": "/",
+                "message": {"role": "assistant", "content": [tool_use("t", "Read", {"file_path": "/etc/passwd"})]},
+            },
+            {"type": "user", "cwd": "/", "message": {"role": "user", "content": [tool_result("t", "1\\troot:x:0:0")]}},
+        ],
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "replay", str(log), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=elsewhere,
+    )
+    (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert record["replayed"] == "<tool_use_error>File does not exist.</tool_use_error>"
+    assert "replayed against ." in done.stderr
+    transcript = open_transcript(str(log))
+    assert Replayer(transcript).root == "."
+
+
+def test_the_format_is_decided_by_the_first_record_that_shows_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12, item 9: one record then N junk lines took 87 s for 80k lines (every record re-counted
+    what was seen). Feeding starts at the first record that shows the format, not after all the junk."""
+    from agentpager.transcripts import formats
+    from agentpager.transcripts.records import BadRecord, Location, Record
+
+    pulled = 0
+    fed_after: list[int] = []
+
+    def records():
+        nonlocal pulled
+        pulled += 1
+        yield Record(user("hello"), Location(line=1))
+        for number in range(2, 10_002):
+            pulled += 1
+            yield BadRecord(Location(line=number), "not JSON")
+
+    original = formats.ClaudeCode.feed
+
+    def feed(self, record) -> None:  # noqa: ANN001
+        fed_after.append(pulled)
+        original(self, record)
+
+    monkeypatch.setattr(formats.ClaudeCode, "feed", feed)
+    parsed = formats.parse(records())
+    assert fed_after == [1]
+    assert len(parsed.problems) == 10_000 and parsed.problems[-1] == "line 10001: not JSON, skipped"
+
+
+def test_one_record_then_many_junk_lines(tmp_path: Path) -> None:
+    path = tmp_path / "junk.jsonl"
+    path.write_text(json.dumps(user("hello")) + "\n" + "junk\n" * 80_000)
+    transcript = open_transcript(str(path))
+    assert transcript.format == "claude-code" and len(transcript.problems) == 80_000

@@ -15,7 +15,7 @@ from typing import Any
 
 from agentpager import __version__
 
-COMMANDS = ("call", "schema", "profiles", "replay", "transcript", "mcp", "demo", "config")
+COMMANDS = ("call", "schema", "profiles", "replay", "transcript", "sessions", "mcp", "demo", "config")
 PROFILES_HELP = "tool profile (default qq; agentpager profiles lists them)"
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
 VERSION = f"agentpager {__version__}"
@@ -120,11 +120,14 @@ def _replay(options: argparse.Namespace) -> int:
     from agentpager.exchange import to_json
     from agentpager.transcripts import short_arguments
     from agentpager.transcripts.replay import Replayer
+    from agentpager.wording import plural
 
     transcript = _open_transcript(options.file)
+    if options.context:
+        return _context(transcript)
     replayer = Replayer(transcript, options.root)
     print(
-        f"agentpager: {len(transcript.calls)} calls ({transcript.format}), replayed against {replayer.root}",
+        f"agentpager: {plural(len(transcript.calls), 'call')} ({transcript.format}), replayed against {replayer.root}",
         file=sys.stderr,
     )
     out = sys.stdout
@@ -138,15 +141,86 @@ def _replay(options: argparse.Namespace) -> int:
                 "recorded": replay.recorded,
                 "replayed": None if replay.result is None else replay.result.text,
                 "matches": replay.matches,
+                "status": replay.status,
+                "agent": call.agent,
+                "parent": call.parent,
             }
             out.write(to_json(record) + "\n")
         else:
-            recorded = "no result" if replay.recorded is None else f"{len(replay.recorded):,} chars"
+            recorded = "no result" if replay.recorded is None else plural(len(replay.recorded), "char")
+            indent = "  " * call.depth
             out.write(
-                f"{call.index:>5}  turn {call.turn:<4} {call.tool:<14} {short_arguments(call.arguments)}"
+                f"{call.index:>5}  turn {call.turn:<4} {indent}{call.tool:<14} {short_arguments(call.arguments)}"
                 f"  [{recorded}] {replay.status}\n"
             )
     return 0
+
+
+def _context(transcript) -> int:  # noqa: ANN001 - a Transcript
+    """Each model turn's context fill against the window, and the costliest tool outputs."""
+    from agentpager.transcripts import short_arguments
+    from agentpager.transcripts.context import context_report
+
+    report = context_report(transcript)
+    out = sys.stdout
+    out.write(
+        f"{'turn':>5}  {'time':<8}  {'input':>9}  {'cache read':>10}  {'cache write':>11}  {'output':>7}  "
+        f"{'context':>9}  {'window':>9}  {'fill':>5}  {'tool outputs':>12}  over\n"
+    )
+    for turn in report.turns:
+        fill = f"{turn.context / turn.window:.0%}" if turn.window else "?"
+        mark = "~" if turn.estimated else " "
+        out.write(
+            f"{turn.number:>5}  {turn.timestamp[11:19]:<8}  {turn.input:>9,}  {turn.cache_read:>10,}  "
+            f"{turn.cache_creation:>11,}  {turn.output:>7,}  {mark}{turn.context:>8,}  "
+            f"{turn.window or 0:>9,}  {fill:>5}  {turn.outputs:>12,}  {turn.overflow if turn.overflow != 'none' else ''}\n"
+        )
+    if report.estimated:
+        out.write("~ estimated with cl100k: the log records no usage for these turns\n")
+    out.write("tool outputs: cl100k estimates\n\ncostliest tool outputs (cl100k tokens):\n")
+    for cost in report.costliest:
+        out.write(
+            f"{cost.tokens:>9,}  #{cost.call.index:<5} {cost.call.tool:<14} {short_arguments(cost.call.arguments)}\n"
+        )
+    return 0
+
+
+def _sessions(options: argparse.Namespace) -> int:
+    """Every agent session on this machine, by project, newest first."""
+    from dataclasses import asdict
+
+    from agentpager.sessions import duration_of, list_sessions
+    from agentpager.wording import plural
+
+    sessions = list_sessions(options.home)
+    out = sys.stdout
+    if options.json:
+        for info in sessions:
+            out.write(json.dumps(asdict(info) | {"duration_seconds": duration_of(info)}, ensure_ascii=False) + "\n")
+        return 0
+    if not sessions:
+        print("agentpager: no Claude Code, Codex or Gemini CLI sessions found.", file=sys.stderr)
+        return 0
+    by_project: dict[str, list] = {}
+    for info in sessions:
+        by_project.setdefault(info.project, []).append(info)
+    for project, infos in by_project.items():
+        out.write(f"{project}  ({plural(len(infos), 'session')})\n")
+        for info in infos:
+            seconds = duration_of(info)
+            took = "" if seconds is None else _duration_text(seconds)
+            tokens = "" if info.tokens is None else plural(info.tokens, "token")
+            out.write(
+                f"  {info.started[:16].replace('T', ' '):<16}  {took:>7}  {info.agent:<11} {info.version:<8} "
+                f"{info.model[:24]:<24} {plural(info.calls, 'call'):>10}  {tokens:>14}  {info.title[:60]}\n"
+            )
+    return 0
+
+
+def _duration_text(seconds: float) -> str:
+    minutes, second = divmod(int(seconds), 60)
+    hours, minute = divmod(minutes, 60)
+    return f"{hours}h{minute:02d}m" if hours else f"{minute}m{second:02d}s"
 
 
 def _settings() -> Any:
@@ -266,7 +340,9 @@ def _tui(options: argparse.Namespace) -> int:
     _check_theme(options.theme, config)
     from agentpager.tui import run
 
-    run(workspace, open_path, options.theme, config)
+    # Started in the home directory with nothing to open: the sessions are what there is to see.
+    nothing_to_open = options.path is None and os.path.abspath(root or ".") == os.path.expanduser("~")
+    run(workspace, open_path, options.theme, config, start_with_sessions=nothing_to_open)
     return 0
 
 
@@ -313,14 +389,30 @@ def _parser() -> argparse.ArgumentParser:
     profiles.set_defaults(run=_profiles)
 
     replay = commands.add_parser("replay", help="replay a transcript's file reads against the files now")
-    replay.add_argument("file", metavar="FILE", help="a Claude Code, Codex, OpenAI or Anthropic transcript")
-    replay.add_argument("--root", help="workspace root (default: the transcript's cwd if it exists, else .)")
+    replay.add_argument(
+        "file",
+        metavar="FILE",
+        help="a Claude Code, Codex, Gemini CLI, SWE-agent, OpenHands, OpenAI or Anthropic transcript",
+    )
+    replay.add_argument("--root", help="workspace root (default: the current directory)")
     replay.add_argument("--json", action="store_true", help="one JSON object per call")
+    replay.add_argument(
+        "--context", action="store_true", help="each model turn's context fill and the costliest tool outputs"
+    )
     replay.set_defaults(run=_replay)
 
+    sessions = commands.add_parser("sessions", help="list every Claude Code, Codex and Gemini CLI session")
+    sessions.add_argument("--home", help="look in this home directory instead of yours")
+    sessions.add_argument("--json", action="store_true", help="one JSON object per session")
+    sessions.set_defaults(run=_sessions)
+
     transcript = commands.add_parser("transcript", help="open a transcript in the TUI")
-    transcript.add_argument("file", metavar="FILE", help="a Claude Code, Codex, OpenAI or Anthropic transcript")
-    transcript.add_argument("--root", help="workspace root (default: the transcript's cwd if it exists, else .)")
+    transcript.add_argument(
+        "file",
+        metavar="FILE",
+        help="a Claude Code, Codex, Gemini CLI, SWE-agent, OpenHands, OpenAI or Anthropic transcript",
+    )
+    transcript.add_argument("--root", help="workspace root (default: the current directory)")
     transcript.add_argument("--theme", help="a Textual theme")
     transcript.set_defaults(run=_transcript)
 
@@ -348,6 +440,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(arguments)
     try:
         return options.run(options)
+    except BrokenPipeError:  # the reader went away (agentpager replay F | head): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except CommandError as error:
         print(f"agentpager: {error}", file=sys.stderr)
         return 2

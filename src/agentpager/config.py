@@ -40,6 +40,7 @@ KEYS: dict[str, tuple[str, str]] = {
     "copy_pair": ("C", "copy the call and its result as a message pair"),
     "toggle_pin": ("p", "pin the call, or follow the viewer again"),
     "transcript": ("t", "show the transcript"),
+    "sessions": ("S", "browse every agent session"),
     "goto_line": ("colon", "go to a line"),
     "search": ("slash", "search the file"),
     "next_match": ("n", "next search match"),

@@ -199,7 +199,8 @@ class Workspace:
             return call.text_of(call.resolve(path, "file"))
 
         try:
-            coverage = self.profile.coverage(tool, found.spec.bind(arguments), open_text)
+            state = self.states.get(self.profile.name, {})
+            coverage = self.profile.coverage(tool, found.spec.bind(arguments), open_text, state)
         except (ToolError, OSError, ValueError, LookupError):
             return None
         finally:

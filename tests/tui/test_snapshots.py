@@ -92,7 +92,7 @@ def test_transcript(snap_compare) -> None:
     root = Path(tempfile.gettempdir()) / "agentpager-snapshot" / "proj"
     shutil.rmtree(root.parent, ignore_errors=True)
     root.mkdir(parents=True)
-    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))))
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
 
     async def second_call(pilot: Pilot) -> None:
         await steady(pilot)

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from pilot_helpers import settle
-from textual.widgets import TextArea
+from rich.console import Console
+from textual.widgets import Static
 
 from agentpager import Workspace
 from agentpager.transcripts import open_transcript
@@ -15,6 +16,13 @@ from agentpager.tui.transcript_screen import CallList, TranscriptScreen
 from agentpager.tui.tree import WorkspaceTree
 
 SIZE = (200, 55)
+
+
+def shown(widget: Static) -> str:
+    """What a Static shows, as plain text."""
+    console = Console(width=200, record=True, color_system=None)
+    console.print(widget.content)
+    return console.export_text()
 
 
 def session(root: Path, count: int = 3) -> Path:
@@ -56,7 +64,7 @@ def session(root: Path, count: int = 3) -> Path:
 
 
 async def test_calls_replay_and_open_in_the_viewer(root: Path) -> None:
-    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))))
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -68,8 +76,8 @@ async def test_calls_replay_and_open_in_the_viewer(root: Path) -> None:
         )
         await pilot.press("down")
         await settle(pilot)
-        difference = screen.query_one("#difference", TextArea).text
-        assert difference.startswith("--- recorded\n+++ replayed now\n") and "-stale" in difference
+        difference = shown(screen.query_one("#difference", Static))
+        assert difference.startswith("recorded ← → replayed now\n") and "stale" in difference
         await pilot.press("up", "o")
         await settle(pilot)
         assert not isinstance(app.screen, TranscriptScreen)
@@ -82,7 +90,7 @@ async def test_calls_replay_and_open_in_the_viewer(root: Path) -> None:
 
 
 async def test_shell_calls_have_no_window(root: Path) -> None:
-    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))))
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("down", "down", "o")
@@ -105,11 +113,60 @@ async def test_the_tree_offers_a_transcript(root: Path) -> None:
 
 
 async def test_ten_thousand_calls(root: Path) -> None:
-    app = AgentPagerApp.for_transcript(open_transcript(str(session(root, 10_000))))
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root, 10_000))), str(root))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         calls = app.screen.query_one(CallList)
         assert calls.virtual_size.height == 10_000
         await pilot.press("end")
         assert calls.cursor == 9_999
+        app.screen.workers.cancel_all()
+
+
+async def test_filter_search_copy_and_the_conversation(root: Path) -> None:
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root, 6))), str(root))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        calls = screen.query_one(CallList)
+        conversation = shown(screen.query_one("#conversation", Static))
+        assert conversation.startswith("user: go\n▶ #0 Read(")
+        await pilot.press("f")  # calls that differ
+        await settle(pilot)
+        assert [calls.calls[i].index for i in calls.rows] == [1, 4]
+        await pilot.press("f", "f")  # this tool (Read)
+        await settle(pilot)
+        assert calls.rows == [0, 1, 3, 4]
+        await pilot.press("f")  # all calls again
+        await pilot.press("slash", *"big.txt", "enter")
+        await settle(pilot)
+        assert calls.rows == [0, 1, 2, 3, 4, 5], "the shell calls printed big.txt"
+        await pilot.press("slash", *"stale", "enter")
+        await settle(pilot)
+        assert calls.rows == [1, 4]
+        await pilot.press("c")
+        await settle(pilot)
+        assert app.clipboard == "stale"
+
+
+async def test_a_growing_session_is_followed(root: Path) -> None:
+    path = session(root, 3)
+    app = AgentPagerApp.for_transcript(open_transcript(str(path)), str(root))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        calls = app.screen.query_one(CallList)
+        await pilot.press("F")
+        lines = path.read_text().splitlines()
+        with path.open("a") as file:
+            file.write(lines[1].replace('"t0"', '"t9"') + "\n" + lines[2].replace('"t0"', '"t9"')[:20])
+        await pilot.pause(1.2)
+        await settle(pilot)
+        assert len(calls.calls) == 4 and calls.rows == [0, 1, 2, 3]
+        assert app.screen.transcript.calls[3].result is None, "the result's line is still being written"
+        with path.open("a") as file:
+            file.write(lines[2].replace('"t0"', '"t9"')[20:] + "\n")
+        await pilot.pause(1.2)
+        await settle(pilot)
+        assert app.screen.transcript.calls[3].result is not None and not app.screen.transcript.problems
+        await pilot.press("F")
         app.screen.workers.cancel_all()

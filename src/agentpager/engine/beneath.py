@@ -26,7 +26,8 @@ from typing import Literal
 
 from agentpager.engine.lineindex import FileChanged
 
-Want = Literal["file", "directory"]
+Want = Literal["file", "directory", "any"]
+"""What to open for reading: a regular file, a directory, or whichever of the two is there."""
 
 MAX_SYMLINKS = 40
 """Symlinks followed in one resolution before it counts as a loop (Linux's MAXSYMLINKS)."""
@@ -42,8 +43,8 @@ _READ_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC
 class Found:
     """Where a path leads, what is there, and a descriptor to read it when it is what was wanted.
 
-    ``fd`` is set only for a regular file (``want="file"``) or a directory (``want="directory"``)
-    inside the root that could be opened; the caller closes it.
+    ``fd`` is set only for a regular file (``want`` ``file`` or ``any``) or a directory (``directory``
+    or ``any``) inside the root that could be opened; the caller closes it. Nothing else is opened.
     """
 
     real: str
@@ -223,10 +224,10 @@ class _Walk:
         if directory_only and not stat.S_ISDIR(st.st_mode):
             return Found(real, True, error=errno.ENOTDIR)
         try:
-            if want == "directory" and stat.S_ISDIR(st.st_mode):
+            if want != "file" and stat.S_ISDIR(st.st_mode):
                 assert top.fd is not None
                 return Found(real, True, st, fd=os.open(".", _READ_DIRECTORY, dir_fd=top.fd))
-            if want == "file" and stat.S_ISREG(st.st_mode):
+            if want != "directory" and stat.S_ISREG(st.st_mode):
                 parent = self.steps[-2].fd
                 assert parent is not None
                 return Found(real, True, st, fd=_open_same_file(top.name, parent, st))
@@ -314,8 +315,9 @@ def _open_with_openat2(root: str, root_fd: int, relative: str, want: Want) -> Fo
         if real != root and not real.startswith(root.rstrip("/") + "/"):
             return None  # a deleted file, say
         st = os.fstat(handle)
-        flags = _READ_DIRECTORY if want == "directory" else os.O_RDONLY | _CLOEXEC
-        if (stat.S_ISDIR if want == "directory" else stat.S_ISREG)(st.st_mode):
+        directory = stat.S_ISDIR(st.st_mode)
+        flags = _READ_DIRECTORY if directory else os.O_RDONLY | _CLOEXEC
+        if (directory and want != "file") or (stat.S_ISREG(st.st_mode) and want != "directory"):
             try:
                 return Found(real, True, st, fd=os.open(f"/proc/self/fd/{handle}", flags))
             except PermissionError:

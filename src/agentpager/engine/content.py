@@ -22,7 +22,7 @@ from agentpager.engine import cache
 from agentpager.engine.classify import DOCUMENT_MIMES, HEAD_SIZE, Classification, classify
 from agentpager.engine.documents import ConversionError, convert_document
 from agentpager.engine.lineindex import Cancelled, LineIndex, Stamp, iter_bytes
-from agentpager.engine.textfile import Reopener, TextFile, path_opener
+from agentpager.engine.textfile import Reopener, TextFile, path_of, path_opener
 
 
 class Opened(Protocol):
@@ -92,6 +92,11 @@ class ContentStore:
             return TextContent(self._derived_file(self._reencode(opened, found, stamp)), found)
         return TextContent(TextFile(reopen, self._index(opened.real, found.bom_length)), found)
 
+    def utf8_file(self, real_path: str, reopen: Reopener) -> TextFile:
+        """The file's bytes as UTF-8 text, as they are: not classified, no byte-order mark skipped
+        (for agents that read every file as UTF-8). ``reopen`` as for ``content``."""
+        return TextFile(reopen, self._index(real_path, 0))
+
     def _derived_file(self, path: Path) -> TextFile:
         """A converted or re-encoded text in the cache (which is ours: it is opened by its name)."""
         return TextFile(path_opener(str(path)), self._index(str(path), 0))
@@ -120,7 +125,7 @@ class ContentStore:
         if failure.exists():
             raise ConversionError(failure.read_text(encoding="utf-8"))
         try:
-            text = convert_document(_path_of(fd), found.document_type)
+            text = convert_document(path_of(fd), found.document_type)
         except ConversionError as error:
             cache.write_atomically(failure, [error.reason.encode("utf-8")])
             raise
@@ -160,11 +165,6 @@ class ContentStore:
         if not target.exists():
             cache.write_atomically(target, _reencoded(opened.fd, found, stamp.size))
         return target
-
-
-def _path_of(fd: int) -> str:
-    """A name that opens the file ``fd`` is open on, whatever happens to its own name meanwhile."""
-    return f"/dev/fd/{fd}"
 
 
 def _reencoded(fd: int, found: Classification, size: int) -> Iterator[bytes]:

@@ -38,6 +38,12 @@ def path_opener(path: str) -> Reopener:
     return functools.partial(os.open, path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
 
 
+def path_of(fd: int) -> str:
+    """A name that opens the file ``fd`` is open on (afresh, at its start), whatever becomes of its own
+    name: for libraries that take a path."""
+    return f"/dev/fd/{fd}"
+
+
 class TextFile:
     """A file whose bytes after ``base`` (a byte-order mark) are UTF-8 text.
 
@@ -100,6 +106,10 @@ class TextReader:
         with self._index.lock:
             self._check()
             return total > 0 and self._index.newline_count == total
+
+    def head(self, length: int) -> bytes:
+        """The file's first ``length`` bytes from its very start (all of them when it is shorter)."""
+        return read_exact(self._fd, min(length, self._index.size), 0)
 
     def decoded(self) -> Iterator[str]:
         """The whole text, decoded a block at a time (invalid bytes become U+FFFD)."""

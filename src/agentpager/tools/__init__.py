@@ -19,6 +19,8 @@ _MODULES = {
     "vault": "agentpager.tools.vault",
     "claude-code": "agentpager.tools.claude_code",
     "codex": "agentpager.tools.codex",
+    "openhands": "agentpager.tools.openhands",
+    "swe-agent": "agentpager.tools.swe_agent",
 }
 
 

@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 from agentpager.tools.errors import ToolError
 
-ParamType = Literal["integer", "boolean", "string"]
+ParamType = Literal["integer", "boolean", "string", "integers"]
+"""``integers`` is a JSON array of integers (of any length: the tool checks how many it wants)."""
 
 
 class _Required:
@@ -42,7 +43,10 @@ class Param:
         return self.default is REQUIRED
 
     def schema(self) -> dict[str, Any]:
-        schema: dict[str, Any] = {"type": self.type if self.default is not None else [self.type, "null"]}
+        json_type = "array" if self.type == "integers" else self.type
+        schema: dict[str, Any] = {"type": json_type if self.default is not None else [json_type, "null"]}
+        if self.type == "integers":
+            schema["items"] = {"type": "integer"}
         schema["description"] = self.description
         if self.minimum is not None:
             schema["minimum"] = self.minimum
@@ -55,19 +59,38 @@ class Param:
         if value is None and self.default is None:
             return None
         if self.type == "integer":
-            if type(value) is int:
-                return value
-            if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
+            number = _integer(value)
+            if number is not None:
+                return number
+        elif self.type == "integers":
+            if isinstance(value, str):  # as typed in a form: "[1, 20]"
                 try:
-                    return int(value)
-                except ValueError:  # more digits than Python converts
+                    value = json.loads(value)
+                except ValueError:
                     pass
+            if isinstance(value, list):
+                numbers = [_integer(item) for item in value]
+                if None not in numbers:
+                    return numbers
         elif self.type == "boolean":
             if type(value) is bool:
                 return value
         elif isinstance(value, str):
             return value
-        raise ToolError(f"Invalid value for '{self.name}': expected {self.type}, got {_as_json(value)}.")
+        expected = "an array of integers" if self.type == "integers" else self.type
+        raise ToolError(f"Invalid value for '{self.name}': expected {expected}, got {_as_json(value)}.")
+
+
+def _integer(value: Any) -> int | None:
+    """An integer, or the integer a string of digits stands for; None for anything else."""
+    if type(value) is int:
+        return value
+    if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
+        try:
+            return int(value)
+        except ValueError:  # more digits than Python converts
+            pass
+    return None
 
 
 def _as_json(value: Any) -> str:

@@ -16,7 +16,7 @@ from agentpager.tools.args import ToolSpec
 from agentpager.tools.errors import ToolError, binary_message
 from agentpager.tools.guard import GuardSettings, guard
 from agentpager.tools.listing import ListingCache
-from agentpager.tools.paths import Resolved, Root, Want, is_within, resolve
+from agentpager.tools.paths import Placed, Resolved, Root, Want, is_within, place, resolve
 
 
 @dataclass
@@ -35,13 +35,19 @@ class Call:
     truncated: bool = field(default=False, init=False)
     uncertain: str = field(default="", init=False)
     """Why the answer may not be the real agent's (it depends on what only the model's server knows)."""
-    _opened: list[Resolved] = field(default_factory=list, init=False, repr=False)
+    _opened: list[Resolved | Placed] = field(default_factory=list, init=False, repr=False)
 
     def resolve(self, argument: str, want: Want) -> Resolved:
         """Check a path argument (contract section 1) and open it; it stays open until the call is closed."""
         resolved = resolve(self.root, argument, want)
         self._opened.append(resolved)
         return resolved
+
+    def place(self, path: str, argument: str) -> Placed:
+        """``path`` opened beneath the root whatever is there (see ``paths.place``), until the call is closed."""
+        placed = place(self.root, path, argument)
+        self._opened.append(placed)
+        return placed
 
     def close(self) -> None:
         """Close what the call opened."""
@@ -129,7 +135,7 @@ class RecordedCall:
     arguments: dict[str, Any]
     output: str | None
     agent: str = ""
-    """The transcript's format (``claude-code``, ``codex``, ``openai``, ``anthropic``)."""
+    """The transcript's format (``claude-code``, ``codex``, ``gemini``, ``openai``, ...)."""
     version: str = ""
     """The agent's version, when the transcript says."""
     cwd: str | None = None
@@ -142,6 +148,14 @@ class RecordedCall:
             if is_within(normal, base):
                 return os.path.relpath(normal, base).replace(os.sep, "/")
         return path
+
+
+@dataclass(frozen=True)
+class ShellCommand:
+    """A recorded shell call's command line and the directory it ran in (None: the agent's cwd)."""
+
+    command: str | list[str]
+    workdir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -187,13 +201,32 @@ class Profile:
         """The call that reads ``path``: the lines ``shown`` on screen when given, else the default read."""
         return self.read_tool.spec.name, {self.file_argument: path}
 
-    def coverage(self, tool: str, arguments: dict[str, Any], open_text: Opener) -> Coverage | None:
-        """What a read call (its arguments with defaults filled in) covers; None for other calls."""
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
+        """What a read call (its arguments with defaults filled in) covers, made now in a workspace
+        whose profile keeps ``state`` between calls; None for other calls."""
         return None
 
     def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
         """The call that lists directory ``path`` from its ``offset``-th file; None without a listing tool."""
         return None
+
+    def shell_command(self, recorded: RecordedCall) -> ShellCommand | None:
+        """The command line of a recorded call to this agent's shell tool; None for other calls.
+
+        A shell call that only reads files (``cat``, ``sed -n``, ``head``...) can be replayed by
+        emulating its command over the workspace; the profile says which calls are shell calls.
+        """
+        return None
+
+    def same_output(self, recorded: str, replayed: str) -> bool:
+        """Whether a replayed output says what the recorded one said: byte for byte by default.
+
+        A profile whose outputs carry what changes from run to run (how long a command took)
+        compares the rest.
+        """
+        return recorded == replayed
 
     def claim(self, recorded: RecordedCall) -> Claim | None:
         """How this profile replays a recorded call, or None when the call is not one of its own.

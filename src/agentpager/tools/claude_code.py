@@ -24,6 +24,7 @@ from agentpager.tools.base import (
     Opener,
     Profile,
     RecordedCall,
+    ShellCommand,
     Shown,
     Tool,
     lines_covered,
@@ -113,12 +114,26 @@ def read(call: Call, file_path: str, offset: int | None, limit: int | None) -> s
     return numbered + (f"{_REMINDER_START}{reminder}{_REMINDER_END}" if reminder else "")
 
 
-def settings_shown_by(recorded: str | None) -> dict[str, Any]:
-    """The settings that reproduce what a recorded Read shows: its line format and reminder."""
+ARROW_UNTIL = (2, 1, 84)
+"""The last version seen numbering lines ``{n:>6}→`` (FIELD-NOTES); ``{n}\\t`` from about 2.1.123."""
+
+
+def _version(text: str) -> tuple[int, ...] | None:
+    parts = text.split(".")
+    return tuple(int(part) for part in parts) if all(part.isdigit() for part in parts) and text else None
+
+
+def settings_shown_by(recorded: str | None, version: str = "") -> dict[str, Any]:
+    """The settings that reproduce what a recorded Read shows: its line format and reminder.
+
+    A recorded output with no numbered line (an empty file's warning, an error) says nothing of the
+    line format: the agent's version decides it then.
+    """
     settings: dict[str, Any] = {}
+    shown = _version(version)
     if recorded is None:
         return settings
-    if _ARROW_LINE.match(recorded):
+    if _ARROW_LINE.match(recorded) or (not re.match(r"\d+\t", recorded) and shown is not None and shown <= ARROW_UNTIL):
         settings["line_format"] = "arrow"
     if recorded.endswith(_REMINDER_END) and _REMINDER_START in recorded:
         start = recorded.rindex(_REMINDER_START) + len(_REMINDER_START)
@@ -133,16 +148,24 @@ class ClaudeCode(Profile):
             arguments |= {"offset": shown.top, "limit": shown.bottom - shown.top + 1}
         return "Read", arguments
 
-    def coverage(self, tool: str, arguments: dict[str, Any], open_text: Opener) -> Coverage | None:
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
         first = max(arguments["offset"] or 1, 1)
         limit = arguments["limit"]
         return lines_covered(arguments["file_path"], first, None if limit is None else first + limit - 1, open_text)
+
+    def shell_command(self, recorded: RecordedCall) -> ShellCommand | None:
+        command = recorded.arguments.get("command")
+        if recorded.agent != "claude-code" or recorded.tool != "Bash" or not isinstance(command, str):
+            return None
+        return ShellCommand(command)
 
     def claim(self, recorded: RecordedCall) -> Claim | None:
         claim = super().claim(recorded)
         if claim is None:
             return None
-        return Claim(claim.tool, claim.arguments, settings_shown_by(recorded.output))
+        return Claim(claim.tool, claim.arguments, settings_shown_by(recorded.output, recorded.version))
 
 
 PROFILE = ClaudeCode(

@@ -170,7 +170,9 @@ class Crush(Profile):
             arguments |= {"start_line": shown.top, "end_line": shown.bottom}
         return "file_read", arguments
 
-    def coverage(self, tool: str, arguments: dict[str, Any], open_text: Opener) -> Coverage | None:
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
         return lines_covered(arguments["filename"], arguments["start_line"] or 1, arguments["end_line"], open_text)
 
 

@@ -106,7 +106,9 @@ class Forge(Profile):
             arguments |= {"start_byte": start, "end_byte": min(end, start + MAX_RANGE_BYTES)}
         return "fs_read", arguments
 
-    def coverage(self, tool: str, arguments: dict[str, Any], open_text: Opener) -> Coverage | None:
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
         path = arguments["path"]
         content = open_text(path)
         if not _is_utf8_text(content):

@@ -11,6 +11,7 @@ paging through a huge listing does not walk the tree again.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import functools
 import os
@@ -85,6 +86,20 @@ def read_directory(root: Root, path: str) -> DirectoryEntries:
         return DirectoryEntries(error="unreadable" if error.reason == "denied" else error.message)
     except OSError as error:
         return DirectoryEntries(error=error.strerror or type(error).__name__)
+
+
+def read_subdirectory(root: Root, real: str, name: str) -> DirectoryEntries:
+    """The entries of ``name`` in the directory whose real path is ``real``: a subdirectory, or a
+    symlink to one inside the root; ``error`` set for anything else."""
+    found = open_beneath(root.real, _join(real, name), "directory")
+    if found.fd is None:
+        return DirectoryEntries(error=os.strerror(found.error or errno.ENOTDIR))
+    try:
+        return read_entries(root, found.fd, found.real)
+    except OSError as error:
+        return DirectoryEntries(error=error.strerror or type(error).__name__)
+    finally:
+        os.close(found.fd)
 
 
 def _symlink_kind(root: Root, path: str) -> str:

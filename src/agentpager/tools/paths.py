@@ -6,9 +6,12 @@ import errno
 import os
 import stat
 from dataclasses import dataclass
+from typing import Literal
 
-from agentpager.engine.beneath import Want, open_beneath
+from agentpager.engine.beneath import open_beneath
 from agentpager.tools.errors import ToolError
+
+Want = Literal["file", "directory"]
 
 
 def is_within(path: str, root: str) -> bool:
@@ -104,3 +107,48 @@ def resolve(root: Root, argument: str, want: Want) -> Resolved:
         resolved.close()
         raise ToolError(f"Permission denied: '{argument}'.", reason="denied")
     return resolved
+
+
+@dataclass
+class Placed:
+    """Where a path leads in the workspace, what is there, and a descriptor to read it (for the agents
+    whose tools check paths their own way): ``st`` is None when nothing is there, ``fd`` when it is
+    neither a regular file nor a directory, or cannot be read (``error`` says why)."""
+
+    real: str
+    st: os.stat_result | None
+    fd: int | None
+    error: int = 0
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def place(root: Root, path: str, argument: str) -> Placed:
+    """``path`` (absolute, or relative to the root) opened beneath the root, whatever is there;
+    ToolError naming ``argument`` when it leads outside."""
+    found = open_beneath(root.real, path, "any")
+    if not found.inside:
+        raise ToolError(f"Path '{argument}' is outside the workspace.")
+    return Placed(found.real, found.st, found.fd, found.error)
+
+
+def agent_path(root: Root, argument: str, working_dir: str) -> tuple[str, str]:
+    """Place ``argument`` (absolute, or relative to ``working_dir``) in the workspace, which plays the
+    agent's working directory: the path as the agent names it (absolute), and the path here (open
+    it with ``place``, which refuses a path that leaves the workspace)."""
+    if argument == "":
+        raise ToolError("path must not be empty.")
+    if "\0" in argument:
+        raise ToolError("Path contains a NUL byte.")
+    agent = os.path.normpath(os.path.join(working_dir, argument))
+    local = os.path.join(root.path, os.path.relpath(agent, working_dir)) if is_within(agent, working_dir) else agent
+    return os.path.join(working_dir, argument), local
+
+
+def agent_display(root: Root, real: str, working_dir: str) -> str:
+    """A real path in the workspace as the agent would name it: absolute, under ``working_dir``."""
+    relative = os.path.relpath(real, root.real)
+    return working_dir if relative == "." else os.path.join(working_dir, relative)

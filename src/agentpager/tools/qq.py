@@ -140,7 +140,9 @@ class QQ(Profile):
             arguments["start_line"] = shown.top
         return "read_file", arguments
 
-    def coverage(self, tool: str, arguments: dict[str, Any], open_text: Opener) -> Coverage | None:
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
         if tool != "read_file":
             return None
         first = arguments["start_line"]

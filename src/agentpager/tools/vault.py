@@ -50,7 +50,9 @@ class Vault(Profile):
                 arguments["offset"] = reader.char_offset(shown.top)
         return "read_file", arguments
 
-    def coverage(self, tool: str, arguments: dict[str, Any], open_text: Opener) -> Coverage | None:
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
         path, offset = arguments["path"], arguments["offset"]
         with open_text(path).file.open() as reader:
             end = min(offset + arguments["length"], reader.char_count())

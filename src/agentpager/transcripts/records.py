@@ -1,8 +1,10 @@
 """The JSON records of a transcript file, read a window at a time, each with where it came from.
 
-A transcript is either JSON Lines (one record per line) or one JSON array (one record per
-element). Both are read through the engine's TextFile, never whole: lines in batches, array
-elements one at a time from a stream of characters. A record's location lets it be read again
+A transcript is JSON Lines (one record per line), one JSON array (one record per element), or
+one JSON object (Gemini CLI's ``session-*.json``, the Codex TypeScript CLI's ``rollout-*.json``,
+SWE-agent's ``.traj``) whose array members are streamed element by element. All are read through
+the engine's TextFile, never whole: lines in batches, elements one at a time from a stream of
+characters. A record's location lets it be read again
 later, so a transcript of hundreds of MB keeps only summaries in memory.
 """
 
@@ -15,9 +17,10 @@ from typing import Any, Literal
 
 from agentpager.engine.textfile import TextFile, TextReader, path_opener
 
-Kind = Literal["jsonl", "array"]
+Kind = Literal["jsonl", "array", "object"]
 _DECODER = json.JSONDecoder()
 _WHITESPACE = " \t\r\n"
+_KIND_PROBE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,10 @@ class Location:
 class Record:
     value: Any
     where: Location
+    container: str = ""
+    """For a file that is one JSON object: the member whose array holds this record (``messages``,
+    ``items``, ``trajectory``), or ``""`` for a member that is not an array (then ``value`` is
+    ``{name: value}``)."""
 
 
 @dataclass(frozen=True)
@@ -45,26 +52,42 @@ class BadRecord:
 
 
 class RecordFile:
-    """A transcript file's records."""
+    """A transcript file's records: JSON Lines, one JSON array, or one JSON object whose arrays are streamed."""
 
     def __init__(self, path: str) -> None:
+        self.path = path
         self.file = TextFile(path_opener(path))
+        self.partial_line = 0
+        """The last line's number when the file did not end with a newline at the last read (a
+        line still being written, when the file grows), else 0."""
 
     def kind(self) -> Kind:
-        """``array`` when the first character that is not white space is ``[``."""
+        """``array`` for ``[``; ``object`` for a ``{`` whose first line is not a whole JSON value
+        (a pretty-printed document); else ``jsonl``."""
         with self.file.open() as reader:
-            for chunk in reader.decoded():
-                stripped = chunk.lstrip(_WHITESPACE + "\ufeff")
-                if stripped:
-                    return "array" if stripped[0] == "[" else "jsonl"
+            head = reader.head(_KIND_PROBE_BYTES).decode("utf-8", "replace")
+        stripped = head.lstrip(_WHITESPACE + "\ufeff")
+        if stripped.startswith("["):
+            return "array"
+        if stripped.startswith("{"):
+            first_line = stripped.split("\n", 1)[0]
+            try:
+                json.loads(first_line)
+            except ValueError:
+                return "jsonl" if len(first_line) >= _KIND_PROBE_BYTES - 1 else "object"
         return "jsonl"
 
-    def records(self) -> Iterator[Record | BadRecord]:
+    def records(self, first_line: int = 1) -> Iterator[Record | BadRecord]:
+        """Every record; for JSON Lines, from line ``first_line`` on (a file being written is read on
+        from where the last read stopped)."""
+        kind = self.kind()
         with self.file.open() as reader:
-            if self.kind() == "array":
-                yield from _array_elements(reader)
+            if kind == "jsonl":
+                total = reader.line_count()
+                self.partial_line = total if _ends_open(reader) else 0
+                yield from _json_lines(reader, first_line)
             else:
-                yield from _json_lines(reader)
+                yield from _Stream(reader).document(kind)
 
     def read_again(self, where: Location) -> Any:
         """The record at ``where``, parsed again."""
@@ -74,8 +97,13 @@ class RecordFile:
             return json.loads(str(reader.chars_text(where.start, where.length)))
 
 
-def _json_lines(reader: TextReader) -> Iterator[Record | BadRecord]:
-    for number, line in reader.iter_lines():
+def _ends_open(reader: TextReader) -> bool:
+    """Whether the file's last byte is not a newline."""
+    return reader.line_count() > 0 and not reader.ends_with_newline()
+
+
+def _json_lines(reader: TextReader, first: int) -> Iterator[Record | BadRecord]:
+    for number, line in reader.iter_lines(first):
         if not line.strip():
             continue
         where = Location(line=number)
@@ -85,61 +113,127 @@ def _json_lines(reader: TextReader) -> Iterator[Record | BadRecord]:
             yield BadRecord(where, f"not JSON ({error})")
 
 
-def _array_elements(reader: TextReader) -> Iterator[Record | BadRecord]:
-    """The elements of a top-level JSON array, parsed one at a time from a character stream."""
-    chunks = reader.decoded()
-    buffer, consumed = "", 0  # consumed: characters of the file before the buffer
-    state = "open"  # expecting "[", then an element or "]", then "," or "]"
-    ended = False
+class _Stream:
+    """The characters of a file, a chunk at a time, parsed one JSON value at a time.
 
-    def more() -> bool:
-        nonlocal buffer, ended
-        chunk = next(chunks, None)
-        if chunk is None:
-            ended = True
+    The buffer holds what is not parsed yet: at most one element (or member) and a chunk.
+    """
+
+    def __init__(self, reader: TextReader) -> None:
+        self.chunks = reader.decoded()
+        self.buffer, self.consumed, self.position, self.ended = "", 0, 0, False
+
+    def more(self) -> bool:
+        """Read on until the unparsed text at least doubles (so a huge value is parsed a few times,
+        not once per chunk); False at the end of the file."""
+        wanted = max(1, 2 * (len(self.buffer) - self.position))
+        pieces = [self.buffer[self.position :]]
+        read = 0
+        while read < wanted:
+            chunk = next(self.chunks, None)
+            if chunk is None:
+                self.ended = True
+                break
+            pieces.append(chunk)
+            read += len(chunk)
+        if not read:
             return False
-        buffer += chunk
+        # Drop what was parsed, so the buffer holds one element at most.
+        self.buffer, self.consumed = "".join(pieces), self.consumed + self.position
+        self.position = 0
         return True
 
-    position = 0
-    while True:
-        while position < len(buffer) and buffer[position] in _WHITESPACE + "\ufeff":
-            position += 1
-        if position >= len(buffer):
-            buffer, consumed, position = "", consumed + len(buffer), 0
-            if not more():
-                if state != "done":
-                    yield BadRecord(Location(start=consumed), "the JSON array is not closed")
-                return
-            continue
-        char = buffer[position]
-        if state == "open":
-            if char != "[":
-                yield BadRecord(Location(start=consumed + position), "not a JSON array")
-                return
-            position, state = position + 1, "element"
-        elif state in ("element", "separator") and char == "]":
-            state = "done"
-            position += 1
-        elif state == "separator":
-            if char != ",":
-                yield BadRecord(Location(start=consumed + position), f"expected ',' or ']', found {char!r}")
-                return
-            position, state = position + 1, "element"
-        elif state == "element":
+    def peek(self) -> str:
+        """The next character that is not white space, or ``""`` at the end of the file."""
+        while True:
+            while self.position < len(self.buffer) and self.buffer[self.position] in _WHITESPACE + "\ufeff":
+                self.position += 1
+            if self.position < len(self.buffer):
+                return self.buffer[self.position]
+            if not self.more():
+                return ""
+
+    def here(self) -> Location:
+        return Location(start=self.consumed + self.position)
+
+    def value(self) -> tuple[Any, Location] | BadRecord:
+        """The JSON value at the cursor, and where it is."""
+        self.peek()
+        while True:
             try:
-                value, end = _DECODER.raw_decode(buffer, position)
+                value, end = _DECODER.raw_decode(self.buffer, self.position)
             except ValueError as error:
-                if not ended and more():
-                    continue  # the element goes on in the next chunk
-                yield BadRecord(Location(start=consumed + position), f"not JSON ({error})")
-                return
-            if end == len(buffer) and not ended and more():
+                if not self.ended and self.more():
+                    continue  # the value goes on in the next chunk
+                return BadRecord(self.here(), f"not JSON ({error})")
+            if end == len(self.buffer) and not self.ended and self.more():
                 continue  # a number cut by the chunk's end would parse too early
-            yield Record(value, Location(start=consumed + position, length=end - position))
-            # Drop what was parsed, so the buffer holds one element at most.
-            consumed, buffer, position = consumed + end, buffer[end:], 0
-            state = "separator"
-        else:  # after the closing bracket
-            yield BadRecord(Location(start=consumed + position), "text after the end of the JSON array")
+            where = Location(start=self.consumed + self.position, length=end - self.position)
+            self.position = end
+            return value, where
+
+    def document(self, kind: Kind) -> Iterator[Record | BadRecord]:
+        opening = self.peek()
+        if opening != ("[" if kind == "array" else "{"):
+            yield BadRecord(self.here(), f"not a JSON {kind}")
             return
+        self.position += 1
+        if kind == "array":
+            yield from self.elements("")
+        else:
+            yield from self.members()
+        if self.peek():
+            yield BadRecord(self.here(), f"text after the end of the JSON {kind}")
+
+    def elements(self, container: str) -> Iterator[Record | BadRecord]:
+        """The elements of an array whose ``[`` was read, one at a time, through its ``]``."""
+        if self.peek() == "]":
+            self.position += 1
+            return
+        while True:
+            if not self.peek():
+                yield BadRecord(self.here(), "the JSON array is not closed")
+                return
+            parsed = self.value()
+            if isinstance(parsed, BadRecord):
+                yield parsed
+                return
+            yield Record(parsed[0], parsed[1], container)
+            separator = self.peek()
+            self.position += 1
+            if separator == "]":
+                return
+            if separator != ",":
+                self.position -= 1
+                yield BadRecord(self.here(), f"expected ',' or ']', found {separator or 'the end'!r}")
+                return
+
+    def members(self) -> Iterator[Record | BadRecord]:
+        """The members of an object whose ``{`` was read: arrays element by element, others whole."""
+        if self.peek() == "}":
+            self.position += 1
+            return
+        while True:
+            key = self.value() if self.peek() == '"' else BadRecord(self.here(), "expected a member name")
+            if isinstance(key, BadRecord) or self.peek() != ":":
+                yield key if isinstance(key, BadRecord) else BadRecord(self.here(), "expected ':'")
+                return
+            self.position += 1
+            name = str(key[0])
+            if self.peek() == "[":
+                self.position += 1
+                yield from self.elements(name)
+            else:
+                parsed = self.value()
+                if isinstance(parsed, BadRecord):
+                    yield parsed
+                    return
+                yield Record({name: parsed[0]}, parsed[1])
+            separator = self.peek()
+            self.position += 1
+            if separator == "}":
+                return
+            if separator != ",":
+                self.position -= 1
+                yield BadRecord(self.here(), f"expected ',' or '}}', found {separator or 'the end'!r}")
+                return

@@ -2,22 +2,27 @@
 
 Each recorded call is offered to the profiles in the registry's order; the first that claims it
 (one of its tools, with arguments that tool has) replays it, with the settings it reads off the
-recorded output and with absolute paths under the transcript's cwd made relative, so they land in
-the workspace replayed against. Anything no profile claims (shell commands, edits) is listed as not
-replayable.
+recorded output (and the agent's version at that call) and with absolute paths under the cwd the
+agent had at that call made relative, so they land in the workspace replayed against. The profile
+also says whether the replayed output is the recorded one (``Profile.same_output``). A shell call
+a profile recognises (``Profile.shell_command``) is listed with its command line: replaying
+read-only commands needs the shell emulator, which this version does not have. Anything else
+(edits, searches) is listed as not replayable.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentpager.tools import all_profiles
+from agentpager.tools import all_profiles, get_profile
 from agentpager.tools.base import RecordedCall
 from agentpager.transcripts import Transcript
 from agentpager.transcripts.formats import ToolCall
 from agentpager.workspace import ToolResult, Workspace
+
+SHELL_NOT_EMULATED = "a shell command: shell reads are not emulated in this version"
+STATUSES = ("same", "differs", "uncertain", "unchanged", "not replayable")
 
 
 @dataclass(frozen=True)
@@ -36,50 +41,84 @@ class Replay:
     recorded: str | None
     plan: Plan | None
     result: ToolResult | None
+    reason: str = ""
+    """Why the call is not replayed, when it is not."""
 
     @property
     def matches(self) -> bool | None:
-        """Whether the replayed output is the recorded one, byte for byte; None if not replayable."""
-        if self.result is None:
+        """Whether the replayed output says what the recorded one said (as its profile compares
+        them); None when not replayable, or when the agent recorded only that the file was unchanged."""
+        if self.result is None or self.plan is None or self.unchanged:
             return None
-        return self.result.text == self.recorded
+        if self.recorded is None:
+            return False
+        return get_profile(self.plan.profile).same_output(self.recorded, self.result.text)
+
+    @property
+    def unchanged(self) -> bool:
+        """The agent answered "unchanged since the earlier read" instead of the file's text."""
+        return self.call.result is not None and self.call.result.unchanged
 
     @property
     def status(self) -> str:
         """``same``, ``differs``, ``uncertain`` (different, but decided by what only the model's
-        server knows) or ``not replayable``."""
+        server knows), ``unchanged`` (the agent was told the file had not changed since it read it)
+        or ``not replayable``."""
         if self.result is None:
             return "not replayable"
+        if self.unchanged:
+            return "unchanged"
         if self.matches:
             return "same"
         return "uncertain" if self.result.uncertain else "differs"
 
 
 class Replayer:
-    """Replays calls against ``root`` (default: the transcript's cwd if it exists here, else ``.``)."""
+    """Replays calls against ``root`` (default: the current directory).
+
+    The root never comes from the transcript: a log that says ``"cwd": "/"`` must not turn a
+    replay into a read of the whole machine. A recorded cwd only maps absolute paths into the root.
+    """
 
     def __init__(self, transcript: Transcript, root: str | None = None) -> None:
         self.transcript = transcript
-        cwd = transcript.cwd
-        self.root = root or (cwd if cwd and os.path.isdir(cwd) else ".")
+        self.root = root or "."
         self.workspace = Workspace(self.root)
 
-    def plan(self, call: ToolCall, recorded: str | None) -> Plan | None:
+    def recorded_call(self, call: ToolCall, recorded: str | None) -> RecordedCall | None:
         if not isinstance(call.arguments, dict):
             return None
-        recorded_call = RecordedCall(
-            call.tool, call.arguments, recorded, self.transcript.format, cwd=self.transcript.cwd
+        transcript = self.transcript
+        return RecordedCall(
+            call.tool,
+            call.arguments,
+            recorded,
+            transcript.format,
+            version=call.version or transcript.parsed.version,
+            cwd=call.cwd or transcript.cwd,
         )
+
+    def plan(self, call: ToolCall, recorded: str | None) -> Plan | None:
+        recorded_call = self.recorded_call(call, recorded)
+        if recorded_call is None:
+            return None
         for profile in all_profiles():
             claim = profile.claim(recorded_call)
             if claim is not None:
                 return Plan(claim.profile or profile.name, claim.tool, claim.arguments, claim.settings)
         return None
 
+    def not_replayed(self, call: ToolCall, recorded: str | None) -> str:
+        """Why a call no profile claims is not replayed."""
+        recorded_call = self.recorded_call(call, recorded)
+        if recorded_call is not None and any(p.shell_command(recorded_call) for p in all_profiles()):
+            return SHELL_NOT_EMULATED
+        return "not one of the file tools"
+
     def replay(self, call: ToolCall) -> Replay:
         recorded = self.transcript.recorded(call)
         plan = self.plan(call, recorded)
         if plan is None:
-            return Replay(call, recorded, None, None)
+            return Replay(call, recorded, None, None, self.not_replayed(call, recorded))
         workspace = self.workspace.with_profile(plan.profile, plan.settings)
         return Replay(call, recorded, plan, workspace.call(plan.tool, plan.arguments))

@@ -14,11 +14,15 @@ if TYPE_CHECKING:
 
 
 def run(
-    workspace: Workspace, open_path: str | None = None, theme: str | None = None, config: Config | None = None
+    workspace: Workspace,
+    open_path: str | None = None,
+    theme: str | None = None,
+    config: Config | None = None,
+    start_with_sessions: bool = False,
 ) -> None:
     from agentpager.tui.app import AgentPagerApp
 
-    AgentPagerApp(workspace, open_path, theme, config=config).run()
+    AgentPagerApp(workspace, open_path, theme, config=config, start_with_sessions=start_with_sessions).run()
 
 
 def run_transcript(

@@ -24,6 +24,7 @@ from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.screens.prompt import PromptScreen
+from agentpager.tui.sessions_screen import SessionsScreen
 from agentpager.tui.themes import load_themes
 from agentpager.tui.tool_panel import ToolPanel
 from agentpager.tui.transcript_screen import TranscriptScreen
@@ -58,6 +59,7 @@ class AgentPagerApp(ReportsFailures, App[None]):
         Binding("C", "copy_pair", "Copy pair", id="copy_pair"),
         Binding("p", "toggle_pin", "Pin/follow", id="toggle_pin"),
         Binding("t", "transcript", "Transcript", id="transcript"),
+        Binding("S", "sessions", "Sessions", id="sessions"),
     ]
 
     def __init__(
@@ -67,8 +69,11 @@ class AgentPagerApp(ReportsFailures, App[None]):
         theme: str | None = None,
         replayer: Replayer | None = None,
         config: Config | None = None,
+        start_with_sessions: bool = False,
+        sessions_home: str | None = None,
     ) -> None:
-        """``config``: the user's settings (default: the built-in ones, and nothing is saved)."""
+        """``config``: the user's settings (default: the built-in ones, and nothing is saved);
+        ``start_with_sessions``: open on the session browser (of ``sessions_home``, default yours)."""
         self.config = config or Config()
         if "command_palette" in self.config.keys:  # read by App.__init__ and by the footer
             self.COMMAND_PALETTE_BINDING = self.config.keys["command_palette"].split(",")[0]  # type: ignore[misc]
@@ -77,6 +82,8 @@ class AgentPagerApp(ReportsFailures, App[None]):
         self.open_path = open_path
         self.replayer = replayer
         self.offered_transcript: str | None = None
+        self.start_with_sessions = start_with_sessions
+        self.sessions_home = sessions_home
         self.welcome: str | None = None
         """A note shown once the app is up (the demo's)."""
         self.problems = self._use_settings(theme)
@@ -143,6 +150,8 @@ class AgentPagerApp(ReportsFailures, App[None]):
             self.query_one(WorkspaceTree).focus()
         if self.replayer is not None:
             self._show_transcript(self.replayer)
+        elif self.start_with_sessions:
+            self.action_sessions()
 
     def on_resize(self) -> None:
         self._fit_layout(self.size.width)
@@ -213,6 +222,29 @@ class AgentPagerApp(ReportsFailures, App[None]):
     def _read_transcript(self, path: str) -> None:
         try:
             transcript = open_transcript(os.path.join(self.workspace.root.path, path))
+        except TranscriptError as error:
+            self.notify(str(error), severity="error")
+            return
+        self.replayer = Replayer(transcript, self.workspace.root.path)
+        self.call_from_thread(self._show_transcript, self.replayer)
+
+    # -- sessions ---------------------------------------------------------------------------------
+
+    def action_sessions(self) -> None:
+        """Browse every agent session on this machine."""
+        if not self.is_screen_installed("sessions"):
+            self.install_screen(SessionsScreen(self.sessions_home), "sessions")
+        if self.screen is not self.get_screen("sessions"):
+            self.push_screen("sessions")
+
+    @on(SessionsScreen.OpenSession)
+    def _open_session(self, event: SessionsScreen.OpenSession) -> None:
+        self._read_session(event.info.path)
+
+    @work(thread=True, group="transcript", exclusive=True, exit_on_error=False)
+    def _read_session(self, path: str) -> None:
+        try:
+            transcript = open_transcript(path)
         except TranscriptError as error:
             self.notify(str(error), severity="error")
             return
@@ -300,6 +332,10 @@ class AgentPagerApp(ReportsFailures, App[None]):
             self.notify("Nothing to copy yet: open a file or choose a directory.", severity="warning")
         return outcome
 
+    def copy_text(self, text: str, what: str) -> None:
+        """Copy ``text`` (``what`` names it in the note that says how it was copied)."""
+        self._copy(text, what)
+
     @work(thread=True, group="copy", exit_on_error=False)
     def _copy(self, text: str, what: str) -> None:
         mechanism = system_clipboard()
@@ -322,6 +358,7 @@ class AgentPagerApp(ReportsFailures, App[None]):
             ("Copy call", "Copy the tool call as JSON (y)", self.action_copy_call),
             ("Copy call and result", "Copy both as an OpenAI or Anthropic message pair (C)", self.action_copy_pair),
             ("Transcript", "Show the transcript's tool calls (t)", self.action_transcript),
+            ("Sessions", "Browse every Claude Code, Codex and Gemini CLI session (S)", self.action_sessions),
             ("Help", "Show every key (?)", self.action_help),
         ]
         for title, help_text, callback in commands:

@@ -1,37 +1,51 @@
-"""A transcript's tool calls: what each returned, what it returns now, and where it read.
+"""A transcript's tool calls: what each returned, what it returns now, the conversation around it,
+and what the session cost its context window.
 
 The call list is a Line-API view (a DataTable took 1.4 s to show 10,000 rows); replay statuses
-and token counts fill in from a worker thread while you look.
+and token counts fill in from a worker thread while you look. Subagents' calls are indented under
+the call that started them. ``f`` filters (calls that differ, errors, the selected call's tool),
+``/`` searches the whole session (conversation, arguments, outputs), ``F`` follows a session still
+being written.
 """
 
 from __future__ import annotations
 
-import difflib
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from agentpager.transcripts import Transcript, short_arguments
 from agentpager.transcripts.formats import ToolCall
 from agentpager.transcripts.replay import Replay, Replayer
+from agentpager.tui.context_view import ContextView
+from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.output_area import OutputArea
+from agentpager.tui.screens.prompt import PromptScreen
+from agentpager.wording import plural
 from agentpager.workspace import Workspace
 
-COLUMNS = "    #  turn  tool            recorded        tokens  replay          arguments"
+COLUMNS = "    #  turn  tool              recorded        tokens  replay          arguments"
+FILTERS = ("all calls", "calls that differ", "errors", "this tool")
+SEARCH_PATTERN_LIMIT = 500
+"""Longer search patterns are refused (plain ``re``: a bounded pattern keeps a search interruptible)."""
+FOLLOW_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -43,7 +57,7 @@ class Summary:
 
 
 class CallList(ScrollView, can_focus=True, inherit_bindings=False):
-    """One row per call; the cursor row is the call shown below."""
+    """One row per shown call; the cursor row is the call shown below."""
 
     BINDINGS = [
         Binding("up,k", "move(-1)", show=False),
@@ -81,8 +95,25 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
     def __init__(self, calls: list[ToolCall], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.calls = calls
+        self.rows: list[int] = list(range(len(calls)))
+        """The calls shown, by index (all of them unless filtered)."""
         self.summaries: dict[int, Summary] = {}
-        self.virtual_size = Size(200, len(calls))
+        self.virtual_size = Size(200, len(self.rows))
+
+    def show_rows(self, rows: list[int]) -> None:
+        """Show these calls; the cursor stays on the same call when it is still shown."""
+        current = self.current
+        self.rows = rows
+        self.virtual_size = Size(200, len(rows))
+        self.cursor = rows.index(current) if current in rows else 0
+        self.refresh()
+        if rows:
+            self.post_message(self.Highlighted(self.rows[self.cursor]))
+
+    @property
+    def current(self) -> int | None:
+        """The index of the call under the cursor."""
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._styles = {name: self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES}
@@ -91,46 +122,56 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
-        index = scroll_y + y
+        row = scroll_y + y
         width = self.scrollable_content_region.width
-        if index >= len(self.calls):
+        if row >= len(self.rows):
             return Strip.blank(width, self._base)
-        call = self.calls[index]
-        summary = self.summaries.get(index)
-        recorded = "no result" if call.result is None else f"{call.result.chars:,} chars"
+        call = self.calls[self.rows[row]]
+        summary = self.summaries.get(call.index)
+        recorded = "no result" if call.result is None else plural(call.result.chars, "char")
         error = call.result is not None and call.result.is_error
         status = summary.status if summary else "…"
         tokens = "" if summary is None or summary.tokens is None else f"{summary.tokens:,}"
         line = Text(no_wrap=True, end="")
-        line.append(f"{call.index:>5}  {call.turn:>4}  {call.tool[:14]:<14}  ")
+        line.append(
+            f"{call.index:>5}  {call.turn:>4}  {'  ' * call.depth}{call.tool[: 16 - 2 * call.depth]:<{16 - 2 * call.depth}}  "
+        )
         line.append(f"{recorded:<14}", self._styles["calllist--error"] if error else None)
         line.append(f"  {tokens:>6}  ")
         style = {"same": "calllist--same", "differs": "calllist--differs"}.get(status, "calllist--muted")
         line.append(f"{status:<14}", self._styles[style])
         line.append(f"  {short_arguments(call.arguments, 200)}", self._styles["calllist--muted"])
-        row_style = self._base + self._styles["calllist--cursor"] if index == self.cursor else self._base
+        row_style = self._base + self._styles["calllist--cursor"] if row == self.cursor else self._base
         strip = Strip(list(line.render(self.app.console))).apply_style(row_style)
         return strip.crop_extend(scroll_x, scroll_x + width, row_style)
 
     def action_move(self, rows: int) -> None:
-        if self.calls:
-            self.cursor = max(0, min(len(self.calls) - 1, self.cursor + rows))
+        if self.rows:
+            self.cursor = max(0, min(len(self.rows) - 1, self.cursor + rows))
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.scroll_to_region(Region(0, new, 1, 1), animate=False, immediate=True)
         self.refresh()
-        self.post_message(self.Highlighted(new))
+        if self.rows:
+            self.post_message(self.Highlighted(self.rows[new]))
 
     def on_click(self, event) -> None:  # noqa: ANN001 - a textual Click event
-        self.cursor = min(len(self.calls) - 1, int(self.scroll_y) + event.y)
+        if self.rows:
+            self.cursor = min(len(self.rows) - 1, int(self.scroll_y) + event.y)
 
 
 class TranscriptScreen(ReportsFailures, Screen[None]):
-    """The transcript's calls; below, the selected call recorded, replayed, and the difference."""
+    """The transcript's calls; below, the selected call recorded, replayed, the difference, the
+    conversation around it, and the session's context."""
 
     BINDINGS = [
         Binding("o,enter", "open_call", "Open in the viewer"),
-        Binding("escape,w", "app.pop_screen", "Workspace"),
+        Binding("f", "cycle_filter", "Filter"),
+        Binding("slash", "search", "Search"),
+        Binding("F", "toggle_follow", "Follow"),
+        Binding("c", "copy('recorded')", "Copy recorded"),
+        Binding("y", "copy('replayed')", "Copy replayed"),
+        Binding("escape,w", "app.pop_screen", "Back"),
         Binding("q", "app.quit", "Quit"),
     ]
     DEFAULT_CSS = """
@@ -140,6 +181,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         CallList { height: 1fr; }
         #detail { height: 1fr; }
         #summary { height: auto; padding: 0 1; }
+        #difference, #conversation { padding: 0 1; }
     }
     """
 
@@ -155,29 +197,58 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             super().__init__()
             self.summaries = summaries
 
+    class _Grew(Message):
+        def __init__(self, new_calls: int) -> None:
+            super().__init__()
+            self.new_calls = new_calls
+
     def __init__(self, transcript: Transcript, replayer: Replayer) -> None:
         super().__init__()
         self.transcript = transcript
         self.replayer = replayer
+        self.filter = 0
+        self.tool_filter = ""
+        self.search_rows: list[int] | None = None
+        self.search_text = ""
+        self.replay: Replay | None = None
+        self.follow_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        transcript = self.transcript
-        problems = f" · {len(transcript.problems)} unreadable records skipped" if transcript.problems else ""
-        yield Static(
-            f"[b]{transcript.path}[/b] · {transcript.format} · {len(transcript.calls):,} tool calls · "
-            f"replayed against {self.replayer.root}{problems}",
-            id="about",
-            markup=True,
-        )
+        yield Static(self._about(), id="about")
         yield Static(COLUMNS, id="columns")
-        yield CallList(transcript.calls, id="calls")
+        yield CallList(self.transcript.calls, id="calls")
         with Vertical(id="detail"):
             yield Static("", id="summary")
             with TabbedContent(id="outputs"):
-                for name in ("recorded", "replayed", "difference"):
+                for name in ("recorded", "replayed"):
                     with TabPane(name.capitalize(), id=f"tab-{name}"):
                         yield OutputArea(id=name)
+                with TabPane("Difference", id="tab-difference"), VerticalScroll():
+                    yield Static("", id="difference")
+                with TabPane("Conversation", id="tab-conversation"), VerticalScroll():
+                    yield Static("", id="conversation")
+                with TabPane("Context", id="tab-context"):
+                    yield ContextView(self.transcript, id="context")
         yield Footer()
+
+    def _about(self) -> str:
+        transcript = self.transcript
+        problems = f" · {plural(len(transcript.problems), 'unreadable record')} skipped" if transcript.problems else ""
+        subagents = f" · {plural(len(transcript.subagents), 'subagent')}" if transcript.subagents else ""
+        shown = self._shown_note()
+        following = " · [b]following[/b]" if self.follow_timer is not None else ""
+        return (
+            f"[b]{transcript.path}[/b] · {transcript.format} · {plural(len(transcript.calls), 'tool call')}{subagents}"
+            f" · replayed against {self.replayer.root}{problems}{shown}{following}"
+        )
+
+    def _shown_note(self) -> str:
+        if self.filter == 0 and self.search_rows is None:
+            return ""
+        parts = [] if self.filter == 0 else [f"{self.tool_filter} calls" if self.filter == 3 else FILTERS[self.filter]]
+        if self.search_rows is not None:
+            parts.append(f"matching /{self.search_text}/")
+        return " · showing " + ", ".join(parts)
 
     def on_mount(self) -> None:
         self.query_one(CallList).focus()
@@ -205,6 +276,8 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _replayed(self, event: _Replayed) -> None:
         calls = self.query_one(CallList)
         calls.summaries.update(event.summaries)
+        if self.filter == 1:
+            self._apply_filter()
         calls.refresh()
 
     @on(CallList.Highlighted)
@@ -212,33 +285,192 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self._show(event.index)
 
     def _show(self, index: int) -> None:
-        self._load(self.transcript.calls[index])
+        self._load(self.transcript.calls[index], self.size.width)
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
-    def _load(self, call: ToolCall) -> None:
+    def _load(self, call: ToolCall, width: int) -> None:
         """Replay the call and diff the outputs off the UI thread (outputs can be megabytes)."""
         replay = self.replayer.replay(call)
-        self.app.call_from_thread(self._display, replay, _difference(replay))
+        shown = difference(replay.recorded, None if replay.result is None else replay.result.text, width)
+        self.app.call_from_thread(self._display, replay, shown, self._conversation(call))
 
-    def _display(self, replay: Replay, difference: str) -> None:
+    def _display(self, replay: Replay, shown: RenderableType, conversation: Text) -> None:
+        self.replay = replay
         call = replay.call
         if replay.plan is None:
-            how = "not replayable: not one of the file tools"
+            how = f"not replayable: {replay.reason}"
         else:
-            how = f"replayed with the {replay.plan.profile} profile as {replay.plan.tool}({short_arguments(replay.plan.arguments, 80)})"
+            how = (
+                f"replayed with the {replay.plan.profile} profile as "
+                f"{replay.plan.tool}({short_arguments(replay.plan.arguments, 80)})"
+            )
+        agent = f"subagent {call.agent} · " if call.agent else ""
         self.query_one("#summary", Static).update(
             Text.assemble(
-                (f"#{call.index} ", "bold"), f"turn {call.turn} · {call.tool} · {how} · ", (replay.status, "bold")
+                (f"#{call.index} ", "bold"),
+                f"turn {call.turn} · {agent}{call.tool} · {how} · ",
+                (replay.status, "bold"),
             )
         )
         self.query_one("#recorded", OutputArea).show(_recorded(replay))
         self.query_one("#replayed", OutputArea).show(_replayed(replay))
-        self.query_one("#difference", OutputArea).show(difference)
+        self.query_one("#difference", Static).update(shown)
+        self.query_one("#conversation", Static).update(conversation)
+
+    def _conversation(self, call: ToolCall) -> Text:
+        """The prompts, text and thinking between the previous call of the main agent and the next."""
+        events = self.transcript.events
+        positions = [n for n, event in enumerate(events) if event.kind == "call" and event.call == call.index]
+        out = Text()
+        if not positions:
+            out.append("(a subagent's call: its conversation is in its own transcript)", "dim")
+            return out
+        here = positions[0]
+        start = here
+        while start > 0 and events[start - 1].kind != "call":
+            start -= 1
+        end = here + 1
+        while end < len(events) and events[end].kind != "call":
+            end += 1
+        for event in events[start:end]:
+            if event.kind == "call":
+                out.append(f"▶ #{call.index} {call.tool}({short_arguments(call.arguments, 100)})\n", "bold")
+            elif event.kind == "thinking":
+                out.append(f"▸ thinking ({plural(event.chars, 'char')}): ", "dim italic")
+                out.append(" ".join(event.text.split())[:120] + "\n", "dim italic")
+            else:
+                out.append(
+                    "user: " if event.kind == "prompt" else "assistant: ",
+                    "bold cyan" if event.kind == "prompt" else "bold",
+                )
+                out.append(event.text.rstrip() + "\n")
+        return out
+
+    # -- filter and search ----------------------------------------------------------------------------
+
+    def action_cycle_filter(self) -> None:
+        self.filter = (self.filter + 1) % len(FILTERS)
+        if FILTERS[self.filter] == "this tool":
+            self.tool_filter = self.replay.call.tool if self.replay is not None else ""
+        self._apply_filter()
+        shown = f"{self.tool_filter} calls" if FILTERS[self.filter] == "this tool" else FILTERS[self.filter]
+        self.notify(f"Showing {shown}.")
+
+    def _apply_filter(self) -> None:
+        calls = self.query_one(CallList)
+        rows = self.search_rows if self.search_rows is not None else list(range(len(self.transcript.calls)))
+        if self.filter == 1:
+            rows = [i for i in rows if calls.summaries.get(i, Summary("", None)).status in ("differs", "uncertain")]
+        elif self.filter == 2:
+            rows = [i for i in rows if (r := self.transcript.calls[i].result) is not None and r.is_error]
+        elif self.filter == 3:
+            rows = [i for i in rows if self.transcript.calls[i].tool == self.tool_filter]
+        calls.show_rows(rows)
+        self.query_one("#about", Static).update(self._about())
+
+    def action_search(self) -> None:
+        def searched(pattern: str | None) -> None:
+            if pattern is None:
+                return
+            if not pattern:
+                self.search_rows = None
+                self._apply_filter()
+                return
+            self.search_text = pattern
+            self._search(re.compile(pattern, re.IGNORECASE))
+
+        self.app.push_screen(
+            PromptScreen("Search the session (regex; empty: all calls)", "pattern", _pattern_problem), searched
+        )
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def _search(self, pattern: re.Pattern[str]) -> None:
+        """Calls whose arguments, output or surrounding conversation match."""
+        worker = get_current_worker()
+        transcript = self.transcript
+        found: set[int] = set()
+        last_call: int | None = None
+        pending_text = False
+        for event in transcript.events:  # conversation matches count for the next call
+            if event.kind == "call" and event.call is not None:
+                if pending_text:
+                    found.add(event.call)
+                pending_text, last_call = False, event.call
+            elif pattern.search(event.text):
+                pending_text = True
+        if pending_text and last_call is not None:
+            found.add(last_call)
+        for call in transcript.calls:
+            if worker.is_cancelled:
+                return
+            if call.index not in found and (
+                pattern.search(short_arguments(call.arguments, 100_000))
+                or pattern.search(transcript.recorded(call) or "")
+            ):
+                found.add(call.index)
+        self.app.call_from_thread(self._searched, sorted(found))
+
+    def _searched(self, rows: list[int]) -> None:
+        self.search_rows = rows
+        self._apply_filter()
+        self.notify(f"{plural(len(rows), 'call')} match /{self.search_text}/.")
+
+    # -- follow -----------------------------------------------------------------------------------------
+
+    def action_toggle_follow(self) -> None:
+        if self.follow_timer is not None:
+            self.follow_timer.stop()
+            self.follow_timer = None
+            self.notify("Stopped following the session.")
+        elif self.transcript.collector is None or self.transcript.subagents:
+            self.notify("Only a JSON Lines session without subagent files can be followed.", severity="warning")
+            return
+        else:
+            self.follow_timer = self.set_interval(FOLLOW_SECONDS, self._read_on)
+            self.notify("Following the session: new calls appear as they are written.")
+        self.query_one("#about", Static).update(self._about())
+
+    def _read_on(self) -> None:
+        self._follow()
+
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    def _follow(self) -> None:
+        before = len(self.transcript.calls)
+        added = self.transcript.follow()
+        if added:
+            self.post_message(self._Grew(added))
+            self._replay_all(self.transcript.calls[before:], self.replayer)
+
+    @on(_Grew)
+    def _grew(self, event: _Grew) -> None:
+        calls = self.query_one(CallList)
+        calls.calls = self.transcript.calls
+        at_end = calls.cursor >= len(calls.rows) - 1
+        self._apply_filter()
+        if at_end and calls.rows:
+            calls.cursor = len(calls.rows) - 1
+        self.query_one(ContextView).refresh_report()
+
+    # -- actions ----------------------------------------------------------------------------------------
+
+    def action_copy(self, which: str) -> None:
+        replay = self.replay
+        text = None
+        if replay is not None:
+            text = replay.recorded if which == "recorded" else (replay.result.text if replay.result else None)
+        if text is None:
+            self.notify(f"This call has no {which} output.", severity="warning")
+            return
+        copy = getattr(self.app, "copy_text", None)
+        if copy is not None:
+            copy(text, f"the {which} output")
+        else:
+            self.app.copy_to_clipboard(text)
 
     def action_open_call(self) -> None:
-        calls = self.query_one(CallList)
-        if calls.calls:
-            self._open(calls.calls[calls.cursor])
+        current = self.query_one(CallList).current
+        if current is not None:
+            self._open(self.transcript.calls[current])
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
     def _open(self, call: ToolCall) -> None:
@@ -249,18 +481,19 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self.post_message(self.OpenCall(replay))
 
 
+def _pattern_problem(text: str) -> str | None:
+    if len(text) > SEARCH_PATTERN_LIMIT:
+        return f"At most {SEARCH_PATTERN_LIMIT} characters."
+    try:
+        re.compile(text)
+    except re.error as error:
+        return f"Not a regex: {error}."
+    return None
+
+
 def _recorded(replay: Replay) -> str:
     return replay.recorded if replay.recorded is not None else "(no result recorded)"
 
 
 def _replayed(replay: Replay) -> str:
-    return replay.result.text if replay.result is not None else "(not replayable)"
-
-
-def _difference(replay: Replay) -> str:
-    if replay.result is None:
-        return "(not replayable)"
-    if replay.matches:
-        return "(the same, byte for byte)"
-    recorded, replayed = _recorded(replay).splitlines(keepends=True), _replayed(replay).splitlines(keepends=True)
-    return "".join(difflib.unified_diff(recorded, replayed, "recorded", "replayed now"))
+    return replay.result.text if replay.result is not None else f"(not replayable: {replay.reason})"

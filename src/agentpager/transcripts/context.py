@@ -1,0 +1,118 @@
+"""What a session cost its context window: the fill of each model turn, the tool outputs in it.
+
+The usage a model turn records (input, cache read, cache creation, output tokens) gives how full
+the context was; the tool outputs recorded before it were part of that context, and their share
+is counted with cl100k (an estimate for every model: each vendor's tokenizer differs). A log with
+no usage gets its whole context estimated the same way, and says so. Where a turn's context went
+past the model's window, seed 002's overflow classes say how far (``tools/guard.overflow_severity``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agentpager.engine.tokens import count_tokens
+from agentpager.tools.guard import overflow_severity
+from agentpager.transcripts import Transcript
+from agentpager.transcripts.formats import ToolCall
+
+MODEL_WINDOWS = (
+    ("claude", 200_000),
+    ("gpt-5", 400_000),
+    ("gpt-4.1", 1_047_576),
+    ("gpt-4o", 128_000),
+    ("o3", 200_000),
+    ("o4", 200_000),
+    ("gemini", 1_048_576),
+)
+"""Context windows by model name prefix, for logs that do not say (Codex does)."""
+
+
+def window_of(model: str) -> int | None:
+    """The context window of a model, by its name; None when unknown."""
+    name = model.lower()
+    if "[1m]" in name:
+        return 1_000_000
+    return next((window for prefix, window in MODEL_WINDOWS if name.startswith(prefix)), None)
+
+
+@dataclass(frozen=True)
+class TurnFill:
+    number: int
+    timestamp: str
+    model: str
+    input: int
+    cache_read: int
+    cache_creation: int
+    output: int
+    context: int
+    """Tokens of context the turn sent (estimated with cl100k when the log records none)."""
+    outputs: int
+    """Tokens (cl100k) of the tool outputs recorded before the turn: their share of its context."""
+    window: int | None
+    estimated: bool
+
+    @property
+    def overflow(self) -> str:
+        """``none``, or how far past the window the context went: minor, major, catastrophic."""
+        return "none" if self.window is None else overflow_severity(self.context - self.window)
+
+
+@dataclass(frozen=True)
+class OutputCost:
+    call: ToolCall
+    tokens: int
+
+
+@dataclass(frozen=True)
+class ContextReport:
+    turns: list[TurnFill]
+    costliest: list[OutputCost]
+    """Tool outputs, the most tokens first."""
+    estimated: bool
+    """Whether any turn's context is an estimate (the log records no usage for it)."""
+
+
+def context_report(transcript: Transcript, count: Callable[[str], int] = count_tokens, top: int = 10) -> ContextReport:
+    """Each model turn's context fill and the share of tool outputs in it; the costliest outputs."""
+    answered = sorted(
+        (call for call in transcript.calls if call.depth == 0 and call.result is not None),
+        key=lambda call: (
+            (call.result.where.line, call.result.where.start, call.result.block) if call.result else (0, 0, 0)
+        ),
+    )
+    costs = [OutputCost(call, count(transcript.recorded(call) or "")) for call in answered]
+    output_sums = _running_sums(cost.tokens for cost in costs)
+    events = transcript.events
+    event_sums = _running_sums(count(event.text) if event.kind != "call" else 0 for event in events)
+    turns = []
+    for number, turn in enumerate(transcript.turns, 1):
+        outputs = output_sums[min(turn.results_before, len(costs))]
+        estimated = turn.context == 0
+        context = outputs + event_sums[min(turn.events_before, len(events))] if estimated else turn.context
+        turns.append(
+            TurnFill(
+                number,
+                turn.timestamp,
+                turn.model or transcript.parsed.model,
+                turn.input,
+                turn.cache_read,
+                turn.cache_creation,
+                turn.output,
+                context,
+                min(outputs, context),
+                turn.window or window_of(turn.model or transcript.parsed.model),
+                estimated,
+            )
+        )
+    costliest = sorted(costs, key=lambda cost: cost.tokens, reverse=True)[:top]
+    return ContextReport(turns, costliest, any(turn.estimated for turn in turns))
+
+
+def _running_sums(values) -> list[int]:  # noqa: ANN001 - an iterable of ints
+    """``[0, v0, v0 + v1, ...]``: the sum of the values before each index."""
+    sums = [0]
+    for value in values:
+        sums.append(sums[-1] + value)
+    return sums

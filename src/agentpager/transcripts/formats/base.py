@@ -1,0 +1,271 @@
+"""What every transcript format is read into: tool calls, their results, the conversation, model turns.
+
+A collector is fed a transcript's records in order and keeps summaries only: where each record is,
+short texts, counts. Results are paired with calls by id; when ids repeat (shared logs often
+replace them with one placeholder) or are missing, by order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agentpager.transcripts.records import Location, Record
+
+EVENT_TEXT_CHARS = 64 * 1024
+"""Conversation texts longer than this are kept cut (the whole text is read again when shown)."""
+
+EventKind = Literal["prompt", "text", "thinking", "call"]
+
+
+@dataclass(frozen=True)
+class ResultRef:
+    """Where a call's recorded result is, and what is known of it without reading it again."""
+
+    where: Location
+    block: int
+    """Index of the result in the record (a content block, a tool call), or -1 for the whole record."""
+    chars: int
+    is_error: bool | None
+    unchanged: bool = False
+    """The agent answered with a stub because the file had not changed since an earlier read."""
+    timestamp: str = ""
+
+
+@dataclass
+class ToolCall:
+    index: int
+    turn: int
+    """The user turn it belongs to (1-based)."""
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] | str
+    """The arguments, or their raw text when it is not a JSON object."""
+    where: Location
+    result: ResultRef | None = None
+    version: str = ""
+    """The agent's version when it made the call, where the log says."""
+    cwd: str | None = None
+    """The directory the agent worked in at the call, where the log says."""
+    timestamp: str = ""
+    agent: str = ""
+    """The subagent that made it (``""``: the main agent)."""
+    depth: int = 0
+    """0 for the main agent's calls, 1 for its subagents' and so on."""
+    parent: int | None = None
+    """The call that started the subagent that made this one."""
+    source: int = 0
+    """Which of the transcript's files holds the call (0: the transcript, then its subagents' files)."""
+
+
+@dataclass
+class Event:
+    """A piece of the conversation: a user prompt, assistant text, thinking, or a tool call (``call``)."""
+
+    kind: EventKind
+    turn: int
+    where: Location
+    text: str
+    """The text (cut at EVENT_TEXT_CHARS), or the call's index as text for ``call``."""
+    chars: int
+    call: int | None = None
+    timestamp: str = ""
+
+
+@dataclass
+class ModelTurn:
+    """One model request and what its usage says; ``estimated`` when the log records no usage."""
+
+    where: Location
+    model: str = ""
+    input: int = 0
+    """Input tokens not read from the cache."""
+    cache_read: int = 0
+    cache_creation: int = 0
+    output: int = 0
+    window: int | None = None
+    """The model's context window, when the log says."""
+    timestamp: str = ""
+    results_before: int = 0
+    """How many tool results had been recorded before this request (they were in its context)."""
+    events_before: int = 0
+    """How many conversation events came before this request."""
+    key: str = ""
+    """The model's message id, where one request is logged in several records."""
+
+    @property
+    def context(self) -> int:
+        """Tokens of context the request sent: new input, cache reads and cache writes."""
+        return self.input + self.cache_read + self.cache_creation
+
+
+@dataclass
+class Parsed:
+    format: str
+    calls: list[ToolCall] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    events: list[Event] = field(default_factory=list)
+    turns: list[ModelTurn] = field(default_factory=list)
+    version: str = ""
+    model: str = ""
+    session_id: str = ""
+    started: str = ""
+    ended: str = ""
+    subagent_ids: dict[str, int] = field(default_factory=dict)
+    """Subagent id -> the call that started it (to find its transcript)."""
+
+
+def text_of_content(content: Any, separator: str) -> str:
+    """A tool result's text: a string, or the text parts of a list of blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return separator.join(
+            str(part.get("text", ""))
+            for part in content
+            if isinstance(part, dict) and part.get("type", "text") in ("text", "input_text", "output_text")
+        )
+    if content is None:
+        return ""
+    return json.dumps(content, ensure_ascii=False)
+
+
+def arguments_of(raw: Any) -> dict[str, Any] | str:
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return raw
+        return parsed if isinstance(parsed, dict) else raw
+    return json.dumps(raw, ensure_ascii=False)
+
+
+def number(value: Any) -> int:
+    """A token count from a log: an int, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+class Collector:
+    """Feeds on records; pairs results with calls by id when ids are unique, else in order."""
+
+    format = ""
+
+    def __init__(self) -> None:
+        self.parsed = Parsed(self.format)
+        self.turn = 0
+        self.version = ""
+        self.cwd: str | None = None
+        self.timestamp = ""
+        self.agent = ""
+        self.depth = 0
+        self.parent: int | None = None
+        self._waiting: OrderedDict[int, ToolCall] = OrderedDict()
+        self._waiting_by_id: dict[str, list[ToolCall]] = {}
+        self._results = 0
+        self.answered: list[ToolCall] = []
+        """The calls answered since the format last cleared this list."""
+
+    # -- what the formats report --------------------------------------------------------------------
+
+    def call(self, call_id: Any, tool: Any, arguments: Any, where: Location) -> ToolCall:
+        call = ToolCall(
+            len(self.parsed.calls),
+            max(self.turn, 1),
+            str(call_id or ""),
+            str(tool or "?"),
+            arguments_of(arguments),
+            where,
+            version=self.version,
+            cwd=self.cwd,
+            timestamp=self.timestamp,
+            agent=self.agent,
+            depth=self.depth,
+            parent=self.parent,
+        )
+        self.parsed.calls.append(call)
+        self._waiting[call.index] = call
+        self._waiting_by_id.setdefault(call.call_id, []).append(call)
+        self.parsed.events.append(Event("call", call.turn, where, "", 0, call.index, self.timestamp))
+        return call
+
+    def result(self, call_id: Any, reference: ResultRef) -> ToolCall | None:
+        if not self._waiting:
+            self.parsed.problems.append(f"{reference.where.describe()}: a result for no call, skipped")
+            return None
+        same_id = self._waiting_by_id.get(str(call_id or ""), [])
+        call = same_id[0] if call_id and len(same_id) == 1 else next(iter(self._waiting.values()))
+        call.result = reference
+        del self._waiting[call.index]
+        waiting = self._waiting_by_id[call.call_id]
+        waiting.remove(call)
+        if not waiting:
+            del self._waiting_by_id[call.call_id]
+        self._results += 1
+        self.answered.append(call)
+        return call
+
+    def waiting(self) -> list[ToolCall]:
+        """Calls still waiting for their result, oldest first."""
+        return list(self._waiting.values())
+
+    def say(self, kind: EventKind, text: str, where: Location) -> None:
+        """A prompt, a piece of assistant text or thinking; a prompt starts a new turn."""
+        if not text.strip():
+            return
+        if kind == "prompt":
+            self.turn += 1
+        self.parsed.events.append(
+            Event(kind, max(self.turn, 1), where, text[:EVENT_TEXT_CHARS], len(text), None, self.timestamp)
+        )
+
+    def model_turn(self, turn: ModelTurn) -> None:
+        """A model request's usage; a repeated ``key`` (one message logged in parts) updates the last one."""
+        turns = self.parsed.turns
+        if turn.key and turns and turns[-1].key == turn.key:
+            turn.results_before, turn.events_before = turns[-1].results_before, turns[-1].events_before
+            turns[-1] = turn
+            return
+        turn.results_before = self._results
+        turn.events_before = len(self.parsed.events)
+        turns.append(turn)
+
+    def saw(self, timestamp: Any = None, version: Any = None, cwd: Any = None, model: Any = None) -> None:
+        """Facts a record states about the session at its point."""
+        parsed = self.parsed
+        if isinstance(timestamp, str) and timestamp:
+            self.timestamp = timestamp
+            parsed.started = parsed.started or timestamp
+            parsed.ended = max(parsed.ended, timestamp)
+        if isinstance(version, str) and version:
+            self.version = version
+            parsed.version = version
+        if isinstance(cwd, str) and cwd:
+            self.cwd = cwd
+            parsed.cwd = parsed.cwd or cwd
+        if isinstance(model, str) and model and not model.startswith("<"):
+            parsed.model = model
+
+    # -- what each format defines --------------------------------------------------------------------
+
+    def feed(self, record: Record) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def result_text(value: Any, block: int) -> tuple[str, bool | None]:
+        """The text of the result at ``block`` of a record read again, and whether it is an error."""
+        raise NotImplementedError
+
+    @classmethod
+    def recognises(cls, record: Record) -> bool:
+        """Whether a record shows that the transcript is in this format."""
+        raise NotImplementedError
+
+    @classmethod
+    def subagent_files(cls, path: str, agent_ids: dict[str, int]) -> list[tuple[str, str]]:
+        """(agent id, path) of the subagents' own transcripts of the transcript at ``path``."""
+        return []

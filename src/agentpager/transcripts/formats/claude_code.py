@@ -1,0 +1,114 @@
+"""Claude Code session JSONL (``~/.claude/projects/<project>/<session>.jsonl``) and ``claude -p
+--output-format stream-json`` logs.
+
+Each line is a record with ``type`` ``user``, ``assistant``, ``system``, ``summary`` and others;
+``message`` holds an Anthropic message (an assistant message logged in several lines, one per
+content block, each with the message's ``usage``); ``cwd``, ``version`` and ``timestamp`` are on
+every line. A tool result's line has ``toolUseResult`` (``tool_use_result`` in stream-json), the
+structured result: a Read answered ``{"type": "file_unchanged"}`` when the file had not changed
+since an earlier read, a Task its subagent's ``agentId``. Subagents are lines with
+``"isSidechain": true`` in older sessions, and ``<session>/subagents/agent-<id>.jsonl`` files
+(``agent-<id>.jsonl`` beside the session before that) with the same lines in newer ones.
+Checked against real sessions of versions 1.0.98 to 2.1.220 (see FIELD-NOTES); the subagent
+layout as documented in sonnes/chitragupt ``docs/specs/004-subagents.md``.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from typing import Any
+
+from agentpager.transcripts.formats.anthropic import block_result, read_blocks, usage_turn
+from agentpager.transcripts.formats.base import Collector
+from agentpager.transcripts.records import Record
+
+TASK_TOOLS = ("Task", "Agent")
+_AGENT_ID = re.compile(r"agentId: ([\w-]+)")
+
+
+class ClaudeCode(Collector):
+    format = "claude-code"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sidechain_parent: int | None = None
+
+    @classmethod
+    def recognises(cls, record: Record) -> bool:
+        value = record.value
+        return (
+            isinstance(value, dict)
+            and value.get("type") in ("user", "assistant", "system", "summary")
+            and ("message" in value or "sessionId" in value or value.get("subtype") == "init")
+        )
+
+    def feed(self, record: Record) -> None:
+        line = record.value
+        if not isinstance(line, dict):
+            return
+        self.saw(line.get("timestamp"), line.get("version") or line.get("claude_code_version"), line.get("cwd"))
+        self.parsed.session_id = self.parsed.session_id or str(line.get("sessionId") or line.get("session_id") or "")
+        if line.get("type") == "system" and line.get("subtype") == "init":
+            self.saw(model=line.get("model"))
+        if line.get("type") not in ("assistant", "user"):
+            return
+        self._place(bool(line.get("isSidechain")) and not line.get("agentId"))
+        message = line.get("message")
+        if not isinstance(message, dict):
+            return
+        if line.get("type") == "assistant":
+            self.saw(model=message.get("model"))
+            turn = usage_turn(message, record.where)
+            if turn is not None and not self.depth:
+                turn.timestamp = self.timestamp
+                self.model_turn(turn)
+        structured = line.get("toolUseResult", line.get("tool_use_result"))
+        unchanged = isinstance(structured, dict) and structured.get("type") == "file_unchanged"
+        self.answered = []
+        read_blocks(self, message, record.where, unchanged)
+        if isinstance(structured, dict):
+            self._note_subagent(structured)
+
+    def _place(self, sidechain: bool) -> None:
+        """Sidechain lines belong to the subagent of the latest Task call still waiting for its result."""
+        if not sidechain:
+            self.depth, self.parent, self.agent = 0, None, ""
+            return
+        if self.depth == 0:
+            waiting = [call for call in self.waiting() if call.tool in TASK_TOOLS]
+            self._sidechain_parent = waiting[-1].index if waiting else None
+        self.depth, self.parent = 1, self._sidechain_parent
+        self.agent = "sidechain"
+
+    def _note_subagent(self, structured: dict[str, Any]) -> None:
+        """The subagent a Task result names, for the subagent's own transcript to be found."""
+        tasks = [call for call in self.answered if call.tool in TASK_TOOLS]
+        if not tasks:
+            return
+        agent_id = structured.get("agentId")
+        if not agent_id:
+            found = _AGENT_ID.search(str(structured.get("content", "")))
+            agent_id = found.group(1) if found else None
+        if agent_id:
+            self.parsed.subagent_ids[str(agent_id)] = tasks[-1].index
+
+    @classmethod
+    def subagent_files(cls, path: str, agent_ids: dict[str, int]) -> list[tuple[str, str]]:
+        """``<session>/subagents/agent-<id>.jsonl`` (2.x), else ``agent-<id>.jsonl`` beside the session
+        for the ids its Task results name (1.x); compaction agents (``agent-acompact-*``) left out."""
+        stem = os.path.splitext(path)[0]
+        found = {
+            os.path.basename(name)[len("agent-") : -len(".jsonl")]: name
+            for name in sorted(glob.glob(os.path.join(glob.escape(stem), "subagents", "agent-*.jsonl")))
+        }
+        for agent_id in agent_ids:
+            beside = os.path.join(os.path.dirname(path), f"agent-{agent_id}.jsonl")
+            if agent_id not in found and os.path.isfile(beside):
+                found[agent_id] = beside
+        return [(agent_id, name) for agent_id, name in found.items() if not agent_id.startswith("acompact")]
+
+    @staticmethod
+    def result_text(value: Any, block: int) -> tuple[str, bool | None]:
+        return block_result(value["message"], block)

@@ -1,0 +1,128 @@
+"""Codex CLI rollouts, in the three shapes they have had.
+
+- Rollout JSONL (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``, from about September 2025):
+  ``{"timestamp", "type", "payload"}`` lines; ``session_meta`` (id, cwd, ``cli_version``),
+  ``turn_context`` (cwd and model of each turn: the cwd can change), ``response_item`` (the model's
+  items: ``message``, ``reasoning``, ``function_call``/``function_call_output``, ``custom_tool_call``
+  and its output, ``local_shell_call``), ``event_msg`` (``token_count`` with ``last_token_usage``
+  and ``model_context_window``). Checked against pinouchon/rtchess
+  ``dev_history/exported-session.jsonl`` (Codex 0.60.1).
+- Legacy JSONL (May to September 2025): a bare first line ``{id, timestamp, instructions, git}``,
+  ``{"record_type": "state"}`` lines, and bare items with no envelope.
+- The TypeScript CLI's ``rollout-*.json`` (to mid 2025): one object ``{"session": {timestamp, id,
+  instructions}, "items": [...]}`` of the same bare items.
+The legacy and TypeScript shapes as described in Sinity/polylogue ``docs/providers/openai-codex.md``
+and the fixtures of the projects that read them (no public rollout of those versions was found).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number, text_of_content
+from agentpager.transcripts.records import Record
+
+_ENVELOPES = ("session_meta", "response_item", "turn_context", "event_msg", "compacted")
+_CONTEXT_TAGS = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<permissions")
+
+
+class Codex(Collector):
+    format = "codex"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._usage_seen: Any = None
+
+    @classmethod
+    def recognises(cls, record: Record) -> bool:
+        value = record.value
+        if not isinstance(value, dict):
+            return False
+        if value.get("type") in _ENVELOPES or "record_type" in value:
+            return True
+        session = value.get("session")
+        if isinstance(session, dict) and "instructions" in session:  # the TypeScript CLI's document
+            return True
+        return {"id", "timestamp", "instructions"} <= value.keys()  # the legacy first line
+
+    def feed(self, record: Record) -> None:
+        line = record.value
+        if not isinstance(line, dict):
+            return
+        self.saw(line.get("timestamp"))
+        payload = line.get("payload")
+        if line.get("type") in _ENVELOPES and isinstance(payload, dict):
+            kind = line["type"]
+            if kind == "session_meta":
+                self._meta(payload)
+            elif kind == "turn_context":
+                self.saw(cwd=payload.get("cwd"), model=payload.get("model"))
+            elif kind == "event_msg":
+                self._event(payload, record)
+            elif kind == "response_item":
+                self._item(payload, record)
+        elif isinstance(line.get("session"), dict):  # the TypeScript CLI's header member
+            self._meta(line["session"])
+        elif "instructions" in line and "type" not in line:  # the legacy first line
+            self._meta(line)
+        elif "record_type" not in line:
+            self._item(line, record)  # a bare item (legacy JSONL, TypeScript CLI)
+
+    def _meta(self, meta: dict[str, Any]) -> None:
+        self.saw(meta.get("timestamp"), meta.get("cli_version"), meta.get("cwd"), meta.get("model"))
+        self.parsed.session_id = self.parsed.session_id or str(meta.get("id") or "")
+
+    def _event(self, event: dict[str, Any], record: Record) -> None:
+        if event.get("type") != "token_count" or not isinstance(event.get("info"), dict):
+            return
+        info = event["info"]
+        if info.get("total_token_usage") == self._usage_seen:
+            return  # Codex logs the same count again after each item
+        self._usage_seen = info.get("total_token_usage")
+        last = info.get("last_token_usage") or {}
+        cached = number(last.get("cached_input_tokens"))
+        self.model_turn(
+            ModelTurn(
+                record.where,
+                model=self.parsed.model,
+                input=max(number(last.get("input_tokens")) - cached, 0),
+                cache_read=cached,
+                output=number(last.get("output_tokens")),
+                window=number(info.get("model_context_window")) or None,
+                timestamp=self.timestamp,
+            )
+        )
+
+    def _item(self, item: dict[str, Any], record: Record) -> None:
+        kind, where = item.get("type"), record.where
+        if kind == "message":
+            text = text_of_content(item.get("content"), "\n")
+            if item.get("role") == "user":
+                self.say("text" if text.lstrip().startswith(_CONTEXT_TAGS) else "prompt", text, where)
+            elif item.get("role") == "assistant":
+                self.say("text", text, where)
+        elif kind == "reasoning":
+            summary = item.get("summary") or ()
+            self.say(
+                "thinking", "\n".join(str(part.get("text", "")) for part in summary if isinstance(part, dict)), where
+            )
+        elif kind == "function_call":
+            self.call(item.get("call_id"), item.get("name"), item.get("arguments"), where)
+        elif kind == "custom_tool_call":
+            self.call(item.get("call_id"), item.get("name"), {"input": item.get("input")}, where)
+        elif kind == "local_shell_call":
+            self.call(item.get("call_id") or item.get("id"), "local_shell", item.get("action", {}), where)
+        elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
+            text, is_error = self.result_text(record.value, -1)
+            self.result(item.get("call_id"), ResultRef(where, -1, len(text), is_error, timestamp=self.timestamp))
+
+    @staticmethod
+    def result_text(value: Any, block: int) -> tuple[str, bool | None]:
+        item = value.get("payload") if isinstance(value.get("payload"), dict) else value
+        output = item.get("output")
+        if isinstance(output, dict):  # newer versions: {"content": ..., "success": ...}
+            success = output.get("success")
+            return text_of_content(output.get("content", output.get("output")), ""), (
+                None if success is None else not success
+            )
+        return text_of_content(output, ""), None

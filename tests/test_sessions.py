@@ -1,0 +1,194 @@
+"""The session browser's data: finding sessions, their summaries, the cache, and the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agentpager.sessions import SessionCache, list_sessions
+
+
+def claude_session(home: Path, project: str, name: str, calls: int, started: str = "2026-01-01T10:00:00.000Z") -> Path:
+    directory = home / ".claude" / "projects" / project.replace("/", "-")
+    directory.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {
+            "type": "user",
+            "cwd": project,
+            "sessionId": name,
+            "version": "2.1.130",
+            "timestamp": started,
+            "message": {"role": "user", "content": "Fix the export\nplease"},
+        },
+    ]
+    for n in range(calls):
+        lines.append(
+            {
+                "type": "assistant",
+                "cwd": project,
+                "version": "2.1.130",
+                "timestamp": "2026-01-01T10:05:00.000Z",
+                "message": {
+                    "id": f"m{n}",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [{"type": "tool_use", "id": f"t{n}", "name": "Read", "input": {"file_path": "a"}}],
+                    "usage": {"input_tokens": 10, "cache_read_input_tokens": 1000 + n, "output_tokens": 5},
+                },
+            }
+        )
+        lines.append(
+            {
+                "type": "user",
+                "cwd": project,
+                "timestamp": "2026-01-01T10:05:30.000Z",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": f"t{n}", "content": '"type":"tool_use" is text'}
+                    ],
+                },
+            }
+        )
+    path = directory / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+    return path
+
+
+def codex_session(home: Path, cwd: str) -> Path:
+    directory = home / ".codex" / "sessions" / "2026" / "02" / "03"
+    directory.mkdir(parents=True)
+    records = [
+        {
+            "timestamp": "2026-02-03T09:00:00Z",
+            "type": "session_meta",
+            "payload": {"id": "cx", "cwd": cwd, "cli_version": "0.60.1"},
+        },
+        {
+            "timestamp": "2026-02-03T09:00:01Z",
+            "type": "turn_context",
+            "payload": {"cwd": cwd, "model": "gpt-5.1-codex"},
+        },
+        {
+            "timestamp": "2026-02-03T09:00:02Z",
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hello"}]},
+        },
+        {
+            "timestamp": "2026-02-03T09:00:03Z",
+            "type": "response_item",
+            "payload": {"type": "function_call", "name": "shell_command", "call_id": "c", "arguments": "{}"},
+        },
+        {
+            "timestamp": "2026-02-03T09:00:04Z",
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c", "output": "x"},
+        },
+        {
+            "timestamp": "2026-02-03T09:02:04Z",
+            "type": "event_msg",
+            "payload": {
+                "type": "token_count",
+                "info": {
+                    "total_token_usage": {"input_tokens": 1},
+                    "last_token_usage": {"input_tokens": 500, "cached_input_tokens": 100, "output_tokens": 20},
+                },
+            },
+        },
+    ]
+    path = directory / "rollout-2026-02-03T09-00-00-cx.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+def gemini_session(home: Path, project: str) -> Path:
+    chats = home / ".gemini" / "tmp" / "myproj" / "chats"
+    chats.mkdir(parents=True)
+    (chats.parent / ".project_root").write_text(project + "\n")
+    document = {
+        "sessionId": "g1",
+        "projectHash": "h",
+        "startTime": "2026-03-01T00:00:00Z",
+        "lastUpdated": "2026-03-01T00:10:00Z",
+        "messages": [{"id": "1", "timestamp": "2026-03-01T00:00:00Z", "type": "user", "content": "hi there"}],
+    }
+    path = chats / "session-2026-03-01T00-00-g1.json"
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+def test_sessions_of_every_agent(tmp_path: Path, isolated_cache: Path) -> None:
+    claude = claude_session(tmp_path, "/home/me/shop", "s1", 3)
+    codex_session(tmp_path, "/home/me/shop")
+    gemini_session(tmp_path, "/home/me/notes")
+    sessions = list_sessions(str(tmp_path))
+    assert [(s.agent, s.project, s.calls, s.tokens, s.version, s.model) for s in sessions] == [
+        ("gemini", "/home/me/notes", 0, None, "", ""),
+        ("codex", "/home/me/shop", 1, 520, "0.60.1", "gpt-5.1-codex"),
+        ("claude-code", "/home/me/shop", 3, 1017, "2.1.130", "claude-sonnet-4-5"),
+    ]
+    assert sessions[2].title == "Fix the export please" and sessions[2].path == str(claude)
+    assert (sessions[1].started, sessions[1].ended) == ("2026-02-03T09:00:00Z", "2026-02-03T09:02:04Z")
+
+
+def test_the_cache_is_used_and_a_grown_session_counted_on(tmp_path: Path, isolated_cache: Path) -> None:
+    path = claude_session(tmp_path, "/p", "s1", 2)
+    cache = SessionCache()
+    assert list_sessions(str(tmp_path), cache)[0].calls == 2
+    entry = cache.entries[str(path)]
+    entry["info"]["title"] = "from the cache"
+    cache.path.write_text(json.dumps({"version": 1, "sessions": cache.entries}))
+    assert list_sessions(str(tmp_path))[0].title == "from the cache", "an unchanged file is not read"
+    grown = claude_session(tmp_path, "/p", "other", 3).read_text().split("\n", 1)[1]
+    with path.open("a") as file:
+        file.write(grown)
+    sessions = {s.session_id: s for s in list_sessions(str(tmp_path))}
+    assert sessions["s1"].calls == 5 and sessions["s1"].title == "from the cache"
+
+
+def test_codex_home_is_honoured(tmp_path: Path, isolated_cache: Path, monkeypatch) -> None:
+    codex_session(tmp_path / "elsewhere", "/x")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "elsewhere" / ".codex"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert [s.agent for s in list_sessions()] == ["codex"]
+
+
+def test_sessions_command(tmp_path: Path) -> None:
+    claude_session(tmp_path, "/home/me/shop", "s1", 1)
+    env = os.environ | {"AGENTPAGER_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.stdout.splitlines() == [
+        "/home/me/shop  (1 session)",
+        "  2026-01-01 10:00    5m30s  claude-code 2.1.130  claude-sonnet-4-5            1 call    1,015 tokens  Fix the export please",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert (record["calls"], record["duration_seconds"], record["agent"]) == (1, 330.0, "claude-code")
+
+
+def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    session = claude_session(tmp_path, str(tmp_path), "s1", 2000)
+    done = subprocess.run(
+        f"{sys.executable} -m agentpager replay {session} --root {tmp_path} | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.startswith("    0  turn 1    Read") and "Traceback" not in done.stderr
+    assert "BrokenPipe" not in done.stderr

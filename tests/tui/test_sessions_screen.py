@@ -1,0 +1,78 @@
+"""The session browser: listing, opening a session, and its screens at 80x24 and 200x55."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from pilot_helpers import settle
+from textual.pilot import Pilot
+
+from agentpager import Workspace
+from agentpager.tui.app import AgentPagerApp
+from agentpager.tui.sessions_screen import SessionList, SessionsScreen
+from agentpager.tui.transcript_screen import CallList, TranscriptScreen
+
+
+def home_with_sessions() -> Path:
+    """A home at a fixed path (the screen shows paths) with two Claude Code sessions."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from test_sessions import claude_session
+
+    home = Path(tempfile.gettempdir()) / "agentpager-snapshot-home"
+    shutil.rmtree(home, ignore_errors=True)
+    claude_session(home, "/home/me/shop", "s1", 3)
+    claude_session(home, "/home/me/notes", "s2", 1, started="2026-01-02T10:00:00.000Z")
+    return home
+
+
+async def test_browse_and_open_a_session(root: Path) -> None:
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home_with_sessions()))
+    async with app.run_test(size=(200, 55)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+        sessions = app.screen.query_one(SessionList)
+        assert [line if isinstance(line, str) else line.session_id for line in sessions.lines] == [
+            "/home/me/notes  (1 session)",
+            "s2",
+            "/home/me/shop  (1 session)",
+            "s1",
+        ]
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)
+        assert len(app.screen.query_one(CallList).calls) == 3
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+
+
+def _browser(root: Path) -> AgentPagerApp:
+    """The browser on a workspace at a fixed path (the transcript screen names its root)."""
+    home = home_with_sessions()
+    fixed = home / "proj"
+    fixed.mkdir()
+    return AgentPagerApp(Workspace(fixed), start_with_sessions=True, sessions_home=str(home))
+
+
+def test_sessions_small(root: Path, snap_compare) -> None:
+    assert snap_compare(_browser(root), terminal_size=(80, 24), run_before=settle)
+
+
+def test_sessions_large(root: Path, snap_compare) -> None:
+    assert snap_compare(_browser(root), terminal_size=(200, 55), run_before=settle)
+
+
+def test_context_chart(root: Path, snap_compare) -> None:
+    async def context(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        app = pilot.app
+        app.screen.query_one("#outputs").active = "tab-context"
+        await settle(pilot)
+
+    assert snap_compare(_browser(root), terminal_size=(80, 24), run_before=context)
