@@ -91,3 +91,5 @@ def _zip_has_folder(fd: int, folder: str) -> bool:
             return any(name.startswith(folder) for name in archive.namelist())
     except (OSError, zipfile.BadZipFile, ValueError):
         return False
+    finally:
+        os.lseek(fd, 0, os.SEEK_SET)  # the copy shares the offset: leave it where readers expect it

@@ -39,9 +39,15 @@ def path_opener(path: str) -> Reopener:
 
 
 def path_of(fd: int) -> str:
-    """A name that opens the file ``fd`` is open on (afresh, at its start), whatever becomes of its own
-    name: for libraries that take a path."""
-    return f"/dev/fd/{fd}"
+    """A name that opens the file ``fd`` is open on, whatever becomes of its own name: for libraries
+    that take a path. On Linux it is opened afresh, at its start; elsewhere ``/dev/fd`` shares the
+    descriptor's offset (which only ``pread`` is used with, so it stays at 0)."""
+    return f"{_descriptor_directory()}/{fd}"
+
+
+@functools.cache
+def _descriptor_directory() -> str:
+    return "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
 
 
 class TextFile:
