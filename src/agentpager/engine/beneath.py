@@ -3,9 +3,9 @@
 A path is resolved as ``os.path.realpath`` resolves it (symlinks followed, ``..`` taken on the
 resolved path, a missing tail kept as written), except that a path ending in ``/``, ``/.`` or ``/..``
 names a directory, and that following more than 40 symlinks (the kernel's limit) is a loop, which
-leads nowhere. What it leads to
-is opened once, and the caller classifies and reads from that descriptor: swapping a file or a
-directory for a symlink after the check cannot make it read anything else.
+leads nowhere. What it leads to is opened once, and the caller classifies and reads from that
+descriptor: swapping a file or a directory for a symlink after the check cannot make it read
+anything else.
 
 Where the kernel has openat2 (Linux 5.6), ``RESOLVE_BENEATH`` answers the common case in one call.
 Whatever it refuses (an absolute symlink, ``..`` above the root, a missing component) is walked a
