@@ -23,6 +23,9 @@ from samples import write_docx
 
 from agentpager import Workspace
 from agentpager.engine import beneath
+from agentpager.engine.content import ContentStore
+from agentpager.tools.paths import Root
+from agentpager.tools.shell import ShellRun, emulate
 
 CALLS = 2000
 TIME_LIMIT = 30.0
@@ -206,3 +209,26 @@ def test_no_read_tool_blocks_on_a_file_swapped_with_a_fifo(root: Path) -> None:
         threading.Thread(target=read_all, daemon=True).start()
         assert done.wait(TIME_LIMIT + 30), f"a call blocked after {sum(answers.values())} calls"
     assert answers["read"] > 0 and answers["refused"] > 0, answers
+
+
+@pytest.mark.parametrize(
+    ("command", "swapped"),
+    [("cat x.txt", "x.txt"), ("sed -n 1p d/x.txt", "d"), ("ls d", "d"), ("wc -c x.txt", "x.txt")],
+)
+def test_shell_reads_never_show_what_a_swap_puts_outside(
+    root: Path, outside: Path, tmp_path: Path, command: str, swapped: str
+) -> None:
+    (root / "x.txt").write_text("inside\n")
+    (root / "d").mkdir()
+    (root / "d" / "x.txt").write_text("inside\n")
+    (outside / "only-outside.txt").write_text("SECRET\n")
+    (root / "swap").symlink_to(outside / "x.txt" if swapped == "x.txt" else outside)
+    store = ContentStore(tmp_path / "cache")
+    answers: Counter[str] = Counter()
+    with swapping(root / swapped, root / "swap"):
+        for _ in calls_until_done(CALLS // 2):
+            result = emulate(Root.of(root), store, command)
+            text = str(result.stdout) if isinstance(result, ShellRun) else str(result)
+            assert "SECRET" not in text and "only-outside" not in text and "20 " not in text, text
+            answers["inside" if isinstance(result, ShellRun) and result.exit_code == 0 else "refused"] += 1
+    assert answers["inside"] > 0, answers

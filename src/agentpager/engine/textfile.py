@@ -113,9 +113,36 @@ class TextReader:
             self._check()
             return total > 0 and self._index.newline_count == total
 
-    def head(self, length: int) -> bytes:
-        """The file's first ``length`` bytes from its very start (all of them when it is shorter)."""
-        return read_exact(self._fd, min(length, self._index.size), 0)
+    def read_at(self, offset: int, length: int) -> bytes:
+        """Up to ``length`` bytes of the file at byte ``offset`` (from its very start, a BOM included)."""
+        return os.pread(self._fd, length, offset)
+
+    def byte_chunks(self, start: int = 0, end: int | None = None) -> Iterator[bytes]:
+        """The bytes ``[start, end)`` of the file (default: to its end), a block at a time."""
+        return iter_bytes(self._fd, start, self._index.size if end is None else end)
+
+    def newline_count(self) -> int:
+        """Newlines in the whole file (scanning what is not yet indexed)."""
+        self.build_index()
+        with self._index.lock:
+            self._check()
+            return self._index.newline_count
+
+    def line_offset(self, line: int) -> int:
+        """Byte offset where line ``line`` (1-based) starts; the size when the file has fewer lines.
+
+        Only as far as that line is indexed: a block first (the first lines need no more), then as many
+        blocks at once as the scan threads count.
+        """
+        index = self._index
+        if line <= 1:
+            return 0
+        while index.newline_count < line - 1 and not index.complete:
+            step = min(2 * lineindex.SCAN_THREADS * lineindex.BLOCK_SIZE, max(lineindex.BLOCK_SIZE, index.scanned))
+            index.scan(self._fd, until=index.scanned + step, generation=self._generation)
+        with index.lock:
+            self._check()
+            return index.line_start(self._fd, line) if index.newline_count >= line - 1 else index.size
 
     def decoded(self) -> Iterator[str]:
         """The whole text, decoded a block at a time (invalid bytes become U+FFFD)."""

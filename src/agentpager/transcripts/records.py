@@ -65,7 +65,7 @@ class RecordFile:
         """``array`` for ``[``; ``object`` for a ``{`` whose first line is not a whole JSON value
         (a pretty-printed document); else ``jsonl``."""
         with self.file.open() as reader:
-            head = reader.head(_KIND_PROBE_BYTES).decode("utf-8", "replace")
+            head = reader.read_at(0, _KIND_PROBE_BYTES).decode("utf-8", "replace")
         stripped = head.lstrip(_WHITESPACE + "\ufeff")
         if stripped.startswith("["):
             return "array"
