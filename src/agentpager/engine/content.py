@@ -92,10 +92,11 @@ class ContentStore:
             return TextContent(self._derived_file(self._reencode(opened, found, stamp)), found)
         return TextContent(TextFile(reopen, self._index(opened.real, found.bom_length)), found)
 
-    def utf8_file(self, real_path: str, reopen: Reopener) -> TextFile:
-        """The file's bytes as UTF-8 text, as they are: not classified, no byte-order mark skipped
-        (for agents that read every file as UTF-8). ``reopen`` as for ``content``."""
-        return TextFile(reopen, self._index(real_path, 0))
+    def utf8_file(self, real_path: str, reopen: Reopener, base: int = 0) -> TextFile:
+        """The file's bytes after ``base`` as UTF-8 text, as they are: not classified, no byte-order mark
+        skipped unless ``base`` says so (for agents that read every file as UTF-8). ``reopen`` as for
+        ``content``."""
+        return TextFile(reopen, self._index(real_path, base))
 
     def _derived_file(self, path: Path) -> TextFile:
         """A converted or re-encoded text in the cache (which is ours: it is opened by its name)."""
