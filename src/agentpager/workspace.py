@@ -10,7 +10,7 @@ import functools
 import json
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from agentpager.tools import get_profile, profile_names
 from agentpager.tools.args import ToolSpec
 from agentpager.tools.base import Call, Coverage, NotText, Shown, schema_of, text_of
 from agentpager.tools.errors import ToolError
-from agentpager.tools.guard import GuardSettings, guard, overflow_severity
+from agentpager.tools.guard import GuardSettings, guard, kept_part, overflow_severity
 from agentpager.tools.listing import DirectoryEntries, ListingCache, read_directory
 from agentpager.tools.paths import Root, resolve
 from agentpager.tools.qq import MAX_FILES_PER_LIST, MAX_FILES_WARNING_THRESHOLD
@@ -187,9 +187,13 @@ class Workspace:
         shown = None if view is None else Shown(view.name, view.content, *lines)
         return self.profile.read_call(path, shown)
 
-    def coverage(self, tool: str, arguments: Mapping[str, Any]) -> Coverage | None:
+    def coverage(self, tool: str, arguments: Mapping[str, Any], cut_output: str | None = None) -> Coverage | None:
         """What a read call covers of its file (display path, lines, offsets); None for other calls,
-        bad arguments, or a file the tool refuses. It may read the file: keep it off a UI thread."""
+        bad arguments, or a file the tool refuses. It may read the file: keep it off a UI thread.
+
+        ``cut_output``: the call's output, which the output guard cut; the coverage then says where
+        in the file the cut falls (``Coverage.cut``), when the profile can trace its text back.
+        """
         found = self.profile.tool(tool)
         if found is None:
             return None
@@ -199,22 +203,61 @@ class Workspace:
             return call.text_of(call.resolve(path, "file"))
 
         try:
-            state = self.states.get(self.profile.name, {})
-            coverage = self.profile.coverage(tool, found.spec.bind(arguments), open_text, state)
+            bound = found.spec.bind(arguments)
+            coverage = self.profile.coverage(tool, bound, open_text, self.states.get(self.profile.name, {}))
+            if coverage is None:
+                return None
+            if cut_output is not None:
+                coverage = replace(coverage, cut=self._cut(coverage, tool, bound, cut_output, open_text))
         except (ToolError, OSError, ValueError, LookupError):
             return None
         finally:
             call.close()
-        return None if coverage is None else replace(coverage, path=self.root.display(coverage.path))
+        return replace(coverage, path=self.root.display(coverage.path))
+
+    def _cut(
+        self,
+        coverage: Coverage,
+        tool: str,
+        arguments: dict[str, Any],
+        output: str,
+        open_text: Callable[[str], TextContent],
+    ) -> tuple[int, int] | None:
+        """Where the guard's cut falls in the file: the line, and the characters of it still shown."""
+        start = self.profile.text_offset(tool, arguments, output)
+        if start is None:
+            return None
+        shown = kept_part(output)[start:]
+        if coverage.unit == "line":
+            return coverage.first_line + shown.count("\n"), len(shown) - shown.rfind("\n") - 1
+        length = len(shown) if coverage.unit == "char" else len(shown.encode("utf-8", "surrogatepass"))
+        with open_text(coverage.path).file.open() as reader:
+            return reader.position(coverage.start + length, coverage.unit)
 
     def read_directory(self, path: str) -> DirectoryEntries:
         """The entries of directory ``path`` as ``list_files`` sees them (its files are exactly the ones it
         lists), or why it cannot be read. Keep it off a UI thread."""
         return read_directory(self.root, path)
 
-    def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
-        """The call that lists directory ``path`` from its ``offset``-th file; None without a listing tool."""
+    def listing_call(self, path: str, offset: int | None = None) -> tuple[str, dict[str, Any]] | None:
+        """The call that lists directory ``path``: the page from its ``offset``-th file, or the call an
+        agent makes first; None without a listing tool."""
         return self.profile.listing_call(path, offset)
+
+    def refuses(self, path: str) -> str | None:
+        """Why the profile refuses ``path`` (a display path) whatever it holds (vault's ``.git``), or None."""
+        return self.profile.refuses(path)
+
+    def after_edit(self, tool: str, before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+        """The arguments after a person edited ``before`` into ``after``: a window's end moves with
+        its start (crush's lines, forge's bytes), so moving the start does not make the call an error."""
+        return self.profile.after_edit(tool, dict(before), dict(after))
+
+    def files(self) -> list[str]:
+        """Every file ``list_files`` would list under the root, recursively, sorted (for a file
+        finder). It walks the whole tree: keep it off a UI thread."""
+        with resolve(self.root, ".", "directory") as root:
+            return self.listings.files(self.root, root, "*", True, False)
 
     @staticmethod
     def count_tokens(text: str) -> int:
