@@ -218,3 +218,16 @@ def test_an_agent_listing_never_follows_a_symlink_out_of_the_root(root: Path, ou
         f"Here's the files and directories up to 2 levels deep in {root}, excluding hidden items:\n"
         f"{root}/\n{root}/insub/\n{root}/insub/a.txt\n{root}/outdir\n{root}/sub/\n{root}/sub/a.txt"
     )
+
+
+def test_gemini_context_files_are_read_beneath_the_root(root: Path, outside: Path) -> None:
+    """Gemini CLI appends the GEMINI.md of a file's directory: one that links out of the workspace is skipped."""
+    (root / "sub").mkdir()
+    (root / "sub" / "a.txt").write_text("a\n")
+    (root / "sub" / "GEMINI.md").symlink_to(outside / "secret.txt")
+    (root / "other").mkdir()
+    (root / "other" / "b.txt").write_text("b\n")
+    (root / "other" / "GEMINI.md").write_text("inside context\n")
+    workspace = Workspace(root, "gemini-cli")
+    assert "secret" not in workspace.call("read_file", {"file_path": "sub/a.txt"}).text
+    assert "inside context" in workspace.call("read_file", {"file_path": "other/b.txt"}).text

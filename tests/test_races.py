@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from samples import write_docx
@@ -24,6 +25,7 @@ from samples import write_docx
 from agentpager import Workspace
 from agentpager.engine import beneath
 from agentpager.engine.content import ContentStore
+from agentpager.tools.gemini_cli import NOTHING_READ, REFERENCES_START
 from agentpager.tools.paths import Root
 from agentpager.tools.shell import ShellRun, emulate
 
@@ -33,17 +35,22 @@ TIME_LIMIT = 30.0
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 
-READS = [
-    ("qq", "read_file", {}, "path"),
-    ("forge", "fs_read", {}, "path"),
-    ("crush", "file_read", {}, "filename"),
-    ("vault", "read_file", {}, "path"),
-    ("claude-code", "Read", {}, "file_path"),
-    ("codex", "read_file", {}, "file_path"),
-    ("openhands", "file_editor", {"command": "view"}, "path"),
-    ("swe-agent", "open", {}, "path"),
+READS: list[tuple[str, str, Callable[[str], dict[str, Any]]]] = [
+    ("qq", "read_file", lambda path: {"path": path}),
+    ("forge", "fs_read", lambda path: {"path": path}),
+    ("crush", "file_read", lambda path: {"filename": path}),
+    ("vault", "read_file", lambda path: {"path": path}),
+    ("claude-code", "Read", lambda path: {"file_path": path}),
+    ("codex", "read_file", lambda path: {"file_path": path}),
+    ("openhands", "file_editor", lambda path: {"command": "view", "path": path}),
+    ("swe-agent", "open", lambda path: {"path": path}),
+    ("gemini-cli", "read_file", lambda path: {"file_path": path}),
+    ("gemini-cli", "read_many_files", lambda path: {"include": [path]}),
 ]
-"""Every profile's read tool: its name, the other arguments it needs, and the one that names the file."""
+"""Every profile's tools that read a file: the profile, the tool, and its arguments for a path."""
+OUTSIDE_ANSWERS = ("outside the workspace", "Path not in workspace", "is ignored by configured ignore patterns")
+"""How the profiles refuse a path that leads outside: the contract's words, Gemini CLI's (which also
+ignores a symlink that leads out of the project)."""
 
 
 def _exchange_function() -> Callable[[Path, Path], int]:
@@ -128,13 +135,23 @@ def test_a_file_or_directory_swapped_with_a_symlink_to_outside_is_never_read(
     with swapping(name, root / "swap") as swaps:
         workspaces = {profile: Workspace(root, profile) for profile, *_ in READS}
         for number in calls_until_done(CALLS):
-            profile, tool, others, key = READS[number % len(READS)]
-            text = workspaces[profile].call(tool, {**others, key: argument}).text
-            assert "SECRET" not in text and str(outside) not in text
+            profile, tool, arguments = READS[number % len(READS)]
+            text = workspaces[profile].call(tool, arguments(argument)).text
+            assert "SECRET" not in text
+            if profile != "gemini-cli":  # Gemini CLI names where a path leads when it refuses it
+                assert str(outside) not in text
             assert "Could not read" not in text and "Invalid argument" not in text
-            answers["inside" if "inside" in text else "outside" if "outside the workspace" in text else text] += 1
-    assert swaps["swaps"] > 0 and answers["inside"] > 0, (swaps, answers)
-    assert set(answers) <= {"inside", "outside", "The file kept changing while it was being read; try again."}
+            if "inside" in text:
+                answers["inside"] += 1
+            elif any(words in text for words in OUTSIDE_ANSWERS):
+                answers["outside"] += 1
+            elif tool == "read_many_files" and text in ("", REFERENCES_START + NOTHING_READ):
+                answers["skipped"] += 1  # found outside, or gone outside once found: left out
+            else:
+                answers[f"{tool}: {text}"] += 1
+    assert swaps["swaps"] > 0 and answers["inside"] > 0 and answers["outside"] > 0, (swaps, answers)
+    changed = "The file kept changing while it was being read; try again."
+    assert set(answers) <= {"inside", "outside", "skipped", f"read_file: {changed}"}, answers
 
 
 def test_a_listed_directory_swapped_with_a_symlink_to_outside_shows_no_outside_name(root: Path, outside: Path) -> None:
@@ -146,22 +163,26 @@ def test_a_listed_directory_swapped_with_a_symlink_to_outside_shows_no_outside_n
     (outside / "deeper" / "out.leak").write_text("SECRET\n")
     (outside / "out.leak").write_text("SECRET\n")
     (root / "swap").symlink_to(outside)
-    workspace = Workspace(root)
+    workspaces = {profile: Workspace(root, profile) for profile in ("qq", "gemini-cli")}
     calls = [
-        ("list_files", {"path": "sub"}),
-        ("list_files", {"recursive": True}),
-        ("list_files", {"path": "sub", "recursive": True, "limit": 100}),
-        ("count_files", {"recursive": True}),
-        ("count_files", {"path": "sub"}),
+        ("qq", "list_files", {"path": "sub"}),
+        ("qq", "list_files", {"recursive": True}),
+        ("qq", "list_files", {"path": "sub", "recursive": True, "limit": 100}),
+        ("qq", "count_files", {"recursive": True}),
+        ("qq", "count_files", {"path": "sub"}),
+        ("gemini-cli", "list_directory", {"dir_path": "sub"}),
+        ("gemini-cli", "list_directory", {"dir_path": "sub/deeper"}),
+        ("gemini-cli", "read_many_files", {"include": ["sub"]}),
+        ("gemini-cli", "read_many_files", {"include": ["."]}),
     ]
     answers: Counter[str] = Counter()
     with swapping(root / "sub", root / "swap"):
         for number in calls_until_done(CALLS):
-            tool, arguments = calls[number % len(calls)]
-            text = workspace.call(tool, arguments).text
-            assert "leak" not in text and "x.txt" not in text
-            answers["listed" if "in.txt" in text or ".txt: " in text else text] += 1
-    assert answers["listed"] > 0, answers
+            profile, tool, arguments = calls[number % len(calls)]
+            text = workspaces[profile].call(tool, arguments).text
+            assert "leak" not in text and "x.txt" not in text and "SECRET" not in text
+            answers[f"{tool} listed" if "in.txt" in text or ".txt: " in text else "refused"] += 1
+    assert {"list_files listed", "list_directory listed", "read_many_files listed"} <= set(answers), answers
 
 
 @pytest.mark.parametrize("name", ["a.docx", "f.txt"])
@@ -199,8 +220,8 @@ def test_no_read_tool_blocks_on_a_file_swapped_with_a_fifo(root: Path) -> None:
 
     def read_all() -> None:
         for number in calls_until_done(CALLS // 2):
-            profile, tool, others, key = READS[number % len(READS)]
-            text = workspaces[profile].call(tool, {**others, key: "f.txt"}).text
+            profile, tool, arguments = READS[number % len(READS)]
+            text = workspaces[profile].call(tool, arguments("f.txt")).text
             assert "Could not read" not in text and "Invalid argument" not in text, text
             answers["read" if "Converted paragraph" in text else "refused"] += 1
         done.set()

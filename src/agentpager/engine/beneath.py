@@ -26,8 +26,9 @@ from typing import Literal
 
 from agentpager.engine.lineindex import FileChanged
 
-Want = Literal["file", "directory", "any"]
-"""What to open for reading: a regular file, a directory, or whichever of the two is there."""
+Want = Literal["file", "directory", "any", "nothing"]
+"""What to open for reading: a regular file, a directory, whichever of the two is there, or nothing
+(only where the path leads and what is there)."""
 
 MAX_SYMLINKS = 40
 """Symlinks followed in one resolution before it counts as a loop (Linux's MAXSYMLINKS)."""
@@ -224,10 +225,10 @@ class _Walk:
         if directory_only and not stat.S_ISDIR(st.st_mode):
             return Found(real, True, error=errno.ENOTDIR)
         try:
-            if want != "file" and stat.S_ISDIR(st.st_mode):
+            if want in ("directory", "any") and stat.S_ISDIR(st.st_mode):
                 assert top.fd is not None
                 return Found(real, True, st, fd=os.open(".", _READ_DIRECTORY, dir_fd=top.fd))
-            if want != "directory" and stat.S_ISREG(st.st_mode):
+            if want in ("file", "any") and stat.S_ISREG(st.st_mode):
                 parent = self.steps[-2].fd
                 assert parent is not None
                 return Found(real, True, st, fd=_open_same_file(top.name, parent, st))
@@ -317,7 +318,7 @@ def _open_with_openat2(root: str, root_fd: int, relative: str, want: Want) -> Fo
         st = os.fstat(handle)
         directory = stat.S_ISDIR(st.st_mode)
         flags = _READ_DIRECTORY if directory else os.O_RDONLY | _CLOEXEC
-        if (directory and want != "file") or (stat.S_ISREG(st.st_mode) and want != "directory"):
+        if (directory and want in ("directory", "any")) or (stat.S_ISREG(st.st_mode) and want in ("file", "any")):
             try:
                 return Found(real, True, st, fd=os.open(f"/proc/self/fd/{handle}", flags))
             except PermissionError:

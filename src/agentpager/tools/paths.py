@@ -8,7 +8,7 @@ import stat
 from dataclasses import dataclass
 from typing import Literal
 
-from agentpager.engine.beneath import open_beneath
+from agentpager.engine.beneath import Found, open_beneath
 from agentpager.tools.errors import ToolError
 
 Want = Literal["file", "directory"]
@@ -133,6 +133,13 @@ def place(root: Root, path: str, argument: str) -> Placed:
     if not found.inside:
         raise ToolError(f"Path '{argument}' is outside the workspace.")
     return Placed(found.real, found.st, found.fd, found.error)
+
+
+def look_up(root: Root, path: str) -> Found:
+    """Where ``path`` (absolute, or relative to the root) leads and what is there, opening nothing:
+    resolved as ``os.path.realpath`` resolves it, but beneath the root (``inside`` says whether it
+    stays there)."""
+    return open_beneath(root.real, path, "nothing")
 
 
 def agent_path(root: Root, argument: str, working_dir: str) -> tuple[str, str]:
