@@ -5,18 +5,20 @@ The viewer reads files only through this module and Workspace: what it needs of 
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agentpager.engine.content import TextContent
 from agentpager.engine.lineindex import Cancelled, FileChanged
 from agentpager.engine.textfile import TextReader
 
-__all__ = ["Cancelled", "FileChanged", "FileView", "ViewError"]
+if TYPE_CHECKING:
+    from agentpager.engine.patterns import Matcher
+
+__all__ = ["Cancelled", "FileChanged", "FileView", "Matcher", "ViewError", "compile_search"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,17 @@ class ViewError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+def compile_search(pattern: str, flags: int) -> Matcher:
+    """A search (a Python regex with ``re`` flags) that runs in linear time (RE2, else ``re`` in a child
+    process); ViewError for a bad pattern. The patterns module loads on the first search."""
+    from agentpager.engine.patterns import PatternError, compile_regex
+
+    try:
+        return compile_regex(pattern, flags)
+    except PatternError as error:
+        raise ViewError(error.message) from None
 
 
 class FileView:
@@ -78,12 +91,18 @@ class FileView:
     def line_prefixes(self, first: int, last: int, limit: int) -> list[tuple[str, bool]]:
         """Each of lines ``first..last``: its first ``limit`` characters, and whether it is longer."""
         with self.open() as reader:
-            return reader.line_prefixes(first, last, limit)
+            return list(reader.line_prefixes(first, last, limit))
 
-    def search(self, pattern: re.Pattern[str], cancel: threading.Event | None = None) -> Iterator[int]:
-        """Numbers of the lines where ``pattern`` matches, in order (see TextReader.search)."""
+    def search(self, pattern: Matcher, cancel: threading.Event | None = None) -> Iterator[int]:
+        """Numbers of the lines where ``pattern`` matches, in order (see TextReader.search); ViewError
+        when ``re``, in its child, takes too long or refuses the pattern."""
+        from agentpager.engine.patterns import PatternError
+
         with self.open() as reader:
-            yield from reader.search(pattern, cancel=cancel)
+            try:
+                yield from reader.search(pattern, cancel=cancel)
+            except PatternError as error:
+                raise ViewError(error.message) from None
 
     def position(self, offset: int, unit: Literal["char", "byte"]) -> tuple[int, int]:
         """The line holding character (or byte) ``offset``, and the characters of that line before it.

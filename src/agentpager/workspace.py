@@ -21,11 +21,11 @@ from agentpager.engine.tokens import count_tokens
 from agentpager.engine.utf8 import printable
 from agentpager.fileview import FileView, ViewError
 from agentpager.tools import get_profile, profile_names
-from agentpager.tools.args import ToolSpec
+from agentpager.tools.args import ToolSpec, echoed
 from agentpager.tools.base import Call, Coverage, NotText, Shown, schema_of, text_of
 from agentpager.tools.errors import ToolError
 from agentpager.tools.guard import GuardSettings, guard, kept_part, overflow_severity
-from agentpager.tools.listing import DirectoryEntries, ListingCache, read_directory
+from agentpager.tools.listing import DirectoryEntries, ListingCache, matcher, read_directory
 from agentpager.tools.paths import Root, resolve
 from agentpager.tools.qq import MAX_FILES_PER_LIST, MAX_FILES_WARNING_THRESHOLD
 
@@ -119,11 +119,12 @@ class Workspace:
         found = self.profile.tool(tool)
         if found is None:
             names = ", ".join(t.spec.name for t in self.profile.tools)
-            return self._error(tool, f"Unknown tool '{tool}'. Tools: {names}.")
+            return self._error(tool, f"Unknown tool '{echoed(str(tool))}'. Tools: {names}.")
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, Mapping):
-            return self._error(tool, f"Arguments must be a JSON object, got {json.dumps(arguments, default=repr)}.")
+            got = echoed(json.dumps(arguments, default=repr))
+            return self._error(tool, f"Arguments must be a JSON object, got {got}.")
         guard_settings = self.guard_settings if self.profile.guarded else None
         state = self.states.setdefault(self.profile.name, {})
         for _ in range(_ATTEMPTS):
@@ -256,8 +257,8 @@ class Workspace:
     def files(self) -> list[str]:
         """Every file ``list_files`` would list under the root, recursively, sorted (for a file
         finder). It walks the whole tree: keep it off a UI thread."""
-        with resolve(self.root, ".", "directory") as root:
-            return self.listings.files(self.root, root, "*", True, False)
+        with matcher("*", use_regex=False) as everything, resolve(self.root, ".", "directory") as root:
+            return self.listings.files(self.root, root, everything, True)
 
     @staticmethod
     def count_tokens(text: str) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import zipfile
 from dataclasses import dataclass
 from typing import Literal
 
@@ -86,6 +85,8 @@ def _document_type(kind: filetype.Type | None, fd: int, display_name: str) -> st
 
 
 def _zip_has_folder(fd: int, folder: str) -> bool:
+    import zipfile
+
     try:
         with os.fdopen(os.dup(fd), "rb") as file, zipfile.ZipFile(file) as archive:
             return any(name.startswith(folder) for name in archive.namelist())

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import subprocess
-import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -19,10 +17,11 @@ from pathlib import Path
 from typing import Protocol
 
 from agentpager.engine import cache
-from agentpager.engine.classify import DOCUMENT_MIMES, HEAD_SIZE, Classification, classify
-from agentpager.engine.documents import ConversionError, convert_document
-from agentpager.engine.lineindex import Cancelled, LineIndex, Stamp, iter_bytes
-from agentpager.engine.textfile import Reopener, TextFile, path_of, path_opener
+from agentpager.engine.classify import HEAD_SIZE, Classification, classify
+from agentpager.engine.documents import ConversionError, ConversionLimits, convert_document
+from agentpager.engine.lineindex import LineIndex, Stamp, iter_bytes
+from agentpager.engine.savedindex import IndexStore
+from agentpager.engine.textfile import Reopener, SharedIndex, TextFile, path_opener
 
 
 class Opened(Protocol):
@@ -57,11 +56,16 @@ Content = TextContent | BinaryContent | UnconvertibleContent
 
 
 class ContentStore:
-    """Classifies files and keeps their indexes between calls."""
+    """Classifies files and keeps their indexes between calls (a big file's also in the cache dir)."""
 
-    def __init__(self, cache_dir: Path | None = None, capacity: int = 64) -> None:
-        self.cache_dir = cache_dir or cache.cache_root()
-        self._indexes: OrderedDict[tuple[str, int], LineIndex] = OrderedDict()
+    def __init__(
+        self, cache_dir: Path | None = None, capacity: int = 64, limits: ConversionLimits | None = None
+    ) -> None:
+        self.cache = cache.CacheDir(cache_dir or cache.cache_root())
+        self._saved = IndexStore(self.cache)
+        self.limits = limits
+        """Memory and time a conversion may take (None: ConversionLimits.from_env())."""
+        self._indexes: OrderedDict[tuple[str, int], SharedIndex] = OrderedDict()
         self._capacity = capacity
         self._lock = threading.Lock()
 
@@ -72,9 +76,8 @@ class ContentStore:
     def content(self, opened: Opened, reopen: Reopener, cancel: threading.Event | None = None) -> Content:
         """What a text tool reads from the file (converting a document on first use).
 
-        ``reopen`` gives each reader of a plain text file its descriptor. With ``cancel``, a
-        conversion runs in a child process that setting ``cancel`` kills (raising Cancelled): it
-        neither holds the GIL nor writes to the terminal.
+        ``reopen`` gives each reader of a plain text file its descriptor. A conversion runs in a child
+        process given ``opened.fd``, which setting ``cancel`` kills (raising Cancelled).
         """
         found = self.inspect(opened)
         stamp = Stamp.of(opened.st)
@@ -82,9 +85,7 @@ class ContentStore:
             return BinaryContent(found.mime)
         if found.kind == "document":
             try:
-                if cancel is not None:
-                    self._convert_in_child(opened, found, stamp, cancel)
-                path = self.convert(opened.fd, opened.real, found, stamp)
+                path = self.convert(opened, found, stamp, cancel)
             except ConversionError as error:
                 return UnconvertibleContent(error.reason, found.mime)
             return TextContent(self._derived_file(path), found)
@@ -102,69 +103,43 @@ class ContentStore:
         """A converted or re-encoded text in the cache (which is ours: it is opened by its name)."""
         return TextFile(path_opener(str(path)), self._index(str(path), 0))
 
-    def _index(self, key: str, base: int) -> LineIndex:
+    def _index(self, key: str, base: int) -> SharedIndex:
+        """The index of the file whose real path is ``key``, kept between calls (the least recently
+        used dropped past the capacity)."""
         with self._lock:
             found = self._indexes.get((key, base))
             if found is None:
-                found = self._indexes[key, base] = LineIndex(base)
+                found = self._indexes[key, base] = SharedIndex(LineIndex(base), self._saved, key)
                 if len(self._indexes) > self._capacity:
                     self._indexes.popitem(last=False)
             else:
                 self._indexes.move_to_end((key, base))
             return found
 
-    def _conversion_entries(self, real_path: str, stamp: Stamp) -> tuple[Path, Path]:
-        """Where a document's Markdown, or the reason it could not be converted, is cached."""
-        markdown = cache.entry_path(self.cache_dir, "documents", real_path, stamp, ".md")
-        return markdown, markdown.with_suffix(".failed")
-
-    def convert(self, fd: int, real_path: str, found: Classification, stamp: Stamp) -> Path:
-        """The cached Markdown of the document open as ``fd``, converted now if need be; ConversionError if not."""
-        markdown, failure = self._conversion_entries(real_path, stamp)
-        if markdown.exists():
+    def convert(
+        self, opened: Opened, found: Classification, stamp: Stamp, cancel: threading.Event | None = None
+    ) -> Path:
+        """The cached Markdown of the document open as ``opened.fd``, converted now (in a child given
+        that descriptor) if need be; ConversionError if it cannot be (that is cached too), Cancelled
+        when ``cancel`` is set first."""
+        markdown = self.cache.entry("documents", opened.real, stamp, ".md")
+        failure = markdown.with_suffix(".failed")
+        if self.cache.lookup(markdown):
             return markdown
-        if failure.exists():
+        if self.cache.lookup(failure):
             raise ConversionError(failure.read_text(encoding="utf-8"))
         try:
-            text = convert_document(path_of(fd), found.document_type)
+            text = convert_document(opened.fd, found.document_type, cancel, self.limits)
         except ConversionError as error:
-            cache.write_atomically(failure, [error.reason.encode("utf-8")])
+            self.cache.write(failure, [error.reason.encode("utf-8")])
             raise
-        cache.write_atomically(markdown, [text.encode("utf-8", "replace")])
+        self.cache.write(markdown, [text.encode("utf-8", "replace")])
         return markdown
 
-    def _convert_in_child(self, opened: Opened, found: Classification, stamp: Stamp, cancel: threading.Event) -> None:
-        if any(entry.exists() for entry in self._conversion_entries(opened.real, stamp)):
-            return
-        child = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "agentpager.engine.content",
-                str(opened.fd),
-                opened.real,
-                found.document_type,
-                str(self.cache_dir),
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            pass_fds=(opened.fd,),
-        )
-        while True:
-            try:
-                child.wait(timeout=0.05)
-                return
-            except subprocess.TimeoutExpired:
-                if cancel.is_set():
-                    child.kill()
-                    child.wait()
-                    raise Cancelled() from None
-
     def _reencode(self, opened: Opened, found: Classification, stamp: Stamp) -> Path:
-        target = cache.entry_path(self.cache_dir, "reencoded", opened.real, stamp, ".txt")
-        if not target.exists():
-            cache.write_atomically(target, _reencoded(opened.fd, found, stamp.size))
+        target = self.cache.entry("reencoded", opened.real, stamp, ".txt")
+        if not self.cache.lookup(target):
+            self.cache.write(target, _reencoded(opened.fd, found, stamp.size))
         return target
 
 
@@ -174,18 +149,3 @@ def _reencoded(fd: int, found: Classification, size: int) -> Iterator[bytes]:
     for chunk in iter_bytes(fd, found.bom_length, size):
         yield decoder.decode(chunk).encode("utf-8")
     yield decoder.decode(b"", final=True).encode("utf-8")
-
-
-def _convert_main(argv: list[str]) -> int:
-    """``python -m agentpager.engine.content FD REAL_PATH TYPE CACHE_DIR``: convert one document into the cache."""
-    fd, real_path, document_type, cache_dir = int(argv[0]), *argv[1:]
-    found = Classification("document", mime=DOCUMENT_MIMES[document_type], document_type=document_type)
-    try:
-        ContentStore(Path(cache_dir)).convert(fd, real_path, found, Stamp.of(os.fstat(fd)))
-    except ConversionError:
-        pass  # the failure is cached for the parent to read
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(_convert_main(sys.argv[1:]))

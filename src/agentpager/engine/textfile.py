@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from agentpager.engine import lineindex
 from agentpager.engine.lazytext import LazyText, Text
@@ -22,7 +22,11 @@ from agentpager.engine.lineindex import (
     iter_text,
     read_exact,
 )
+from agentpager.engine.savedindex import SAVED_MIN_BYTES, IndexStore
 from agentpager.engine.utf8 import decode_chunks
+
+if TYPE_CHECKING:
+    from agentpager.engine.patterns import Matcher
 
 SEARCH_LINE_LIMIT = 32 << 20
 """Lines up to this many bytes are searched whole; longer ones a block at a time."""
@@ -51,18 +55,34 @@ def _descriptor_directory() -> str:
     return "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
 
 
+@dataclass
+class SharedIndex:
+    """A file's LineIndex, shared by the TextFiles that read the file, and the copy of it saved in the
+    cache dir (``saved``, under ``key``: the file's real path) for other processes."""
+
+    index: LineIndex
+    saved: IndexStore | None = None
+    key: str = ""
+    restore: bool = True
+    """Start from the saved copy: only on the first open (a saved index found wrong is not reused)."""
+    saved_version: tuple[Stamp, int] | None = None
+    """The version of the file and the index generation last saved or restored."""
+
+
 class TextFile:
     """A file whose bytes after ``base`` (a byte-order mark) are UTF-8 text.
 
     ``opener`` gives a descriptor of the file each time it is read: a copy of one a tool call
     opened, or the file opened again beneath the workspace root for a viewer that follows it. The
-    index survives between reads while the file is unchanged, is extended when the file grows and
-    rebuilt when it is replaced or truncated.
+    index (``shared``) survives between reads while the file is unchanged, is extended when the file
+    grows and rebuilt when it is replaced or truncated; a big file's complete index is also kept in
+    the cache dir for other processes, and a process starts from the one kept (see SharedIndex).
     """
 
-    def __init__(self, opener: Reopener, index: LineIndex | None = None) -> None:
+    def __init__(self, opener: Reopener, shared: SharedIndex | None = None) -> None:
         self._opener = opener
-        self._index = index or LineIndex()
+        self._shared = shared or SharedIndex(LineIndex())
+        self._index = self._shared.index
 
     @property
     def indexed(self) -> tuple[int, int]:
@@ -77,12 +97,29 @@ class TextFile:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise FileChanged("the file is no longer a regular file")
+            shared = self._shared
             with self._index.lock:
+                if shared.saved is not None and shared.restore and st.st_size >= SAVED_MIN_BYTES:
+                    shared.restore = False
+                    found = shared.saved.load(shared.key)
+                    if found is not None and self._index.restore(fd, found):
+                        shared.saved_version = found.stamp, self._index.generation
                 self._index.sync(fd, Stamp.of(st))
                 generation = self._index.generation
             yield TextReader(fd, self._index, generation)
+            self._save()
         finally:
             os.close(fd)
+
+    def _save(self) -> None:
+        """Keep a complete index of a big file that was not kept yet at this version."""
+        shared = self._shared
+        if shared.saved is None or self._index.size < SAVED_MIN_BYTES:
+            return
+        found = self._index.checkpoints()
+        if found is not None and (found.stamp, self._index.generation) != shared.saved_version:
+            shared.saved.save(shared.key, found)
+            shared.saved_version = found.stamp, self._index.generation
 
 
 class TextReader:
@@ -177,24 +214,47 @@ class TextReader:
             self._check()
             return self._index.line_count(self._fd) if self._index.complete else self._index.newline_count
 
-    def line_prefixes(self, first: int, last: int, limit: int) -> list[tuple[str, bool]]:
+    def line_prefixes(self, first: int, last: int, limit: int) -> Iterator[tuple[str, bool]]:
         """Each of lines ``first..last``: its first ``limit`` characters, and whether it is longer.
 
-        Only as much of the file is indexed as these lines need.
+        Only as much of the file is indexed as these lines need; they are read a block at a time and
+        what a line holds past a block is skipped, so memory holds one block, whatever the range.
+        Use it before the reader's block ends.
         """
-        prefixes = []
+        # A character takes at most four bytes: this many bytes always hold ``limit`` of them.
+        prefix_bytes = 4 * limit + 4
+        read_size = max(lineindex.BLOCK_SIZE, 2 * prefix_bytes)
         self._index.scan_to_line(self._fd, last, self._generation)
         with self._index.lock:
             self._check()
-            spans = [
-                (self._index.line_start(self._fd, n), self._index.line_end(self._fd, n)) for n in range(first, last + 1)
-            ]
-        for start, end in spans:
-            # A character takes at most four bytes: this many bytes always hold ``limit`` of them.
-            data = read_exact(self._fd, min(end - start, 4 * limit + 4), start)
-            text = data.decode("utf-8", "replace")
-            prefixes.append((text[:limit], len(text) > limit or start + len(data) < end))
-        return prefixes
+            position = self._index.line_start(self._fd, first)
+            end = self._index.line_end(self._fd, last)
+        line = first
+        while line <= last:
+            data = read_exact(self._fd, min(read_size, end - position), position)
+            at_end = position + len(data) >= end
+            if not at_end:
+                newline = data.rfind(b"\n")
+                if newline < 0:  # a line longer than a read: its prefix, then on to the next line
+                    yield data[:prefix_bytes].decode("utf-8", "replace")[:limit], True
+                    line += 1
+                    if line <= last:
+                        with self._index.lock:
+                            self._check()
+                            position = self._index.line_start(self._fd, line)
+                    continue
+                data = data[: newline + 1]
+            position += len(data)
+            # Whole lines decode as the whole file does: a newline always starts a character afresh.
+            text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+            texts = (text if at_end else text[:-1]).split("\n")  # the range's end is the last line's
+            line += len(texts)
+            yield from [(text[:limit], len(text) > limit) for text in texts]
+
+    def sample(self, start: int, length: int) -> str:
+        """About ``length`` bytes of the file's text from byte ``start``, for an estimate (a character
+        the end cuts in two becomes U+FFFD)."""
+        return "".join(iter_text(self._fd, start, min(start + length, self._index.size), join_lines=False))
 
     def line_span(self, first: int, last: int) -> tuple[int, int]:
         """Byte offsets of lines ``first..last`` in the file, the last line's break included."""
@@ -250,7 +310,7 @@ class TextReader:
 
     def search(
         self,
-        pattern: re.Pattern[str],
+        pattern: Matcher,
         cancel: threading.Event | None = None,
         progress: Callable[[int, int], None] | None = None,
     ) -> Iterator[int]:
@@ -272,7 +332,7 @@ class TextReader:
             else:
                 cut = data.rfind(b"\n")
             if cut < 0:
-                if self._line_matches(pattern, line):
+                if self._line_matches(pattern, line, cancel):
                     yield line
                 line += 1
                 position = self._index.line_start(self._fd, line) if line <= total else end
@@ -281,9 +341,9 @@ class TextReader:
             if text.endswith("\r") and cut < len(data):
                 text = text[:-1]  # the CR of the CRLF that ends this chunk
             counted, counted_lines, last_found = 0, line, 0
-            for match in pattern.finditer(text):
-                counted_lines += text.count("\n", counted, match.start())
-                counted = match.start()
+            for start in pattern.starts(text, cancel):
+                counted_lines += text.count("\n", counted, start)
+                counted = start
                 if counted_lines != last_found:
                     last_found = counted_lines
                     yield counted_lines
@@ -292,11 +352,11 @@ class TextReader:
             if progress is not None:
                 progress(position, end)
 
-    def _line_matches(self, pattern: re.Pattern[str], line: int) -> bool:
+    def _line_matches(self, pattern: Matcher, line: int, cancel: threading.Event | None) -> bool:
         start, end = self._index.line_start(self._fd, line), self._index.line_end(self._fd, line)
         if end - start <= SEARCH_LINE_LIMIT:
-            return pattern.search(str(self.lines_text(line, line))) is not None
-        return any(pattern.search(text) for text in decode_chunks(iter_bytes(self._fd, start, end)))
+            return pattern.search(str(self.lines_text(line, line)), cancel)
+        return any(pattern.search(text, cancel) for text in decode_chunks(iter_bytes(self._fd, start, end)))
 
     def iter_lines(self, first: int = 1, batch_bytes: int = 1 << 20) -> Iterator[tuple[int, str]]:
         """Numbered lines from ``first`` to the end, read about ``batch_bytes`` at a time.

@@ -62,6 +62,10 @@ class Call:
         text, self.truncated = guard(parts, self.tool, self.guard)
         return text
 
+    def cuts(self, length: int) -> bool:
+        """Whether the output guard cuts an output of ``length`` characters."""
+        return self.guard is not None and length > self.guard.max_chars
+
     def text_of(self, resolved: Resolved) -> TextContent:
         """The text a line or character tool reads; NotText for binary files and failed conversions."""
         return text_of(self.store, resolved, functools.partial(os.dup, resolved.fd))

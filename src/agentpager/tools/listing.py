@@ -12,19 +12,19 @@ paging through a huge listing does not walk the tree again.
 from __future__ import annotations
 
 import errno
-import fnmatch
-import functools
 import os
-import re
 import stat
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agentpager.engine.beneath import open_beneath
 from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import Resolved, Root, resolve
+
+if TYPE_CHECKING:
+    from agentpager.engine.patterns import Matcher
 
 DirStamp = tuple[str, int, int, int]
 """A walked directory: its real path, inode, mtime and ctime."""
@@ -137,25 +137,27 @@ class Listing:
         return True
 
 
-@functools.lru_cache(maxsize=64)
-def matcher(pattern: str, use_regex: bool) -> Callable[[str], object]:
-    """A test of a relative path against a glob (``fnmatchcase``) or a regex (``re.search``)."""
-    if use_regex:
-        try:
-            return re.compile(pattern).search
-        except (re.error, RecursionError, OverflowError) as error:
-            raise ToolError(f"Invalid regex pattern '{pattern}': {error}.") from None
-    return re.compile(fnmatch.translate(pattern)).match
+def matcher(pattern: str, use_regex: bool) -> Matcher:
+    """A test of a relative path against a glob (``fnmatchcase``) or a regex (``re.search``), in linear
+    time; ToolError for a pattern too long or a bad regex. Close it after use."""
+    from agentpager.engine.patterns import InvalidPattern, PatternError, compile_glob, compile_regex
+
+    try:
+        match = compile_regex(pattern) if use_regex else compile_glob(pattern)
+        match.check()
+        return match
+    except InvalidPattern as error:
+        raise ToolError(f"Invalid regex pattern '{pattern}': {error.message}.") from None
+    except PatternError as error:
+        raise ToolError(error.message) from None
 
 
-def walk(
-    root: Root, directory: Resolved, match: Callable[[str], object], recursive: bool, everything: bool = False
-) -> Listing:
-    """Files below ``directory`` whose path relative to it matches, as paths relative to the root.
+def walk(root: Root, directory: Resolved, recursive: bool) -> Listing:
+    """Files below ``directory``, as paths relative to the root.
 
-    ``everything`` skips matching (the ``*`` glob matches every path). Unreadable directories, and
-    directories replaced by something else while walked, are skipped. Only the directories on the
-    way down from ``directory`` are held open, never one per pending directory.
+    Unreadable directories, and directories replaced by something else while walked, are skipped.
+    Only the directories on the way down from ``directory`` are held open, never one per pending
+    directory.
     """
     prefix = "" if directory.display == "." else directory.display + "/"
     files: list[str] = []
@@ -170,9 +172,7 @@ def walk(
             os.close(fd)
             return
         walked.append((real, st.st_ino, st.st_mtime_ns, st.st_ctime_ns))
-        for name in entries.files:
-            if everything or match(relative + name):
-                files.append(prefix + relative + name)
+        files.extend(prefix + relative + name for name in entries.files)
         frames.append((fd, real, relative, entries.directories if recursive else []))
 
     enter(os.dup(directory.fd), directory.real, "")
@@ -192,6 +192,18 @@ def walk(
     return Listing(files, tuple(walked))
 
 
+def _matching(files: list[str], directory: Resolved, match: Matcher) -> list[str]:
+    """The files whose path relative to ``directory`` the pattern matches."""
+    from agentpager.engine.patterns import PatternError
+
+    skip = 0 if directory.display == "." else len(directory.display) + 1
+    try:
+        found = match.matches([file[skip:] for file in files])
+    except PatternError as error:
+        raise ToolError(error.message) from None
+    return [file for file, matched in zip(files, found, strict=True) if matched]
+
+
 class ListingCache:
     """Recent listings, reused while every directory they walked is unchanged."""
 
@@ -200,13 +212,14 @@ class ListingCache:
         self._capacity = capacity
         self._lock = threading.Lock()
 
-    def files(self, root: Root, directory: Resolved, pattern: str, recursive: bool, use_regex: bool) -> list[str]:
-        key = (root, directory.real, directory.display, pattern, recursive, use_regex)
+    def files(self, root: Root, directory: Resolved, match: Matcher, recursive: bool) -> list[str]:
+        key = (root, directory.real, directory.display, match.source, match.flags, recursive)
         with self._lock:
             listing = self._entries.get(key)
         if listing is None or not listing.still_valid():
-            everything = pattern == "*" and not use_regex
-            listing = walk(root, directory, matcher(pattern, use_regex), recursive, everything)
+            listing = walk(root, directory, recursive)
+            if not match.matches_everything:
+                listing = Listing(_matching(listing.files, directory, match), listing.walked)
         with self._lock:
             self._entries[key] = listing
             self._entries.move_to_end(key)

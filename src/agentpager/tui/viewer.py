@@ -9,12 +9,11 @@ O(window) too: the scroll position is still the top line, and only the lines on 
 from __future__ import annotations
 
 import bisect
-import re
 import textwrap
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.segment import Segment
 from rich.style import Style
@@ -34,6 +33,9 @@ from agentpager.tui.lines import Shading, marker, paint, smart_case
 from agentpager.tui.messages import Failed, Indexed, Opened, Searched, WindowChanged
 from agentpager.tui.screens.key_prompt import KeyPrompt
 from agentpager.workspace import Workspace, printable
+
+if TYPE_CHECKING:
+    from agentpager.fileview import Matcher
 
 WINDOW_LINES = 200
 DISPLAY_LIMIT = 2000
@@ -147,7 +149,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._frame_rows: list[tuple[int, int]] = []
         """Wrapped: the (line, row of it) on each screen row of the frame being drawn."""
         self._widest = 0
-        self._pattern: re.Pattern[str] | None = None
+        self._pattern: Matcher | None = None
         self._matches: list[int] = []
         self._match = -1
         self._search_from = 1
@@ -677,8 +679,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             return "Open a file to search it."
         try:
             compiled = smart_case(pattern)
-        except re.error as error:
-            return f"Invalid regex: {error}"
+        except ViewError as error:
+            return f"Invalid regex: {error.message}"
         self._pattern = compiled
         self._clear_strips()
         self._matches, self._match = [], -1
@@ -689,7 +691,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         return None
 
     @work(thread=True, group="search", exclusive=True, exit_on_error=False)
-    def _search(self, view: FileView, pattern: re.Pattern[str]) -> None:
+    def _search(self, view: FileView, pattern: Matcher) -> None:
+        """Matches in linear time (RE2), or by re in a child process that Escape kills."""
         worker = get_current_worker()
         matches: list[int] = []
         reported = time.monotonic()
@@ -702,8 +705,13 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         except Cancelled:
             self.post_message(Searched(pattern, matches, False))
             return
+        except ViewError as error:  # re, in its child, took too long or refused the pattern
+            self.post_message(Searched(pattern, matches, False, error.message))
+            return
         except OSError:
             pass  # the file changed under the search: what was found so far stands
+        finally:
+            pattern.close()
         self.post_message(Searched(pattern, matches, True))
 
     @on(Searched)
@@ -713,8 +721,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._matches = event.matches
         more = "" if event.complete else "+"
         if not event.matches:
-            if event.complete:
-                self._search_note = f"/{event.pattern.pattern}/: no match"
+            if event.complete or event.problem:
+                self._search_note = f"/{event.pattern.pattern}/: " + (event.problem or "no match")
             self._show_where()
             return
         if self._match < 0:
