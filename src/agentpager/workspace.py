@@ -22,7 +22,7 @@ from agentpager.engine.utf8 import printable
 from agentpager.fileview import FileView, ViewError
 from agentpager.tools import get_profile, profile_names
 from agentpager.tools.args import ToolSpec, echoed
-from agentpager.tools.base import Call, Coverage, NotText, Shown, schema_of, text_of
+from agentpager.tools.base import Call, Coverage, NotText, RealAgent, Shown, schema_of, text_of
 from agentpager.tools.errors import ToolError
 from agentpager.tools.guard import GuardSettings, guard, kept_part, overflow_severity
 from agentpager.tools.listing import DirectoryEntries, ListingCache, matcher, read_directory
@@ -34,6 +34,7 @@ __all__ = [
     "LISTING_PAGE_SIZE",
     "LISTING_WARNING_THRESHOLD",
     "DirectoryEntries",
+    "RealAgent",
     "ToolError",
     "ToolResult",
     "ToolSpec",

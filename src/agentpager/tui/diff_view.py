@@ -1,5 +1,5 @@
-"""A recorded output against its replay, coloured: unified where the screen is narrow, side by side
-where there is room. Texts that do not end with a newline are marked so, never joined to the next
+"""A recorded output against its replay (or a profile's answer against the real agent's), coloured:
+unified where the screen is narrow, side by side where there is room. Texts that do not end with a newline are marked so, never joined to the next
 line (difflib's unified_diff joins them)."""
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ SIDE_BY_SIDE_FROM = 140
 MAX_DIFF_LINES = 4000
 """Past this many lines of difference, the rest is summed up (the outputs themselves are in their tabs)."""
 NO_NEWLINE = "\\ No newline at end of text"
+REPLAY = ("recorded", "replayed now")
+"""The names of the two texts, old first, as the transcript screen compares them."""
 
 
 def _lines(text: str) -> list[str]:
@@ -26,10 +28,10 @@ def _lines(text: str) -> list[str]:
     return [*lines[:-1], lines[-1] + " ⏎̸"] if lines else lines
 
 
-def unified(recorded: str, replayed: str) -> Text:
-    """A coloured unified diff (``-`` recorded, ``+`` replayed now)."""
+def unified(recorded: str, replayed: str, names: tuple[str, str] = REPLAY) -> Text:
+    """A coloured unified diff (``-`` the first text, ``+`` the second)."""
     out = Text(no_wrap=False)
-    lines = list(difflib.unified_diff(_lines(recorded), _lines(replayed), "recorded", "replayed now", lineterm="", n=3))
+    lines = list(difflib.unified_diff(_lines(recorded), _lines(replayed), *names, lineterm="", n=3))
     for number, line in enumerate(lines):
         if number >= MAX_DIFF_LINES:
             out.append(f"… {len(lines) - MAX_DIFF_LINES:,} more lines of difference\n", "dim")
@@ -51,14 +53,14 @@ def unified(recorded: str, replayed: str) -> Text:
     return out
 
 
-def side_by_side(recorded: str, replayed: str) -> Table:
+def side_by_side(recorded: str, replayed: str, names: tuple[str, str] = REPLAY) -> Table:
     """The changed parts of both texts in two columns, with their line numbers."""
     left, right = _lines(recorded), _lines(replayed)
     table = Table(expand=True, show_edge=False, box=None, padding=(0, 1))
     table.add_column("#", justify="right", style="dim", no_wrap=True)
-    table.add_column("recorded", ratio=1, overflow="fold")
+    table.add_column(names[0], ratio=1, overflow="fold")
     table.add_column("#", justify="right", style="dim", no_wrap=True)
-    table.add_column("replayed now", ratio=1, overflow="fold")
+    table.add_column(names[1], ratio=1, overflow="fold")
     rows = 0
     for group in difflib.SequenceMatcher(None, left, right, autojunk=False).get_grouped_opcodes(3):
         if rows:
@@ -76,7 +78,9 @@ def side_by_side(recorded: str, replayed: str) -> Table:
     return table
 
 
-def difference(recorded: str | None, replayed: str | None, width: int) -> RenderableType:
+def difference(
+    recorded: str | None, replayed: str | None, width: int, names: tuple[str, str] = REPLAY
+) -> RenderableType:
     """What the difference tab shows for a call."""
     if replayed is None:
         return Text("(not replayable)", "dim")
@@ -85,5 +89,5 @@ def difference(recorded: str | None, replayed: str | None, width: int) -> Render
     if recorded == replayed:
         return Text("(the same, byte for byte)", "green")
     if width >= SIDE_BY_SIDE_FROM:
-        return Group(Text("recorded ← → replayed now", "bold"), side_by_side(recorded, replayed))
-    return unified(recorded, replayed)
+        return Group(Text(f"{names[0]} ← → {names[1]}", "bold"), side_by_side(recorded, replayed, names))
+    return unified(recorded, replayed, names)
