@@ -15,9 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentpager.engine.lineindex import iter_bytes, read_exact
-from agentpager.engine.textfile import TextFile, TextReader
-from agentpager.engine.utf8 import decode_chunks
+from agentpager.engine.textfile import TextFile, TextReader, path_opener
 
 Kind = Literal["jsonl", "array", "object"]
 _DECODER = json.JSONDecoder()
@@ -58,7 +56,7 @@ class RecordFile:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.file = TextFile(path)
+        self.file = TextFile(path_opener(path))
         self.partial_line = 0
         """The last line's number when the file did not end with a newline at the last read (a
         line still being written, when the file grows), else 0."""
@@ -67,7 +65,7 @@ class RecordFile:
         """``array`` for ``[``; ``object`` for a ``{`` whose first line is not a whole JSON value
         (a pretty-printed document); else ``jsonl``."""
         with self.file.open() as reader:
-            head = read_exact(reader.fd, min(reader.size, _KIND_PROBE_BYTES), 0).decode("utf-8", "replace")
+            head = reader.read_at(0, _KIND_PROBE_BYTES).decode("utf-8", "replace")
         stripped = head.lstrip(_WHITESPACE + "\ufeff")
         if stripped.startswith("["):
             return "array"
@@ -101,7 +99,7 @@ class RecordFile:
 
 def _ends_open(reader: TextReader) -> bool:
     """Whether the file's last byte is not a newline."""
-    return reader.size > reader.index.base and read_exact(reader.fd, 1, reader.size - 1) != b"\n"
+    return reader.line_count() > 0 and not reader.ends_with_newline()
 
 
 def _json_lines(reader: TextReader, first: int) -> Iterator[Record | BadRecord]:
@@ -122,7 +120,7 @@ class _Stream:
     """
 
     def __init__(self, reader: TextReader) -> None:
-        self.chunks = decode_chunks(iter_bytes(reader.fd, reader.index.base, reader.index.size))
+        self.chunks = reader.decoded()
         self.buffer, self.consumed, self.position, self.ended = "", 0, 0, False
 
     def more(self) -> bool:
