@@ -207,6 +207,18 @@ def test_listing_ignore_globs_match_names_case_sensitively(plain: Path) -> None:
     ]
 
 
+def test_listing_ignore_globs_run_in_linear_time(tmp_path: Path) -> None:
+    """``*a*a...b`` against a long name of ``a`` backtracked for ever in ``re``; RE2 answers at once."""
+    write(tmp_path, "a" * 200, b"")
+    write(tmp_path, "a" * 20 + "b", b"")
+    text, _ = call(tmp_path, "list_directory", {"dir_path": ".", "ignore": ["*a" * 12 + "b"]})
+    assert text == "Directory listing for ROOT:\n" + "a" * 200 + " (0 bytes)"
+    assert call(tmp_path, "list_directory", {"dir_path": ".", "ignore": ["*" * 600]}) == (
+        "An ignore pattern is too long: 600 characters, 1,202 as a regex (at most 1,000).",
+        True,
+    )
+
+
 def test_listing_errors(plain: Path) -> None:
     assert call(plain, "list_directory", {"dir_path": "nope"}) == (
         "Error listing directory: ENOENT: no such file or directory, stat 'ROOT/nope'",

@@ -291,10 +291,27 @@ def _respects(call: Call, options: Any) -> tuple[bool, bool]:
     return git is not False, gemini is not False
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """``LSToolInvocation.shouldIgnore``: ``*`` any run of characters, ``?`` one, the rest literal."""
-    escaped = re.sub(r"[.+^${}()|\[\]\\]", lambda m: "\\" + m.group(0), pattern)
-    return re.compile("^" + escaped.replace("*", ".*").replace("?", ".") + "$")
+def _ignored_names(names: list[str], globs: list[str]) -> set[str]:
+    """``LSToolInvocation.shouldIgnore``: a glob's ``*`` is any run of characters, ``?`` one, the rest
+    literal, matched against the whole name; run by RE2 in linear time (``*a*a*a...b`` made ``re``
+    backtrack for ever)."""
+    from agentpager.engine.patterns import MAX_PATTERN_CHARS, PatternError, PatternTooLong, compile_regex
+
+    ignored: set[str] = set()
+    for glob in globs:
+        escaped = re.sub(r"[.+^${}()|\[\]\\]", lambda m: "\\" + m.group(0), glob)
+        regex = "^" + escaped.replace("*", ".*").replace("?", ".") + "$"
+        try:
+            with compile_regex(regex) as pattern:
+                ignored.update(name for name, hit in zip(names, pattern.matches(names), strict=True) if hit)
+        except PatternTooLong:
+            raise ToolError(
+                f"An ignore pattern is too long: {len(glob):,} characters, {len(regex):,} as a regex"
+                f" (at most {MAX_PATTERN_CHARS:,})."
+            ) from None
+        except PatternError as error:
+            raise ToolError(error.message) from None
+    return ignored
 
 
 def list_directory(call: Call, dir_path: str, ignore: list[str] | None, file_filtering_options: Any) -> str:
@@ -323,10 +340,10 @@ def list_directory(call: Call, dir_path: str, ignore: list[str] | None, file_fil
         n for n in names if not discovery.ignores(os.path.normpath(os.path.join(relative_dir, n)), False, git, gemini)
     ]
     ignored = len(names) - len(kept)
-    patterns = [_glob_regex(p) for p in ignore or []]
+    unwanted = _ignored_names(kept, ignore or [])
     listed = []
     for name in kept:
-        if any(p.search(name) for p in patterns):
+        if name in unwanted:
             continue
         real, child_st = _stat_entry(call, entries[name], directory.real)
         if child_st is None or has_blocked_segment(os.path.relpath(real, project.real)):
