@@ -223,6 +223,11 @@ class TextReader:
             return pattern.search(str(self.lines_text(line, line))) is not None
         return any(pattern.search(text) for text in decode_chunks(iter_bytes(self.fd, start, end)))
 
+    def line_spans(self, first: int = 1) -> Iterator[tuple[int, int, int, bool]]:
+        """``(number, start, end, ended)``: the byte offsets of each line's text from line ``first``
+        on and whether a newline ends it, indexing the file as it goes (see ``LineIndex.line_spans``)."""
+        return self.index.line_spans(self.fd, first, self.generation)
+
     def iter_lines(self, first: int = 1, batch_bytes: int = 1 << 20) -> Iterator[tuple[int, str]]:
         """Numbered lines from ``first`` to the end, read about ``batch_bytes`` at a time.
 

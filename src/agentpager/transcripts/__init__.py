@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agentpager.transcripts.formats import (
     COLLECTORS,
@@ -56,14 +56,19 @@ class Transcript:
         """The output the agent received for ``call`` (read again from the file), or None.
 
         None also when the transcript changed since it was read and the record is no longer there.
+        Reading an output that was only skimmed fills in its character count and error flag.
         """
-        if call.result is None:
+        result = call.result
+        if result is None:
             return None
         try:
-            value = self.files[call.source].read_again(call.result.where)
-            return COLLECTORS[self.format].result_text(value, call.result.block)[0]
+            value = self.files[call.source].read_again(result.where)
+            text, is_error = COLLECTORS[self.format].result_text(value, result.block)
         except (OSError, ValueError, LookupError, TypeError, AttributeError):
             return None
+        if result.chars is None:
+            call.result = replace(result, chars=len(text), is_error=is_error)
+        return text
 
     def event_text(self, event: Event) -> str:
         """An event's whole text (read again when it was kept cut)."""

@@ -4,25 +4,35 @@ A transcript is JSON Lines (one record per line), one JSON array (one record per
 one JSON object (Gemini CLI's ``session-*.json``, the Codex TypeScript CLI's ``rollout-*.json``,
 SWE-agent's ``.traj``) whose array members are streamed element by element. All are read through
 the engine's TextFile, never whole: lines in batches, elements one at a time from a stream of
-characters. A record's location lets it be read again
-later, so a transcript of hundreds of MB keeps only summaries in memory.
+characters. A record's location lets it be read again later, so a transcript of hundreds of MB
+keeps only summaries in memory.
+
+JSON Lines are found with the engine's line index, which reads the file once at about the speed
+of ``wc -l``. A line longer than LONG_LINE is first read at its two ends only (``Skim``): its
+format decides whether that is enough (a tool output's place and size) or reads it whole.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentpager.engine.lineindex import iter_bytes, read_exact
+from agentpager.engine.lineindex import FileChanged, iter_bytes, read_exact
 from agentpager.engine.textfile import TextFile, TextReader
 from agentpager.engine.utf8 import decode_chunks
+from agentpager.transcripts.skim import SCAN, Path, Skimmer
 
 Kind = Literal["jsonl", "array", "object"]
 _DECODER = json.JSONDecoder()
 _WHITESPACE = " \t\r\n"
 _KIND_PROBE_BYTES = 1 << 20
+LONG_LINE = 32 * 1024
+"""JSON lines longer than this (in bytes) are read at their ends first; shorter ones are parsed whole."""
+LINE_END_BYTES = 2 * 1024
+"""How much of each end of a long line is read."""
+_BATCH_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,8 @@ class Location:
     line: int = 0
     start: int = 0
     length: int = 0
+    size: int = 0
+    """The record's size in bytes (JSON Lines)."""
 
     def describe(self) -> str:
         return f"line {self.line}" if self.line else f"character {self.start:,}"
@@ -45,6 +57,20 @@ class Record:
     """For a file that is one JSON object: the member whose array holds this record (``messages``,
     ``items``, ``trajectory``), or ``""`` for a member that is not an array (then ``value`` is
     ``{name: value}``)."""
+    skim: Skim | None = None
+    """For a long JSON line read at its ends only: ``value`` holds what they show."""
+
+
+@dataclass(frozen=True)
+class Skim:
+    """What is known of a long line that was read at its ends only."""
+
+    cut: Path
+    """Where in the record's value its head ended: that value is ``skim.CUT`` (or holds it)."""
+    tail: str
+    """The line's last characters, as read."""
+    whole: Callable[[], Record | BadRecord]
+    """Reads the line whole."""
 
 
 @dataclass(frozen=True)
@@ -62,22 +88,28 @@ class RecordFile:
         self.partial_line = 0
         """The last line's number when the file did not end with a newline at the last read (a
         line still being written, when the file grows), else 0."""
+        self._kind: Kind | None = None
 
     def kind(self) -> Kind:
         """``array`` for ``[``; ``object`` for a ``{`` whose first line is not a whole JSON value
-        (a pretty-printed document); else ``jsonl``."""
+        (a pretty-printed document); else ``jsonl``. Decided once the first line is whole."""
+        if self._kind is not None:
+            return self._kind
         with self.file.open() as reader:
             head = read_exact(reader.fd, min(reader.size, _KIND_PROBE_BYTES), 0).decode("utf-8", "replace")
         stripped = head.lstrip(_WHITESPACE + "\ufeff")
+        kind: Kind = "jsonl"
         if stripped.startswith("["):
-            return "array"
-        if stripped.startswith("{"):
+            kind = "array"
+        elif stripped.startswith("{"):
             first_line = stripped.split("\n", 1)[0]
             try:
                 json.loads(first_line)
             except ValueError:
-                return "jsonl" if len(first_line) >= _KIND_PROBE_BYTES - 1 else "object"
-        return "jsonl"
+                kind = "jsonl" if len(first_line) >= _KIND_PROBE_BYTES - 1 else "object"
+        if "\n" in stripped or len(head) >= _KIND_PROBE_BYTES:
+            self._kind = kind
+        return kind
 
     def records(self, first_line: int = 1) -> Iterator[Record | BadRecord]:
         """Every record; for JSON Lines, from line ``first_line`` on (a file being written is read on
@@ -85,34 +117,79 @@ class RecordFile:
         kind = self.kind()
         with self.file.open() as reader:
             if kind == "jsonl":
-                total = reader.line_count()
-                self.partial_line = total if _ends_open(reader) else 0
-                yield from _json_lines(reader, first_line)
+                self.partial_line = 0
+                yield from self._json_lines(reader, first_line)
             else:
                 yield from _Stream(reader).document(kind)
+
+    def _json_lines(self, reader: TextReader, first: int) -> Iterator[Record | BadRecord]:
+        """Short lines parsed a batch at a time; long ones read at their ends (the last line, when
+        it has no newline yet, is noted in ``partial_line`` and never skimmed)."""
+        batch: list[tuple[int, int, int]] = []
+        skimmer = Skimmer()
+        for number, start, end, ended in reader.line_spans(first):
+            partial = not ended
+            if partial:
+                self.partial_line = number
+            if end - start <= LONG_LINE or partial:
+                batch.append((number, start, end))
+                if end - batch[0][1] < _BATCH_BYTES:
+                    continue
+            yield from _parsed_lines(reader.fd, batch)
+            batch = []
+            if end - start > LONG_LINE and not partial:
+                yield self._skimmed(reader, skimmer, number, start, end)
+        yield from _parsed_lines(reader.fd, batch)
+
+    def _skimmed(self, reader: TextReader, skimmer: Skimmer, number: int, start: int, end: int) -> Record | BadRecord:
+        where = Location(line=number, size=end - start)
+        head = read_exact(reader.fd, LINE_END_BYTES, start).decode("utf-8", "replace").lstrip("\ufeff")
+        tail = read_exact(reader.fd, LINE_END_BYTES, end - LINE_END_BYTES).decode("utf-8", "replace")
+        generation = reader.generation
+
+        def whole() -> Record | BadRecord:
+            with self.file.open() as again:
+                if again.generation != generation:
+                    raise FileChanged("the file was replaced while it was read")
+                return next(_parsed_lines(again.fd, [(number, start, end)]), BadRecord(where, "an empty line"))
+
+        found = skimmer.skim(head, tail)
+        if found is None:
+            return whole()
+        value, cut = found
+        return Record(value, where, skim=Skim(cut, tail, whole))
 
     def read_again(self, where: Location) -> Any:
         """The record at ``where``, parsed again."""
         with self.file.open() as reader:
             if where.line:
-                return json.loads(str(reader.lines_text(where.line, where.line)).lstrip("\ufeff"))
+                start, end = reader.line_span(where.line, where.line)
+                return json.loads(read_exact(reader.fd, end - start, start).decode("utf-8", "replace").lstrip("\ufeff"))
             return json.loads(str(reader.chars_text(where.start, where.length)))
 
 
-def _ends_open(reader: TextReader) -> bool:
-    """Whether the file's last byte is not a newline."""
-    return reader.size > reader.index.base and read_exact(reader.fd, 1, reader.size - 1) != b"\n"
-
-
-def _json_lines(reader: TextReader, first: int) -> Iterator[Record | BadRecord]:
-    for number, line in reader.iter_lines(first):
-        if not line.strip():
+def _parsed_lines(fd: int, spans: list[tuple[int, int, int]]) -> Iterator[Record | BadRecord]:
+    """The records of consecutive lines, read in one piece."""
+    if not spans:
+        return
+    first = spans[0][1]
+    data = read_exact(fd, spans[-1][2] - first, first)
+    for number, start, end in spans:
+        text = data[start - first : end - first].decode("utf-8", "replace")
+        if not text or (text[0] in _WHITESPACE + "\ufeff" and not text.strip(_WHITESPACE + "\ufeff")):
             continue
-        where = Location(line=number)
+        where = Location(line=number, size=end - start)
         try:
-            yield Record(json.loads(line.lstrip("\ufeff")), where)
-        except ValueError as error:
-            yield BadRecord(where, f"not JSON ({error})")
+            value, stop = SCAN(text, 0)
+            if stop != len(text) and not text[stop:].isspace():
+                raise ValueError("text after the value")
+        except (StopIteration, ValueError):  # json.loads says what is wrong (and allows what is right)
+            try:
+                value = json.loads(text.lstrip("\ufeff"))
+            except ValueError as error:
+                yield BadRecord(where, f"not JSON ({error})")
+                continue
+        yield Record(value, where)
 
 
 class _Stream:

@@ -38,7 +38,7 @@ from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.screens.prompt import PromptScreen
-from agentpager.wording import plural
+from agentpager.wording import byte_size, plural
 from agentpager.workspace import Workspace
 
 COLUMNS = "    #  turn  tool              recorded        tokens  replay          arguments"
@@ -128,7 +128,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
             return Strip.blank(width, self._base)
         call = self.calls[self.rows[row]]
         summary = self.summaries.get(call.index)
-        recorded = "no result" if call.result is None else plural(call.result.chars, "char")
+        recorded = _recorded_size(call)
         error = call.result is not None and call.result.is_error
         status = summary.status if summary else "…"
         tokens = "" if summary is None or summary.tokens is None else f"{summary.tokens:,}"
@@ -479,6 +479,15 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             self.notify("This call is not a file read: there is no window to open.", severity="warning")
             return
         self.post_message(self.OpenCall(replay))
+
+
+def _recorded_size(call: ToolCall) -> str:
+    """The recorded output's size: its characters, or (until it is read) ``≤`` its record's bytes."""
+    if call.result is None:
+        return "no result"
+    if call.result.chars is None:
+        return f"≤{byte_size(call.result.where.size)}"
+    return plural(call.result.chars, "char")
 
 
 def _pattern_problem(text: str) -> str | None:

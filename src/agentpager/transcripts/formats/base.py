@@ -27,7 +27,9 @@ class ResultRef:
     where: Location
     block: int
     """Index of the result in the record (a content block, a tool call), or -1 for the whole record."""
-    chars: int
+    chars: int | None
+    """Characters of the output; None until it is read, when its record was long and only skimmed
+    (``where.size`` bounds it meanwhile)."""
     is_error: bool | None
     unchanged: bool = False
     """The agent answered with a stub because the file had not changed since an earlier read."""
@@ -264,6 +266,12 @@ class Collector:
     def recognises(cls, record: Record) -> bool:
         """Whether a record shows that the transcript is in this format."""
         raise NotImplementedError
+
+    @classmethod
+    def skims(cls, record: Record) -> bool:
+        """Whether what the ends of a long line show (``record.skim``) is all this format needs of
+        it: a tool output it does not have to read to place. Otherwise the line is read whole."""
+        return False
 
     @classmethod
     def subagent_files(cls, path: str, agent_ids: dict[str, int]) -> list[tuple[str, str]]:

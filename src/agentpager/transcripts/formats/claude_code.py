@@ -44,6 +44,21 @@ class ClaudeCode(Collector):
             and ("message" in value or "sessionId" in value or value.get("subtype") == "init")
         )
 
+    @classmethod
+    def skims(cls, record: Record) -> bool:
+        """A user line whose head ends inside a tool_result's content. Claude Code writes one result
+        per line (each with its one ``toolUseResult``); a tail that names a ``tool_use_id`` would
+        mean more, and a sidechain line that does not say its agent is read whole (it places calls)."""
+        value, skim = record.value, record.skim
+        if skim is None or value.get("type") != "user" or len(skim.cut) < 4:
+            return False
+        if skim.cut[:2] != ("message", "content") or skim.cut[3] != "content" or '"tool_use_id"' in skim.tail:
+            return False
+        if value.get("isSidechain") and not value.get("agentId"):
+            return False
+        block = value["message"]["content"][skim.cut[2]]
+        return isinstance(block, dict) and block.get("type") == "tool_result"
+
     def feed(self, record: Record) -> None:
         line = record.value
         if not isinstance(line, dict):
