@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentpager.sessions import SessionCache, list_sessions
+from agentpager.sessions import CACHE_VERSION, SessionCache, list_sessions
 
 
 def claude_session(home: Path, project: str, name: str, calls: int, started: str = "2026-01-01T10:00:00.000Z") -> Path:
@@ -140,7 +140,7 @@ def test_the_cache_is_used_and_a_grown_session_counted_on(tmp_path: Path, isolat
     assert list_sessions(str(tmp_path), cache)[0].calls == 2
     entry = cache.entries[str(path)]
     entry["info"]["title"] = "from the cache"
-    cache.path.write_text(json.dumps({"version": 1, "sessions": cache.entries}))
+    cache.path.write_text(json.dumps({"version": CACHE_VERSION, "sessions": cache.entries}))
     assert list_sessions(str(tmp_path))[0].title == "from the cache", "an unchanged file is not read"
     grown = claude_session(tmp_path, "/p", "other", 3).read_text().split("\n", 1)[1]
     with path.open("a") as file:

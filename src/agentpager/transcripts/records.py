@@ -175,21 +175,29 @@ def _parsed_lines(fd: int, spans: list[tuple[int, int, int]]) -> Iterator[Record
     first = spans[0][1]
     data = read_exact(fd, spans[-1][2] - first, first)
     for number, start, end in spans:
-        text = data[start - first : end - first].decode("utf-8", "replace")
-        if not text or (text[0] in _WHITESPACE + "\ufeff" and not text.strip(_WHITESPACE + "\ufeff")):
+        line = data[start - first : end - first]
+        if not line or (line[0] in b" \t\r\xef" and not line.strip(b" \t\r\xef\xbb\xbf")):
             continue
         where = Location(line=number, size=end - start)
         try:
-            value, stop = SCAN(text, 0)
-            if stop != len(text) and not text[stop:].isspace():
-                raise ValueError("text after the value")
-        except (StopIteration, ValueError):  # json.loads says what is wrong (and allows what is right)
-            try:
-                value = json.loads(text.lstrip("\ufeff"))
-            except ValueError as error:
-                yield BadRecord(where, f"not JSON ({error})")
-                continue
+            value = json_line(line)
+        except ValueError as error:
+            yield BadRecord(where, f"not JSON ({error})")
+            continue
         yield Record(value, where)
+
+
+def json_line(line: bytes) -> Any:
+    """The JSON value of one line (decoded as UTF-8 with replacement, a byte-order mark allowed);
+    ValueError, saying what is wrong, when it is not one."""
+    text = line.decode("utf-8", "replace")
+    try:
+        value, stop = SCAN(text, 0)
+        if stop == len(text) or text[stop:].isspace():
+            return value
+    except (StopIteration, ValueError):
+        pass
+    return json.loads(text.lstrip("\ufeff"))  # says what is wrong (and allows what is right)
 
 
 class _Stream:

@@ -156,6 +156,11 @@ class Collector:
     """Feeds on records; pairs results with calls by id when ids are unique, else in order."""
 
     format = ""
+    call_markers: tuple[bytes, ...] = ()
+    """Byte strings that occur once per tool call in a log of this format, outside JSON strings
+    (where quotes are escaped): calls are counted by searching for them, without parsing."""
+    turn_markers: tuple[bytes, ...] = ()
+    """Byte strings in every record that can hold a model turn's usage (or the model's name)."""
 
     def __init__(self) -> None:
         self.parsed = Parsed(self.format)

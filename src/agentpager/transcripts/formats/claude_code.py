@@ -30,6 +30,8 @@ _AGENT_ID = re.compile(r"agentId: ([\w-]+)")
 
 class ClaudeCode(Collector):
     format = "claude-code"
+    call_markers = (b'"type":"tool_use"', b'"type": "tool_use"')
+    turn_markers = (b'"usage"',)
 
     def __init__(self) -> None:
         super().__init__()

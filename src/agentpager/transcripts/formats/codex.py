@@ -30,6 +30,12 @@ _CONTEXT_TAGS = ("<environment_context>", "<user_instructions>", "# AGENTS.md", 
 
 class Codex(Collector):
     format = "codex"
+    call_markers = tuple(
+        marker
+        for kind in (b"function_call", b"custom_tool_call", b"local_shell_call")
+        for marker in (b'"type":"' + kind + b'"', b'"type": "' + kind + b'"')
+    )
+    turn_markers = (b'"token_count"', b'"turn_context"')
 
     def __init__(self) -> None:
         super().__init__()

@@ -53,6 +53,8 @@ def _response_text(result: Any) -> tuple[str, bool | None]:
 
 class Gemini(Collector):
     format = "gemini"
+    call_markers = (b'"functionResponse"',)
+    turn_markers = (b'"tokens"', b'"model"')
 
     @classmethod
     def recognises(cls, record: Record) -> bool:
