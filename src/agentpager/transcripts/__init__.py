@@ -28,6 +28,19 @@ class TranscriptError(Exception):
 
 
 @dataclass
+class Subagent:
+    """A subagent's own transcript, under the main agent's call that started it."""
+
+    agent_id: str
+    path: str
+    transcript: Transcript
+    source: int
+    """Its file's place in the main transcript's ``files``."""
+    starter: ToolCall | None = None
+    """The call that started it; None until that is known (its calls are not shown until then)."""
+
+
+@dataclass
 class Transcript:
     path: str
     format: str
@@ -41,8 +54,13 @@ class Transcript:
     collector: Collector | None = None
     lines_read: int = 0
     """JSON Lines read whole so far (a growing transcript is read on from there)."""
-    subagents: list[str] = field(default_factory=list)
-    """The subagent transcripts shown under their parent calls."""
+    children: list[Subagent] = field(default_factory=list)
+    """The subagents whose own transcripts were found beside it (Claude Code's subagent files)."""
+
+    @property
+    def subagents(self) -> list[str]:
+        """The subagent transcripts shown under their parent calls."""
+        return [child.path for child in self.children if child.starter is not None and child.transcript.calls]
 
     @property
     def events(self) -> list[Event]:
@@ -78,18 +96,75 @@ class Transcript:
         return event.text
 
     def follow(self) -> int:
-        """Read what was appended since the last read; the number of new calls.
+        """Read what was appended since the last read, to the session and to its subagents' files,
+        and the subagents that started since; the number of new calls.
 
         Only JSON Lines grow this way (the engine's index extends over the new bytes, so nothing
-        read is read again); a line still being written is left for the next read.
+        read is read again); a line still being written is left for the next read. New calls of a
+        subagent go under the call that started it, so the calls after are numbered again.
         """
-        if self.collector is None or self.subagents:
+        if self.collector is None:
             return 0
         before = len(self.calls)
         for item in _whole_lines(self.files[0], self.lines_read + 1, self):
             feed(self.collector, item)
-        self.calls = self.parsed.calls
+        for child in self.children:
+            child.transcript.follow()
+        self._find_subagents(report=False)
+        self._number()
         return len(self.calls) - before
+
+    def _find_subagents(self, report: bool) -> None:
+        """Read the subagent files not read yet, and find the call that started each subagent: the
+        one whose result names it, else the Task whose ``prompt`` it was given. A file that cannot
+        be read is noted when ``report`` (else tried again at the next follow: it may be new)."""
+        if self.collector is None:
+            return
+        known = {child.path for child in self.children}
+        for agent_id, name in type(self.collector).subagent_files(self.path, self.parsed.subagent_ids):
+            if name in known:
+                continue
+            try:
+                sub = open_transcript(name, subagents=False)
+            except TranscriptError as error:
+                if report:
+                    self.problems.append(f"subagent {agent_id}: {error}")
+                continue
+            self.files.append(sub.files[0])
+            self.children.append(Subagent(agent_id, name, sub, len(self.files) - 1))
+            self.problems.extend(f"subagent {agent_id}: {problem}" for problem in sub.problems)
+        tasks = [call for call in self.parsed.calls if isinstance(call.arguments, dict) and "prompt" in call.arguments]
+        for child in self.children:
+            if child.starter is None:
+                child.starter = self.parsed.subagent_ids.get(child.agent_id)
+            if child.starter is None:
+                prompt = next((e.text for e in child.transcript.events if e.kind == "prompt"), None)
+                child.starter = next(
+                    (c for c in tasks if isinstance(c.arguments, dict) and c.arguments.get("prompt") == prompt), None
+                )
+
+    def _number(self) -> None:
+        """The main calls in order, each followed by the calls of the subagents it started; each
+        call numbered by its place."""
+        under: dict[ToolCall, list[ToolCall]] = {}
+        for child in self.children:
+            if child.starter is None:
+                continue
+            for call in child.transcript.calls:
+                if call.source != child.source:  # not placed yet
+                    call.source, call.agent, call.depth = child.source, child.agent_id, call.depth + 1
+                    call.starter = call.starter or child.starter
+                under.setdefault(child.starter, []).append(call)
+        if not under:
+            self.calls = self.parsed.calls
+            return
+        ordered: list[ToolCall] = []
+        for call in self.parsed.calls:
+            ordered.append(call)
+            ordered.extend(under.get(call, ()))
+        for number, call in enumerate(ordered):
+            call.index = number
+        self.calls = ordered
 
 
 def open_transcript(path: str, subagents: bool = True) -> Transcript:
@@ -120,7 +195,8 @@ def open_transcript(path: str, subagents: bool = True) -> Transcript:
         lines.lines_read,
     )
     if subagents:
-        _add_subagents(transcript, type(collector).subagent_files(path, parsed.subagent_ids))
+        transcript._find_subagents(report=True)
+        transcript._number()
     return transcript
 
 
@@ -139,62 +215,6 @@ def _whole_lines(records: RecordFile, first: int, state: _LinesRead | Transcript
             return
         state.lines_read = item.where.line
         yield item
-
-
-def _add_subagents(transcript: Transcript, files: list[tuple[str, str]]) -> None:
-    """Place each subagent's calls right under the call that started it (named by its id, else the
-    call whose ``prompt`` argument the subagent was given)."""
-    parsed = transcript.parsed
-    tasks = {
-        call.index: call for call in parsed.calls if isinstance(call.arguments, dict) and "prompt" in call.arguments
-    }
-    children: dict[int, list[ToolCall]] = {}
-    for agent_id, name in files:
-        try:
-            sub = open_transcript(name, subagents=False)
-        except TranscriptError as error:
-            transcript.problems.append(f"subagent {agent_id}: {error}")
-            continue
-        parent = parsed.subagent_ids.get(agent_id)
-        if parent is None:  # no Task result named it: the Task whose prompt it was given
-            prompt = next((e.text for e in sub.events if e.kind == "prompt"), None)
-            parent = next(
-                (i for i, c in tasks.items() if isinstance(c.arguments, dict) and c.arguments.get("prompt") == prompt),
-                None,
-            )
-        if parent is None or not sub.calls:
-            continue
-        source = len(transcript.files)
-        transcript.files.append(sub.files[0])
-        transcript.subagents.append(name)
-        transcript.problems.extend(f"subagent {agent_id}: {problem}" for problem in sub.problems)
-        for call in sub.calls:
-            call.source, call.agent, call.depth, call.parent = source, agent_id, call.depth + 1, parent
-        children.setdefault(parent, []).extend(sub.calls)
-    if children:
-        transcript.calls = _spliced(parsed, children)
-
-
-def _spliced(parsed: Parsed, children: dict[int, list[ToolCall]]) -> list[ToolCall]:
-    """The main calls with each one's subagent calls after it, numbered again in that order."""
-    ordered: list[ToolCall] = []
-    new_index: dict[tuple[int, int], int] = {}
-    for call in parsed.calls:
-        new_index[(0, call.index)] = len(ordered)
-        ordered.append(call)
-        for child in children.get(call.index, ()):
-            new_index[(child.source, child.index)] = len(ordered)
-            ordered.append(child)
-    for call in ordered:
-        if call.parent is not None:
-            call.parent = new_index[(0, call.parent)]
-    for event in parsed.events:
-        if event.call is not None:
-            event.call = new_index[(0, event.call)]
-    for number, call in enumerate(ordered):
-        call.index = number
-    parsed.calls = ordered
-    return ordered
 
 
 def sniff(path: str, records: int = 20) -> str | None:

@@ -63,6 +63,9 @@ class AgentPagerApp(ReportsFailures, App[None]):
         Binding("S", "sessions", "Sessions", id="sessions"),
     ]
 
+    MAIN_SCREEN_ACTIONS = frozenset({"copy_output", "copy_call", "copy_pair", "toggle_pin", "transcript"})
+    """Keys of the viewer and its tool panel: the other screens neither offer nor take them."""
+
     def __init__(
         self,
         workspace: Workspace,
@@ -156,6 +159,10 @@ class AgentPagerApp(ReportsFailures, App[None]):
 
     def on_resize(self) -> None:
         self._fit_layout(self.size.width)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        elsewhere = len(self.screen_stack) > 1 and self.screen is not self.screen_stack[0]
+        return not (elsewhere and action in self.MAIN_SCREEN_ACTIONS)
 
     def _fit_layout(self, width: int) -> None:
         self.query_one("#work").set_class(width < NARROW_BELOW, "narrow")
