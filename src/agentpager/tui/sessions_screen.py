@@ -30,6 +30,7 @@ from textual.worker import get_current_worker
 
 from agentpager.sessions import SessionCache, SessionInfo, count_sessions, duration_of, list_sessions
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.rows import row_styles
 from agentpager.wording import plural
 
 UPDATE_SECONDS = 0.25
@@ -153,7 +154,7 @@ class SessionList(ScrollView, can_focus=True, inherit_bindings=False):
         return line if isinstance(line, SessionInfo) else None
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._styles = {name: self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES}
+        self._styles = row_styles(self)
         self._base = self.rich_style
         self._columns = columns_for(self.size.width)
         return super().render_lines(crop)

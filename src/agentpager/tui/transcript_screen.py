@@ -39,6 +39,7 @@ from agentpager.tui.context_view import ContextView
 from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.output_area import OutputArea
+from agentpager.tui.rows import row_styles
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.wording import byte_size, plural
 from agentpager.workspace import Workspace
@@ -130,7 +131,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._styles = {name: self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES}
+        self._styles = row_styles(self)
         self._base = self.rich_style
         return super().render_lines(crop)
 
