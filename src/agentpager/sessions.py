@@ -39,7 +39,7 @@ EDGE_BYTES = 64 * 1024
 _BLOCK = 1 << 20
 CACHE_VERSION = 2
 HEAD_RECORDS = 16
-"""The first look reads at most this many records from a session's start for its first prompt."""
+"""The first look parses at most this many records from a session's start for its first prompt."""
 
 
 @dataclass
@@ -243,27 +243,33 @@ def summarize(found: Found, size: int) -> SessionInfo:
 
 
 def _head_facts(agent: str, head: bytes, cut_end: bool) -> Collector:
-    """A collector fed the session's first records up to its first prompt (HEAD_RECORDS at most).
-    A first line longer than the head is skimmed: its members before the cut are what is needed."""
-    collector = COLLECTORS[agent]()
+    """A collector fed the session's first record and then, up to its first prompt, the records
+    that can hold one (found by the format's ``prompt_markers``; HEAD_RECORDS at most). A first
+    line longer than the head is skimmed: its members before the cut are what is needed."""
+    collector_class = COLLECTORS[agent]
+    collector = collector_class()
     if cut_end and b"\n" not in head:
         found = Skimmer().skim(head.decode("utf-8", "replace").lstrip("\ufeff"), "")
         if found is not None:
             feed(collector, Record(found[0], Location(line=1)))
         return collector
-    start = 0
-    for number in range(1, HEAD_RECORDS + 1):
+    end = head.find(b"\n")
+    first = _record(head if end < 0 else head[:end], 1)
+    if first is not None:
+        feed(collector, first)
+    for _ in range(HEAD_RECORDS):
+        if collector.turn or end < 0:  # the first prompt started the first turn
+            break
+        places = [at for marker in collector_class.prompt_markers if (at := head.find(marker, end)) >= 0]
+        if not places:
+            break
+        start = head.rfind(b"\n", 0, min(places)) + 1
         end = head.find(b"\n", start)
         if end < 0 and cut_end:
-            break  # the rest is cut by the head's end
-        record = _record(head[start : len(head) if end < 0 else end], number)
+            break  # cut by the head's end
+        record = _record(head[start : len(head) if end < 0 else end], 0)
         if record is not None:
             feed(collector, record)
-            if collector.turn:  # the first prompt started the first turn
-                break
-        if end < 0:
-            break
-        start = end + 1
     return collector
 
 

@@ -174,6 +174,8 @@ class Collector:
     (where quotes are escaped): calls are counted by searching for them, without parsing."""
     turn_markers: tuple[bytes, ...] = ()
     """Byte strings in every record that can hold a model turn's usage (or the model's name)."""
+    prompt_markers: tuple[bytes, ...] = ()
+    """Byte strings in every record that can hold a user's prompt."""
 
     def __init__(self) -> None:
         self.parsed = Parsed(self.format)

@@ -32,6 +32,7 @@ class ClaudeCode(Collector):
     format = "claude-code"
     call_markers = (b'"type":"tool_use"', b'"type": "tool_use"')
     turn_markers = (b'"usage"',)
+    prompt_markers = (b'"type":"user"', b'"type": "user"')
 
     def __init__(self) -> None:
         super().__init__()

@@ -36,6 +36,7 @@ class Codex(Collector):
         for marker in (b'"type":"' + kind + b'"', b'"type": "' + kind + b'"')
     )
     turn_markers = (b'"token_count"', b'"turn_context"')
+    prompt_markers = (b'"role":"user"', b'"role": "user"')
 
     def __init__(self) -> None:
         super().__init__()

@@ -55,6 +55,7 @@ class Gemini(Collector):
     format = "gemini"
     call_markers = (b'"functionResponse"',)
     turn_markers = (b'"tokens"', b'"model"')
+    prompt_markers = (b'"type":"user"', b'"type": "user"')
 
     @classmethod
     def recognises(cls, record: Record) -> bool:
