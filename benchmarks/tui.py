@@ -3,9 +3,10 @@
     python benchmarks/tui.py [--data DIR]
 
 Uses (and if need be generates) the data of benchmarks/run.py. Measures how soon the first lines
-show, how long a jump anywhere takes to paint, the memory while paging, how long the first page
-of the big directory takes, with the longest stall of the UI's event loop meanwhile, and how long a
-transcript of 10,000 tool calls takes to be listed.
+show, how long a jump anywhere takes to paint (lines whole and wrapped), the memory while paging,
+how long the first page of the big directory takes, how soon the file finder lists the directory's
+files and shows a keystroke's matches, with the longest stall of the UI's event loop meanwhile, and
+how long a transcript of 10,000 tool calls takes to be listed.
 Exits 1 when a target is missed.
 """
 
@@ -17,6 +18,7 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,10 +26,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from run import MiB, make_lines_file  # noqa: E402
+from textual.geometry import Region  # noqa: E402
+from textual.widgets import OptionList  # noqa: E402
 
 from agentpager import Workspace  # noqa: E402
 from agentpager.transcripts import open_transcript  # noqa: E402
 from agentpager.tui.app import AgentPagerApp  # noqa: E402
+from agentpager.tui.screens.find_file import FindFile  # noqa: E402
 from agentpager.tui.transcript_screen import CallList, TranscriptScreen  # noqa: E402
 from agentpager.tui.tree import WorkspaceTree  # noqa: E402
 
@@ -93,6 +98,14 @@ async def big_file(data: Path, name: str) -> list[tuple[str, str, bool]]:
             await pilot.pause()  # let the panel follow: its call runs meanwhile
             peak = max(peak, rss_anon())
         stall = meter.longest
+        viewer.action_toggle_wrap()
+        wrapped = []
+        for _ in range(20):
+            began = time.perf_counter()
+            viewer.go_to_line(rng.randint(1, viewer.line_count - 60))
+            region = viewer.scrollable_content_region
+            viewer.render_lines(Region(0, 0, region.width, region.height))
+            wrapped.append(time.perf_counter() - began)
         await pilot.press("q")
     return [
         (
@@ -106,17 +119,17 @@ async def big_file(data: Path, name: str) -> list[tuple[str, str, bool]]:
             max(paints) < 0.05,
         ),
         ("longest UI stall while jumping (the panel following)", f"{stall * 1000:.0f} ms", stall < 0.05),
+        (
+            "jump anywhere with lines wrapped: fold and paint (20 random)",
+            f"median {statistics.median(wrapped) * 1000:.1f} ms, worst {max(wrapped) * 1000:.1f} ms",
+            max(wrapped) < 0.05,
+        ),
         ("anonymous memory of the whole app while paging", f"{peak / MiB:.0f} MB", peak < 200 * MiB),
     ]
 
 
 async def big_directory(data: Path, entries: int) -> list[tuple[str, str, bool]]:
-    flat = data / f"flat-{entries}"
-    if not (data / f"flat-{entries}.complete").exists():
-        flat.mkdir(exist_ok=True)
-        for n in range(entries):
-            (flat / f"entry{n:06d}.txt").touch()
-        (data / f"flat-{entries}.complete").touch()
+    flat = flat_directory(data, entries)
     app = AgentPagerApp(Workspace(data))
     async with app.run_test(size=SIZE) as pilot:
         tree = app.query_one(WorkspaceTree)
@@ -138,6 +151,62 @@ async def big_directory(data: Path, entries: int) -> list[tuple[str, str, bool]]
             first_page < 0.3,
         ),
         ("longest UI stall meanwhile", f"{stall * 1000:.0f} ms", stall < 0.05),
+    ]
+
+
+def flat_directory(data: Path, entries: int) -> Path:
+    flat = data / f"flat-{entries}"
+    if not (data / f"flat-{entries}.complete").exists():
+        flat.mkdir(exist_ok=True)
+        for n in range(entries):
+            (flat / f"entry{n:06d}.txt").touch()
+        (data / f"flat-{entries}.complete").touch()
+    return flat
+
+
+async def file_finder(data: Path, entries: int) -> list[tuple[str, str, bool]]:
+    """The file finder (o) over the 100,000-entry directory: listing, a keystroke's matches, stalls."""
+    flat = flat_directory(data, entries)
+    began = time.perf_counter()
+    found = subprocess.run(["find", str(flat), "-type", "f"], capture_output=True, check=True).stdout.count(b"\n")
+    find_time = time.perf_counter() - began
+    app = AgentPagerApp(Workspace(flat))
+    async with app.run_test(size=SIZE) as pilot:
+        tree = app.query_one(WorkspaceTree)
+        await until(lambda: len(tree.root.children) > 0)  # the tree's own first page is measured above
+        await pilot.pause(0.2)
+        meter = StallMeter(app)
+        began = time.perf_counter()
+        await pilot.press("o")
+        finder = app.screen
+        assert isinstance(finder, FindFile)
+        listed = await until(lambda: finder.files is not None) + (time.perf_counter() - began)
+        options = finder.query_one(OptionList)
+
+        def first_shown() -> object:
+            return options.get_option_at_index(0).prompt if options.option_count else None
+
+        matches = []
+        for key in "e9999y":
+            before = first_shown()
+            began = time.perf_counter()
+            await pilot.press(key)
+            await until(lambda before=before: first_shown() not in (None, before))  # type: ignore[misc]
+            matches.append(time.perf_counter() - began)
+        stall = meter.longest
+        await pilot.press("escape", "q")
+    return [
+        (
+            f"file finder: {found:,} files listed (find -type f: {find_time * 1000:.0f} ms)",
+            f"{listed * 1000:.0f} ms = {listed / find_time:.1f}x find",
+            listed < 1.0,
+        ),
+        (
+            "file finder: a keystroke's best matches on screen (6 keys)",
+            f"median {statistics.median(matches) * 1000:.0f} ms, worst {max(matches) * 1000:.0f} ms",
+            max(matches) < 0.5,
+        ),
+        ("longest UI stall while listing and matching", f"{stall * 1000:.0f} ms", stall < 0.05),
     ]
 
 
@@ -212,6 +281,7 @@ def main() -> int:
     name = f"lines-{size}.txt"
     make_lines_file(options.data / name, size, lines)
     rows = asyncio.run(big_file(options.data, name)) + asyncio.run(big_directory(options.data, 100_000))
+    rows += asyncio.run(file_finder(options.data, 100_000))
     rows += asyncio.run(long_transcript(options.data, 10_000))
     width = max(len(what) for what, _, _ in rows)
     for what, measured, ok in rows:

@@ -61,7 +61,8 @@ def test_valid_settings_are_used(isolated_config: Path) -> None:
     [
         (
             'profile = "qqq"',
-            'profile: expected a profile (qq, forge, crush, vault, claude-code, codex, openhands, swe-agent), got "qqq"; '
+            "profile: expected a profile (qq, forge, crush, vault, claude-code, claude-code@2.1.84, claude-code@2.0, codex, "
+            'openhands, swe-agent), got "qqq"; '
             'using "qq".',
         ),
         ("budget = -5", "budget: expected the context window in tokens, a whole number above 0, got -5; using 200000."),

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from agentpager.exchange import call_and_result, call_json
+from agentpager.exchange import PAIR_FORMATS, call_and_result, call_json, read_call
 
 
 def test_call_json() -> None:
@@ -31,3 +31,36 @@ def test_anthropic_pair() -> None:
 def test_unknown_format() -> None:
     with pytest.raises(ValueError, match="Unknown format 'xml'"):
         call_and_result("xml", "t", {}, "", False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "read_file", "arguments": {"path": "a.txt", "start_line": 5}}',
+        '{"type": "function", "function": {"name": "read_file", "arguments": "{\\"path\\": \\"a.txt\\", \\"start_line\\": 5}"}}',
+        '{"type": "tool_use", "id": "x", "name": "read_file", "input": {"path": "a.txt", "start_line": 5}}',
+    ],
+)
+def test_reading_a_pasted_call(text: str) -> None:
+    assert read_call(text) == ("read_file", {"path": "a.txt", "start_line": 5})
+
+
+@pytest.mark.parametrize("format", PAIR_FORMATS)
+def test_reading_back_a_copied_message_pair(format: str) -> None:
+    pair = call_and_result(format, "fs_read", {"path": "a", "start_byte": 3}, "out", False)
+    assert read_call(json.dumps(pair)) == ("fs_read", {"path": "a", "start_byte": 3})
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"name": "read_file", "arguments": {', "Not JSON yet: Expecting property name enclosed in double quotes"),
+        ('{"path": "a.txt"}', 'Not a tool call: expected {"name": "...", "arguments": {...}}.'),
+        ('{"name": "read_file", "arguments": [1]}', "The arguments must be an object, got [1]."),
+        ('{"function": {"name": "read_file", "arguments": "{"}}', "The arguments string is not JSON"),
+    ],
+)
+def test_what_is_wrong_with_a_pasted_call(text: str, message: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        read_call(text)
+    assert str(raised.value).startswith(message)

@@ -205,3 +205,133 @@ def test_nothing_above_the_tools_branches_on_profile_names() -> None:
 
 def test_the_check_finds_a_branch_on_a_profile_name() -> None:
     assert _profile_name_comparisons('if profile == "vault":\n    pass\nok = p in ("qq", "x")\n') == [1, 3]
+
+
+def test_the_listing_call_an_agent_makes_first(big: Path) -> None:
+    assert Workspace(big).listing_call("many") == ("list_files", {"path": "many"})
+
+
+@pytest.mark.parametrize(
+    ("profile", "path", "expected"),
+    [
+        ("vault", ".git", "Access to '.git' is not allowed."),
+        ("vault", "notes/.obsidian/app.json", "Access to 'notes/.obsidian/app.json' is not allowed."),
+        ("vault", ".trash", "Access to '.trash' is not allowed."),
+        ("vault", "notes/.gitignore", None),
+        ("qq", ".git", None),
+        ("crush", ".obsidian", None),
+    ],
+)
+def test_paths_a_profile_refuses(big: Path, profile: str, path: str, expected: str | None) -> None:
+    assert Workspace(big, profile).refuses(path) == expected
+    if expected:  # the read tool's own answer, whether the path exists or not
+        assert Workspace(big, profile).call("read_file", {"path": path}).text == f"Error: {expected}"
+
+
+@pytest.mark.parametrize(
+    ("profile", "tool", "before", "after", "expected"),
+    [
+        (
+            "crush",
+            "file_read",
+            {"filename": "a", "start_line": 1, "end_line": 40},
+            {"filename": "a", "start_line": 450, "end_line": 40},
+            {"filename": "a", "start_line": 450, "end_line": 489},
+        ),
+        (
+            "crush",
+            "file_read",
+            {"filename": "a", "start_line": 1, "end_line": 40},
+            {"filename": "a", "start_line": 1, "end_line": 90},
+            {"filename": "a", "start_line": 1, "end_line": 90},
+        ),
+        (
+            "crush",
+            "file_read",
+            {"filename": "a", "end_line": 40},
+            {"filename": "a", "start_line": 30, "end_line": 40},
+            {"filename": "a", "start_line": 30, "end_line": 40},
+        ),
+        (
+            "forge",
+            "fs_read",
+            {"path": "a", "start_byte": 100, "end_byte": 300},
+            {"path": "a", "start_byte": 1000, "end_byte": 300},
+            {"path": "a", "start_byte": 1000, "end_byte": 1200},
+        ),
+        (
+            "qq",
+            "read_file",
+            {"path": "a", "start_line": 1, "num_lines": 50},
+            {"path": "a", "start_line": 450, "num_lines": 50},
+            {"path": "a", "start_line": 450, "num_lines": 50},
+        ),
+    ],
+)
+def test_moving_a_windows_start_moves_its_end(
+    big: Path, profile: str, tool: str, before: dict, after: dict, expected: dict
+) -> None:
+    assert Workspace(big, profile).after_edit(tool, before, after) == expected
+
+
+def test_crush_start_line_past_the_old_end_line_is_not_an_error(big: Path) -> None:
+    workspace = Workspace(big, "crush")
+    before = {"filename": "big.txt", "start_line": 1, "end_line": 40}
+    edited = workspace.after_edit("file_read", before, before | {"start_line": 450})
+    assert workspace.call("file_read", edited).text.startswith("# File: big.txt (Lines 450-489)\n")
+
+
+@pytest.mark.parametrize(
+    ("profile", "tool", "arguments", "cut"),
+    [
+        # Cut at 300 characters, back to the last line break when one is in the last fifth.
+        ("qq", "read_file", {"path": "big.txt", "start_line": 1}, (22, 7)),
+        ("qq", "read_file", {"path": "big.txt", "start_line": 450}, (467, 8)),
+        ("crush", "file_read", {"filename": "big.txt", "start_line": 1, "end_line": 100}, (34, 7)),
+        ("vault", "read_file", {"path": "big.txt", "offset": 0}, (38, 7)),
+        ("vault", "read_file", {"path": "big.txt", "offset": chars_before(450) + 3}, (478, 8)),
+        # Inside a line: 300 minus the header (132, 22, 39 characters) are shown of it.
+        ("qq", "read_file", {"path": "wide.txt", "start_line": 2}, (2, 168)),
+        ("crush", "file_read", {"filename": "wide.txt"}, (1, 278)),
+        ("vault", "read_file", {"path": "wide.txt", "offset": 1003}, (2, 2 + 261)),
+    ],
+)
+def test_where_the_output_guard_cuts_in_the_file(
+    big: Path, profile: str, tool: str, arguments: dict, cut: tuple[int, int]
+) -> None:
+    (big / "wide.txt").write_text("".join(f"{n:04d}" + "x" * 996 + "\n" for n in range(1, 201)))
+    workspace = Workspace(big, profile, max_output_chars=300)
+    result = workspace.call(tool, arguments)
+    assert result.truncated
+    coverage = workspace.coverage(tool, arguments, result.text)
+    assert coverage is not None and coverage.cut == cut
+    line, column = cut
+    with workspace.open_view(coverage.path).open() as reader:
+        shown_of_line = str(reader.lines_text(line, line))[:column]
+    kept = result.text[: result.text.index("\n\n[OUTPUT TRUNCATED]")]
+    assert kept.endswith(shown_of_line[-12:]), "the output ends where the cut falls in that line"
+
+
+def test_outputs_that_do_not_hold_the_text_as_it_is_have_no_cut(big: Path) -> None:
+    workspace = Workspace(big, "claude-code")
+    result = workspace.call("Read", {"file_path": "big.txt", "limit": 5})
+    coverage = workspace.coverage("Read", {"file_path": "big.txt", "limit": 5}, result.text)
+    assert coverage == Coverage("big.txt", 1, 5)
+
+
+@pytest.mark.parametrize(
+    ("offset", "unit", "expected"),
+    [(0, "char", (1, 0)), (2, "char", (1, 2)), (4, "char", (2, 0)), (2, "byte", (1, 1)), (7, "byte", (2, 0))],
+)
+def test_a_views_positions_of_offsets(big: Path, offset: int, unit: str, expected: tuple[int, int]) -> None:
+    view = Workspace(big).open_view("é.txt")  # "ééé\nb\n": é takes two bytes
+    assert view.position(offset, unit) == expected  # type: ignore[arg-type]
+
+
+def test_the_files_a_file_finder_offers_are_the_files_list_files_lists(big: Path) -> None:
+    (big / "sub").mkdir()
+    (big / "sub" / "a.py").write_text("x\n")
+    workspace = Workspace(big)
+    assert workspace.files() == ["big.txt", "image.png", "sub/a.py", "é.txt"]
+    listed = workspace.call("list_files", {"recursive": True, "limit": 100}).text
+    assert listed.splitlines()[1:-1] == workspace.files()

@@ -73,10 +73,7 @@ def claude_session(tmp_path: Path) -> Path:
                     [
                         {
                             "type": "text",
-                            "text": (
-                                "<system-reminder>Warning: the file exists but is shorter than the provided offset (1). "
-                                "The file has 1 lines.</system-reminder>"
-                            ),
+                            "text": "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>",
                         }
                     ],
                 )
@@ -107,7 +104,7 @@ def test_claude_code_session(claude_session: Path, files: Path) -> None:
     replays = [replayer.replay(call) for call in transcript.calls]
     assert [r.status for r in replays] == ["same", "same", "not replayable", "same"]
     assert replays[0].plan.arguments == {"file_path": "a.py"}
-    assert replays[1].result.text.startswith("<system-reminder>Warning: the file exists but is shorter")
+    assert replays[1].result.text.startswith("<system-reminder>Warning: the file exists but the contents are empty")
     assert replays[2].recorded == "a.py\nempty.txt"
     assert replays[3].plan.settings == {"line_format": "arrow", "reminder": MALWARE}
 
@@ -266,9 +263,48 @@ def test_a_broken_array_keeps_what_was_read(tmp_path: Path) -> None:
 
 
 def test_claude_code_settings_from_the_recorded_text() -> None:
-    assert settings_shown_by("1\tx") == {}
-    assert settings_shown_by("     1→x") == {"line_format": "arrow"}
-    assert settings_shown_by(f"1\tx\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n") == {"reminder": MALWARE}
+    assert settings_shown_by("1\tx") == {"line_format": "tab", "reminder": None}
+    assert settings_shown_by("     1→x") == {"line_format": "arrow", "reminder": None}
+    assert settings_shown_by(f"1\tx\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n") == {
+        "line_format": "tab",
+        "reminder": MALWARE,
+    }
+    countdown = "\n\n<system-reminder>\n<total_tokens>14998765 tokens left</total_tokens>\n</system-reminder>"
+    assert settings_shown_by("1\tx\n2" + countdown) == {"line_format": "tab", "tokens_left": 14998765, "reminder": None}
+    changed = f"2→y\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n\n<system-reminder>\nNote: a was modified"
+    assert settings_shown_by(changed + "</system-reminder>") == {"line_format": "arrow", "reminder": MALWARE}
+    assert settings_shown_by("File does not exist.") == {}
+
+
+def test_replay_reads_as_the_version_the_transcript_names(tmp_path: Path, files: Path) -> None:
+    """Claude Code writes its version on every line: 2.0.21's Read of a part of a file comes back with
+    the leading spaces trimmed and the file reported as changed (the mtime has sub-millisecond digits)."""
+    recorded = (
+        f"1→import os\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n\n<system-reminder>\nNote: {files}/a.py "
+        "was modified, either by the user or by a linter. This change was intentional, so make sure to take it into "
+        "account as you proceed (ie. don't revert it unless the user asks you to). Don't tell the user this, since "
+        "they are already aware. Here are the relevant changes (shown with line numbers):\n     1→import os\n"
+        "</system-reminder>"
+    )
+    old = {"version": "2.0.21", "cwd": str(files)}
+    path = jsonl(
+        tmp_path / "old.jsonl",
+        [
+            assistant("m1", tool_use("toolu_1", "Read", {"file_path": f"{files}/a.py", "offset": 1, "limit": 1})) | old,
+            user(tool_result("toolu_1", recorded)) | old,
+        ],
+    )
+    import os
+
+    os.utime(files / "a.py", ns=(1_700_000_000_123_456_789, 1_700_000_000_123_456_789))
+    transcript = open_transcript(str(path))
+    assert transcript.calls[0].version == "2.0.21"
+    replay = Replayer(transcript, str(files)).replay(transcript.calls[0])
+    assert replay.plan.profile == "claude-code@2.0"
+    assert replay.status == "same", replay.result.text
+    os.utime(files / "a.py", ns=(1_700_000_000_123_000_000, 1_700_000_000_123_000_000))
+    on_a_millisecond = Replayer(transcript, str(files)).replay(transcript.calls[0])
+    assert on_a_millisecond.result.text == f"     1→import os\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n"
 
 
 def test_replay_command(claude_session: Path, files: Path) -> None:
@@ -381,7 +417,7 @@ def test_the_root_never_comes_from_the_transcript(tmp_path: Path) -> None:
         cwd=elsewhere,
     )
     (record,) = [json.loads(line) for line in done.stdout.splitlines()]
-    assert record["replayed"] == "<tool_use_error>File does not exist.</tool_use_error>"
+    assert record["replayed"] == f"File does not exist. Note: your current working directory is {elsewhere}."
     assert "replayed against ." in done.stderr
     transcript = open_transcript(str(log))
     assert Replayer(transcript).root == "."

@@ -15,7 +15,7 @@ from typing import Any
 
 from agentpager import __version__
 
-COMMANDS = ("call", "schema", "profiles", "replay", "transcript", "sessions", "mcp", "demo", "config")
+COMMANDS = ("call", "schema", "profiles", "probe", "replay", "transcript", "sessions", "mcp", "demo", "config")
 PROFILES_HELP = "tool profile (default qq; agentpager profiles lists them)"
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
 VERSION = f"agentpager {__version__}"
@@ -47,6 +47,31 @@ def _call(options: argparse.Namespace) -> int:
         names = ", ".join(tool.spec.name for tool in workspace.profile.tools)
         raise CommandError(f"Profile '{workspace.profile.name}' has no tool '{options.tool}'. Tools: {names}.")
     result = workspace.call(options.tool, arguments)
+    sys.stdout.buffer.write(result.text.encode("utf-8", "surrogatepass"))
+    sys.stdout.buffer.flush()
+    return 1 if result.is_error else 0
+
+
+def _probe(options: argparse.Namespace) -> int:
+    """Ask the real agent: its exact answer to one tool call, written as ``call`` writes a result."""
+    from agentpager.agents import AGENT_NAMES, AgentNotInstalled, ProbeError, probe
+
+    if options.agent not in AGENT_NAMES:
+        raise CommandError(f"Unknown agent '{options.agent}'. Agents: {', '.join(AGENT_NAMES)}.")
+    try:
+        arguments = json.loads(options.arguments)
+    except ValueError as error:
+        raise CommandError(f"JSON arguments are not valid JSON: {error}") from None
+    if not isinstance(arguments, dict):
+        raise CommandError('JSON arguments must be an object, such as \'{"file_path": "README.md"}\'.')
+    progress = (lambda message: print(f"agentpager: {message}", file=sys.stderr)) if options.verbose else None
+    try:
+        result = probe(options.agent, options.tool, arguments, options.root, options.version, progress, options.model)
+    except AgentNotInstalled as error:
+        raise CommandError(str(error)) from None
+    except ProbeError as error:
+        print(f"agentpager: {error}", file=sys.stderr)
+        return 3
     sys.stdout.buffer.write(result.text.encode("utf-8", "surrogatepass"))
     sys.stdout.buffer.flush()
     return 1 if result.is_error else 0
@@ -394,6 +419,16 @@ def _parser() -> argparse.ArgumentParser:
 
     profiles = commands.add_parser("profiles", help="list the tool profiles")
     profiles.set_defaults(run=_profiles)
+
+    probe = commands.add_parser("probe", help="ask the real agent (installed) for one tool call's exact result")
+    probe.add_argument("--root", default=".", help="the directory the agent runs in (default: the current one)")
+    probe.add_argument("--version", help="a version installed in the cache (agentpager's npm prefix) or an executable")
+    probe.add_argument("--model", help="the model name the agent is told to use (default: the agent's recorded one)")
+    probe.add_argument("-v", "--verbose", action="store_true", help="report progress on stderr")
+    probe.add_argument("agent", metavar="AGENT", help="claude-code, codex or gemini-cli")
+    probe.add_argument("tool", metavar="TOOL", help="the agent's tool name, such as Read")
+    probe.add_argument("arguments", metavar="JSON", nargs="?", default="{}", help="arguments as a JSON object")
+    probe.set_defaults(run=_probe)
 
     replay = commands.add_parser("replay", help="replay a transcript's file reads against the files now")
     replay.add_argument(

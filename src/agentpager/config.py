@@ -46,6 +46,17 @@ KEYS: dict[str, tuple[str, str]] = {
     "next_match": ("n", "next search match"),
     "previous_match": ("N", "previous search match"),
     "follow": ("f", "follow a growing file"),
+    "wrap": ("w", "wrap long lines"),
+    "start_of_line": ("0", "scroll back to the start of the lines"),
+    "end_of_line": ("dollar_sign", "scroll to the end of the longest line on screen"),
+    "set_mark": ("m", "mark the top line (then a letter)"),
+    "go_to_mark": ("apostrophe", "go to a mark (then its letter)"),
+    "open_in_editor": ("v", "open the file at this line in $EDITOR"),
+    "edit_call": ("e", "edit the call"),
+    "leave_panel": ("escape", "leave the panel for the viewer"),
+    "open_file": ("o", "open a file by typing letters of its path"),
+    "toggle_tree": ("T", "hide or show the tree"),
+    "refresh_tree": ("r", "read the tree's directories again"),
 }
 """The keys a config can remap: Textual binding id -> (default key, what it does)."""
 

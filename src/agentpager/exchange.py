@@ -49,3 +49,41 @@ def call_and_result(
             },
         ]
     raise ValueError(f"Unknown format '{format}'. Formats: {', '.join(PAIR_FORMATS)}.")
+
+
+def read_call(text: str) -> tuple[str, dict[str, Any]]:
+    """A tool call pasted as JSON: the shape ``call_json`` writes, an OpenAI ``tool_calls`` entry (or
+    its ``function``), an Anthropic ``tool_use`` block, or either message pair ``call_and_result``
+    writes (its first call). ValueError says what is wrong."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"Not JSON yet: {error.msg} (line {error.lineno}, column {error.colno}).") from None
+    found = _find_call(value)
+    if found is None:
+        raise ValueError('Not a tool call: expected {"name": "...", "arguments": {...}}.')
+    name, arguments = found
+    if isinstance(arguments, str):  # OpenAI sends the arguments as a JSON string
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"The arguments string is not JSON: {error.msg}.") from None
+    if not isinstance(arguments, dict):
+        raise ValueError(f"The arguments must be an object, got {json.dumps(arguments)}.")
+    return name, arguments
+
+
+def _find_call(value: Any) -> tuple[str, Any] | None:
+    if isinstance(value, list):
+        return next((found for item in value if (found := _find_call(item)) is not None), None)
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("name"), str):
+        for key in ("arguments", "input"):
+            if key in value:
+                return value["name"], value[key]
+        return value["name"], {}
+    for key in ("function", "tool_calls", "content"):
+        if key in value and (found := _find_call(value[key])) is not None:
+            return found
+    return None

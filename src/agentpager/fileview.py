@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Literal
 
 from agentpager.engine.content import TextContent
 from agentpager.engine.textfile import TextReader
@@ -59,6 +60,20 @@ class FileView:
         with self.open() as reader:
             reader.build_index(progress, cancel)
             return reader.line_count()
+
+    def position(self, offset: int, unit: Literal["char", "byte"]) -> tuple[int, int]:
+        """The line holding character (or byte) ``offset``, and the characters of that line before it.
+
+        It may count the whole file's characters once: keep it off a UI thread.
+        """
+        with self.open() as reader:
+            return reader.position(offset, unit)
+
+    def line_at_fraction(self, fraction: float) -> int:
+        """The line holding the byte ``fraction`` of the way through the file (as ``less`` reads
+        ``50%``). It may index the file up to there: keep it off a UI thread."""
+        with self.open() as reader:
+            return min(reader.line_at_byte(int(reader.size * fraction)), max(reader.line_count(), 1))
 
     @property
     def indexed(self) -> tuple[int, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from agentpager.fileview import FileView, ViewError
 from agentpager.tools import get_profile
 from agentpager.tools.base import Call, Coverage, Shown, schema_of
 from agentpager.tools.errors import ToolError
-from agentpager.tools.guard import GuardSettings, guard
+from agentpager.tools.guard import GuardSettings, guard, kept_part
 from agentpager.tools.listing import ListingCache
 from agentpager.tools.paths import Root, resolve
 
@@ -140,9 +140,13 @@ class Workspace:
         shown = None if view is None else Shown(view.name, view.content, *lines)
         return self.profile.read_call(path, shown)
 
-    def coverage(self, tool: str, arguments: Mapping[str, Any]) -> Coverage | None:
+    def coverage(self, tool: str, arguments: Mapping[str, Any], cut_output: str | None = None) -> Coverage | None:
         """What a read call covers of its file (display path, lines, offsets); None for other calls,
-        bad arguments, or a file the tool refuses. It may read the file: keep it off a UI thread."""
+        bad arguments, or a file the tool refuses. It may read the file: keep it off a UI thread.
+
+        ``cut_output``: the call's output, which the output guard cut; the coverage then says where
+        in the file the cut falls (``Coverage.cut``), when the profile can trace its text back.
+        """
         found = self.profile.tool(tool)
         if found is None:
             return None
@@ -152,15 +156,53 @@ class Workspace:
             return call.text_of(resolve(self.root, path, "file"))
 
         try:
-            state = self.states.get(self.profile.name, {})
-            coverage = self.profile.coverage(tool, found.spec.bind(arguments), open_text, state)
+            bound = found.spec.bind(arguments)
+            coverage = self.profile.coverage(tool, bound, open_text, self.states.get(self.profile.name, {}))
+            if coverage is None:
+                return None
+            if cut_output is not None:
+                coverage = replace(coverage, cut=self._cut(coverage, tool, bound, cut_output, open_text))
         except (ToolError, OSError, ValueError, LookupError):
             return None
-        return None if coverage is None else replace(coverage, path=self.root.display(coverage.path))
+        return replace(coverage, path=self.root.display(coverage.path))
 
-    def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
-        """The call that lists directory ``path`` from its ``offset``-th file; None without a listing tool."""
+    def _cut(
+        self,
+        coverage: Coverage,
+        tool: str,
+        arguments: dict[str, Any],
+        output: str,
+        open_text: Callable[[str], TextContent],
+    ) -> tuple[int, int] | None:
+        """Where the guard's cut falls in the file: the line, and the characters of it still shown."""
+        start = self.profile.text_offset(tool, arguments, output)
+        if start is None:
+            return None
+        shown = kept_part(output)[start:]
+        if coverage.unit == "line":
+            return coverage.first_line + shown.count("\n"), len(shown) - shown.rfind("\n") - 1
+        length = len(shown) if coverage.unit == "char" else len(shown.encode("utf-8", "surrogatepass"))
+        with open_text(coverage.path).file.open() as reader:
+            return reader.position(coverage.start + length, coverage.unit)
+
+    def listing_call(self, path: str, offset: int | None = None) -> tuple[str, dict[str, Any]] | None:
+        """The call that lists directory ``path``: the page from its ``offset``-th file, or the call an
+        agent makes first; None without a listing tool."""
         return self.profile.listing_call(path, offset)
+
+    def refuses(self, path: str) -> str | None:
+        """Why the profile refuses ``path`` (a display path) whatever it holds (vault's ``.git``), or None."""
+        return self.profile.refuses(path)
+
+    def after_edit(self, tool: str, before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+        """The arguments after a person edited ``before`` into ``after``: a window's end moves with
+        its start (crush's lines, forge's bytes), so moving the start does not make the call an error."""
+        return self.profile.after_edit(tool, dict(before), dict(after))
+
+    def files(self) -> list[str]:
+        """Every file ``list_files`` would list under the root, recursively, sorted (for a file
+        finder). It walks the whole tree: keep it off a UI thread."""
+        return self.listings.files(self.root, resolve(self.root, ".", "directory"), "*", True, False)
 
     @staticmethod
     def count_tokens(text: str) -> int:

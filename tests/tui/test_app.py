@@ -15,6 +15,7 @@ from textual.widgets import Input, Select, TextArea
 
 from agentpager import Workspace
 from agentpager.tui.app import AgentPagerApp
+from agentpager.tui.messages import FileChosen
 from agentpager.tui.tool_panel import ToolPanel
 from agentpager.tui.tree import PageLink, WorkspaceTree
 
@@ -111,13 +112,16 @@ async def test_search_counts_matches_and_n_moves(workspace_dir: Path) -> None:
         await settle(pilot)
         viewer = app.viewer
         assert viewer.match_count == 100
-        assert viewer.window.top == 7
+        assert viewer.line_in_focus == 7 and viewer.window.top == 1
         assert "match 1/100 at line 7" in viewer.border_subtitle
         await pilot.press("n")
-        assert viewer.window.top == 17
-        await pilot.press("N", "N")
+        assert viewer.line_in_focus == 17
+        await pilot.press("colon", *"500", "enter", "n")
+        half = viewer.scrollable_content_region.height // 2
+        assert viewer.line_in_focus == 507 and viewer.window.top == 507 - half, "the match is in the middle"
+        await pilot.press("g", "N")
         assert "match 100/100 at line 997" in viewer.border_subtitle, "N wraps around to the last match"
-        assert viewer.window.bottom == 1000, "as close to the top as the end of the file allows"
+        assert viewer.window.bottom == 1000, "as close to the middle as the end of the file allows"
         await pilot.press("slash", "(", "enter")
         assert "Invalid regex" in str(app.screen.query_one("#problem").render())
 
@@ -196,15 +200,17 @@ async def test_tree_pages_a_big_directory_and_shows_its_listing(workspace_dir: P
         await settle(pilot)
         assert "250 files ⚠" in str(many.label)
         labels = [str(child.label) for child in many.children]
-        assert len(labels) == 101 and labels[0] == "f000.txt" and labels[-1] == "101-200 of 250 ▶"
+        assert len(labels) == 101 and labels[0] == "f000.txt" and labels[-1] == "files 101-200 of 250 ▶"
         tree.select_node(many)
         await settle(pilot)
-        assert call_shown(app) == ("list_files", {"path": "many", "offset": 0, "limit": 100})
-        assert output_text(app).startswith("[Files 1-100 of 250]\nmany/f000.txt\n")
+        assert call_shown(app) == ("list_files", {"path": "many"}), "the call an agent makes first"
+        assert output_text(app).startswith("Warning: 250 files match pattern '*' in directory 'many'.\n")
         tree.select_node(many.children[-1])
         await settle(pilot)
         labels = [str(child.label) for child in many.children]
-        assert labels[0] == "◀ 1-100 of 250" and labels[1] == "f100.txt" and labels[-1] == "201-250 of 250 ▶"
+        assert (
+            labels[0] == "◀ files 1-100 of 250" and labels[1] == "f100.txt" and labels[-1] == "files 201-250 of 250 ▶"
+        )
         assert isinstance(many.children[-1].data, PageLink)
         assert call_shown(app) == ("list_files", {"path": "many", "offset": 100, "limit": 100})
         assert output_text(app).endswith("[More files available. Use offset=200 to continue.]")
@@ -271,9 +277,9 @@ async def test_deleted_file(workspace_dir: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         (workspace_dir / "big.txt").unlink()
-        app.query_one(WorkspaceTree).post_message(WorkspaceTree.FileChosen("big.txt"))
+        app.query_one(WorkspaceTree).post_message(FileChosen("big.txt"))
         await settle(pilot)
-        assert app.viewer._message == ["File 'big.txt' does not exist."]
+        assert app.viewer._message[0] == "File 'big.txt' does not exist."
         assert output_text(app) == "Error: File 'big.txt' does not exist."
 
 
@@ -346,7 +352,7 @@ async def test_narrow_terminal_moves_the_panel_under_the_viewer(workspace_dir: P
     async with app.run_test(size=(120, 50)) as pilot:
         await settle(pilot)
         panel = app.query_one(ToolPanel)
-        assert app.query_one("#work").has_class("narrow")
+        assert app.screen.has_class("-narrow")
         assert panel.region.y > app.viewer.region.y
     app = make_app(workspace_dir, "big.txt")
     async with app.run_test(size=SIZE) as pilot:
@@ -385,7 +391,7 @@ async def test_escape_cancels_a_slow_document_conversion(workspace_dir: Path, mo
         app.viewer.focus()
         await pilot.press("escape")
         await settle(pilot)
-        assert app.viewer._message == ["Conversion cancelled."]
+        assert app.viewer._message[0] == "Conversion cancelled."
 
 
 def test_unreadable_and_vanished_directories_in_the_tree(public_root: Path, unprivileged) -> None:

@@ -18,6 +18,8 @@ from agentpager.cli import main
 from agentpager.config import KEYS, load_config
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.themes import ThemeError, load_themes, read_theme, shipped_themes_dir, theme_from
+from agentpager.tui.tool_panel import ToolPanel
+from agentpager.tui.tree import WorkspaceTree
 from agentpager.tui.viewer import FileViewer
 
 SIZE = (200, 55)
@@ -285,7 +287,7 @@ async def test_the_command_palette_key_can_be_remapped(workspace_dir: Path, isol
 
 def test_every_remappable_key_is_a_binding_with_that_id_and_default() -> None:
     bindings: dict[str, Binding] = {}
-    for owner in (AgentPagerApp, FileViewer):
+    for owner in (AgentPagerApp, FileViewer, WorkspaceTree, ToolPanel):
         for binding in owner.BINDINGS:
             if isinstance(binding, Binding) and binding.id:
                 bindings[binding.id] = binding

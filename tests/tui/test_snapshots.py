@@ -6,6 +6,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from pilot_helpers import settle
 from samples import png_bytes
 from textual.pilot import Pilot
@@ -15,19 +16,22 @@ from agentpager import Workspace
 from agentpager.tui.app import AgentPagerApp
 
 SIZE = (200, 55)
+SIZES = [(80, 24), (120, 40), (200, 55)]
 
 
-def make_app(root: Path, open_path: str | None = None) -> AgentPagerApp:
+def make_app(root: Path, open_path: str | None = None, max_output_chars: int | None = None) -> AgentPagerApp:
     for name, text in (
         ("big.txt", "".join(f"line {n}\n" for n in range(1, 1001))),
         ("notes.md", "# Notes\n\n\tindented\x0cpage\n"),
+        ("wide.log", "".join(f"{n:03d} GET /api/orders?page={n} " + "x" * (60 + n * 3) + "\n" for n in range(1, 120))),
+        ("empty.txt", ""),
     ):
         (root / name).write_text(text)
     (root / "many").mkdir()
     for n in range(130):
         (root / "many" / f"f{n:03d}.txt").write_text("x\n")
     (root / "image.png").write_bytes(png_bytes())
-    return AgentPagerApp(Workspace(root), open_path)
+    return AgentPagerApp(Workspace(root, max_output_chars=max_output_chars), open_path)
 
 
 async def steady(pilot: Pilot) -> None:
@@ -40,8 +44,38 @@ async def steady(pilot: Pilot) -> None:
     await pilot.pause()
 
 
-def test_file_open(root: Path, snap_compare) -> None:
-    assert snap_compare(make_app(root, "big.txt"), terminal_size=SIZE, run_before=steady)
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_file_open(root: Path, snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(make_app(root, "big.txt"), terminal_size=size, run_before=steady)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_start_screen(root: Path, snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(make_app(root), terminal_size=size, run_before=steady)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_editing_the_call(root: Path, snap_compare, size: tuple[int, int]) -> None:
+    async def edit(pilot: Pilot) -> None:
+        await steady(pilot)
+        await pilot.press("e", *"450")
+        await steady(pilot)
+
+    assert snap_compare(make_app(root, "big.txt"), terminal_size=size, run_before=edit)
+
+
+def test_the_guard_cut_and_a_search_wrapped(root: Path, snap_compare) -> None:
+    async def look(pilot: Pilot) -> None:
+        await steady(pilot)
+        await pilot.press("w", "p", "slash", *"page=1.", "enter")
+        await steady(pilot)
+
+    app = make_app(root, "wide.log", max_output_chars=3000)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=look)
+
+
+def test_empty_file_small(root: Path, snap_compare) -> None:
+    assert snap_compare(make_app(root, "empty.txt"), terminal_size=(80, 24), run_before=steady)
 
 
 def test_after_going_to_line_450(root: Path, snap_compare) -> None:
@@ -70,17 +104,14 @@ def test_paged_directory_and_its_listing(root: Path, snap_compare) -> None:
     assert snap_compare(make_app(root), terminal_size=SIZE, run_before=expand)
 
 
-def test_help(root: Path, snap_compare) -> None:
+@pytest.mark.parametrize("size", [(80, 24), (200, 55)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_help(root: Path, snap_compare, size: tuple[int, int]) -> None:
     async def help(pilot: Pilot) -> None:
         await steady(pilot)
         await pilot.press("question_mark")
         await steady(pilot)
 
-    assert snap_compare(make_app(root, "big.txt"), terminal_size=SIZE, run_before=help)
-
-
-def test_narrow_terminal(root: Path, snap_compare) -> None:
-    assert snap_compare(make_app(root, "big.txt"), terminal_size=(120, 50), run_before=steady)
+    assert snap_compare(make_app(root, "big.txt"), terminal_size=size, run_before=help)
 
 
 def test_transcript(snap_compare) -> None:

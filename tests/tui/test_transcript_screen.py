@@ -13,6 +13,7 @@ from textual.widgets import Static
 from agentpager import Workspace
 from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
+from agentpager.tui.messages import FileChosen
 from agentpager.tui.transcript_screen import CallList, TranscriptScreen
 from agentpager.tui.tree import WorkspaceTree
 
@@ -104,7 +105,7 @@ async def test_the_tree_offers_a_transcript(root: Path) -> None:
     app = AgentPagerApp(Workspace(root))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.query_one(WorkspaceTree).post_message(WorkspaceTree.FileChosen("session.jsonl"))
+        app.query_one(WorkspaceTree).post_message(FileChosen("session.jsonl"))
         await settle(pilot)
         assert app.offered_transcript == "session.jsonl"
         await pilot.press("t")

@@ -81,6 +81,9 @@ class Coverage:
     unit: Literal["line", "char", "byte"] = "line"
     start: int = 0
     end: int = 0
+    cut: tuple[int, int] | None = None
+    """Where the output guard cut the output: the line, and the characters of it the output still
+    shows; None when the output was not cut (or its text cannot be traced back to the file)."""
 
 
 Opener = Callable[[str], TextContent]
@@ -168,9 +171,27 @@ class Profile:
         whose profile keeps ``state`` between calls; None for other calls."""
         return None
 
-    def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
-        """The call that lists directory ``path`` from its ``offset``-th file; None without a listing tool."""
+    def text_offset(self, tool: str, arguments: dict[str, Any], output: str) -> int | None:
+        """Characters of a read call's ``output`` before the file's text starts; None when the output
+        does not hold the text as the file has it (numbered lines, JSON), so a cut cannot be traced."""
         return None
+
+    def listing_call(self, path: str, offset: int | None) -> tuple[str, dict[str, Any]] | None:
+        """The call that lists directory ``path``: the page from its ``offset``-th file, or (None) the
+        call an agent makes first; None without a listing tool."""
+        return None
+
+    def refuses(self, path: str) -> str | None:
+        """Why the tools refuse every call on ``path`` (a display path) whatever it holds, or None."""
+        return None
+
+    def after_edit(self, tool: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+        """The arguments of a call after a person edited ``before`` into ``after``.
+
+        A profile whose window is bounded by two arguments moves the end with the start, so a new
+        start past the old end is not an error; by default the edit stands as it is.
+        """
+        return after
 
     def shell_command(self, recorded: RecordedCall) -> ShellCommand | None:
         """The command line of a recorded call to this agent's shell tool; None for other calls.
@@ -214,6 +235,14 @@ def lines_covered(path: str, first: int, last: int | None, open_text: Opener) ->
         total = reader.line_count()
     last = total if last is None else min(last, total)
     return Coverage(path, first, max(first, last))
+
+
+def move_end_with_start(before: dict[str, Any], after: dict[str, Any], start: str, end: str) -> dict[str, Any]:
+    """``after`` with argument ``end`` moved as far as ``start`` moved, when only ``start`` was edited."""
+    old_start, new_start, old_end = before.get(start), after.get(start), before.get(end)
+    if old_start is None or new_start is None or old_end is None or after.get(end) != old_end:
+        return after
+    return after | {end: old_end + new_start - old_start}
 
 
 def schema_of(profile: Profile) -> list[dict[str, Any]]:

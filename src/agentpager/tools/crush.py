@@ -11,7 +11,17 @@ from typing import Any
 
 from agentpager.engine.lazytext import Text
 from agentpager.tools.args import Param, ToolSpec
-from agentpager.tools.base import Call, Coverage, Opener, Profile, Shown, Tool, error_with_prefix, lines_covered
+from agentpager.tools.base import (
+    Call,
+    Coverage,
+    Opener,
+    Profile,
+    Shown,
+    Tool,
+    error_with_prefix,
+    lines_covered,
+    move_end_with_start,
+)
 from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import resolve
 
@@ -175,6 +185,17 @@ class Crush(Profile):
         self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
     ) -> Coverage | None:
         return lines_covered(arguments["filename"], arguments["start_line"] or 1, arguments["end_line"], open_text)
+
+    def text_offset(self, tool: str, arguments: dict[str, Any], output: str) -> int | None:
+        """After the opening fence's line (the header's own line holds the path, so skip it first)."""
+        if not output.startswith("# File: "):
+            return None
+        blank = output.find("\n\n`")
+        fence_end = output.find("\n", blank + 2) if blank >= 0 else -1
+        return None if fence_end < 0 else fence_end + 1
+
+    def after_edit(self, tool: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+        return move_end_with_start(before, after, "start_line", "end_line")
 
 
 PROFILE = Crush(

@@ -11,7 +11,7 @@ from agentpager.engine.lineindex import read_exact
 from agentpager.engine.textfile import open_regular
 from agentpager.engine.utf8 import is_continuation
 from agentpager.tools.args import Param, ToolSpec
-from agentpager.tools.base import Call, Coverage, Opener, Profile, Shown, Tool
+from agentpager.tools.base import Call, Coverage, Opener, Profile, Shown, Tool, move_end_with_start
 from agentpager.tools.errors import ToolError, binary_message
 from agentpager.tools.paths import resolve
 
@@ -125,6 +125,9 @@ class Forge(Profile):
             end = reader.size if arguments["end_byte"] is None else min(arguments["end_byte"], reader.size)
             first = reader.line_at_byte(start)
             return Coverage(path, first, max(first, reader.line_at_byte(max(start, end - 1))), "byte", start, end)
+
+    def after_edit(self, tool: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+        return move_end_with_start(before, after, "start_byte", "end_byte")
 
 
 def _is_utf8_text(content: TextContent) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from agentpager.engine.lazytext import Text, head
 
+_NOTICE = "\n\n[OUTPUT TRUNCATED]\n"
 DEFAULT_MAX_CHARS = 28000
 DEFAULT_CHARS_PER_TOKEN = 3.5
 
@@ -65,10 +66,16 @@ def guard(parts: Sequence[Text], tool: str, settings: GuardSettings) -> tuple[st
         cut = cut[:newline]
     cpt = settings.chars_per_token
     return (
-        f"{cut}\n\n[OUTPUT TRUNCATED]\n"
+        f"{cut}{_NOTICE}"
         f"Tool '{tool}' returned ~{int(total / cpt)} tokens, showing first ~{int(len(cut) / cpt)}.\n"
         "Use more specific parameters or pagination to get remaining data."
     ), True
+
+
+def kept_part(output: str) -> str:
+    """What a cut output kept of the original, before the guard's notice."""
+    found = output.rfind(_NOTICE)
+    return output if found < 0 else output[:found]
 
 
 def overflow_severity(overflow_tokens: int) -> str:

@@ -274,7 +274,7 @@ class OpenHands(Profile):
         first, last = view_range or (1, -1)
         return lines_covered(arguments["path"], first, None if last == -1 else last, open_text)
 
-    def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
+    def listing_call(self, path: str, offset: int | None) -> tuple[str, dict[str, Any]] | None:
         return "file_editor", {"command": "view", "path": path}
 
     def claim(self, recorded: RecordedCall) -> Claim | None:

@@ -150,7 +150,16 @@ class QQ(Profile):
             arguments["path"], first, first + min(arguments["num_lines"], MAX_LINES_PER_READ) - 1, open_text
         )
 
-    def listing_call(self, path: str, offset: int) -> tuple[str, dict[str, Any]] | None:
+    def text_offset(self, tool: str, arguments: dict[str, Any], output: str) -> int | None:
+        """After the header's rule line."""
+        if tool != "read_file" or not output.startswith("[File: "):
+            return None
+        found = output.find(f"\n{RULE}\n")
+        return None if found < 0 else found + len(RULE) + 2
+
+    def listing_call(self, path: str, offset: int | None) -> tuple[str, dict[str, Any]] | None:
+        if offset is None:
+            return "list_files", {"path": path}
         return "list_files", {"path": path, "offset": offset, "limit": MAX_FILES_PER_LIST}
 
     def claim(self, recorded: RecordedCall) -> Claim | None:

@@ -43,6 +43,17 @@ def read_file(call: Call, path: str, offset: int, length: int) -> str:
 
 
 class Vault(Profile):
+    def refuses(self, path: str) -> str | None:
+        return f"Access to '{path}' is not allowed." if _protected(path) else None
+
+    def text_offset(self, tool: str, arguments: dict[str, Any], output: str) -> int | None:
+        """After the continuation marker, when the read starts past the first character."""
+        if arguments["offset"] == 0:
+            return 0
+        marker = f"[Continuing from char {arguments['offset']} of "
+        end = output.find("]\n\n")
+        return end + 3 if output.startswith(marker) and end > 0 else None
+
     def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
         """The character offset of the top line on screen."""
         arguments: dict[str, Any] = {"path": path}

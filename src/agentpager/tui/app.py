@@ -5,11 +5,13 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
+import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.dom import DOMNode
@@ -22,10 +24,14 @@ from agentpager.exchange import call_and_result, call_json
 from agentpager.transcripts import Transcript, TranscriptError, open_transcript, sniff
 from agentpager.transcripts.replay import Replayer
 from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
+from agentpager.tui.editor import editor_command
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.messages import DirectoryChosen, Failed, FileChosen, ProfileChosen, Ran, ShowLine, WindowChanged
+from agentpager.tui.screens.find_file import FindFile
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.sessions_screen import SessionsScreen
+from agentpager.tui.status import CallStatus
 from agentpager.tui.themes import load_themes
 from agentpager.tui.tool_panel import ToolPanel
 from agentpager.tui.transcript_screen import TranscriptScreen
@@ -33,8 +39,13 @@ from agentpager.tui.tree import WorkspaceTree
 from agentpager.tui.viewer import FileViewer
 from agentpager.workspace import Workspace
 
-NARROW_BELOW = 160
-"""Below this many columns the tool panel moves under the viewer."""
+SMALL_BELOW = 100
+"""Below this many columns the tree is narrower, and the panel shows the call or the output (tabs)."""
+WORKSPACE_ACTIONS = frozenset(
+    {"edit_call", "open_file", "toggle_tree", "copy_output", "copy_call", "copy_pair", "toggle_pin", "leave_panel"}
+)
+"""App actions on the workspace screen's tree, viewer and panel."""
+_PERCENT = re.compile(r"(\d+(?:\.\d*)?)%")
 
 
 def _line_number(text: str) -> int:
@@ -43,8 +54,16 @@ def _line_number(text: str) -> int:
     return int(digits) if digits.isdigit() else 0
 
 
+def _fraction(text: str) -> float | None:
+    """``text`` as a share of the file (``50%``), or None when it is not one."""
+    found = _PERCENT.fullmatch(text.strip())
+    return None if found is None or float(found.group(1)) > 100 else float(found.group(1)) / 100
+
+
 def _line_number_problem(text: str) -> str | None:
-    return None if _line_number(text) > 0 else "A line number: 1 or more."
+    if _line_number(text) > 0 or _fraction(text) is not None:
+        return None
+    return "A line number (1 or more), or a share of the file such as 50%."
 
 
 class AgentPagerApp(ReportsFailures, App[None]):
@@ -52,19 +71,21 @@ class AgentPagerApp(ReportsFailures, App[None]):
 
     TITLE = "agentpager"
     CSS_PATH = "app.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-small"), (SMALL_BELOW, "-narrow"), (160, "-wide")]
+    """The screen's class by width: the panel beside the viewer from 160 columns, under it below."""
     BINDINGS = [
-        Binding("q", "quit", "Quit", id="quit"),
         Binding("question_mark", "help", "Help", id="help"),
-        Binding("c", "copy_output", "Copy output", id="copy_output"),
-        Binding("y", "copy_call", "Copy call", id="copy_call"),
-        Binding("C", "copy_pair", "Copy pair", id="copy_pair"),
+        Binding("e", "edit_call", "Edit call", id="edit_call"),
+        Binding("o", "open_file", "Open", id="open_file"),
+        Binding("T", "toggle_tree", "Tree", id="toggle_tree"),
+        Binding("c", "copy_output", "Copy", id="copy_output"),
+        Binding("y", "copy_call", "Copy call", show=False, id="copy_call"),
+        Binding("C", "copy_pair", "Copy pair", show=False, id="copy_pair"),
         Binding("p", "toggle_pin", "Pin/follow", id="toggle_pin"),
-        Binding("t", "transcript", "Transcript", id="transcript"),
+        Binding("t", "transcript", "Transcript", show=False, id="transcript"),
         Binding("S", "sessions", "Sessions", id="sessions"),
+        Binding("q", "quit", "Quit", id="quit"),
     ]
-
-    MAIN_SCREEN_ACTIONS = frozenset({"copy_output", "copy_call", "copy_pair", "toggle_pin", "transcript"})
-    """Keys of the viewer and its tool panel: the other screens neither offer nor take them."""
 
     def __init__(
         self,
@@ -90,6 +111,8 @@ class AgentPagerApp(ReportsFailures, App[None]):
         self.sessions_home = sessions_home
         self.welcome: str | None = None
         """A note shown once the app is up (the demo's)."""
+        self.search_history: list[str] = []
+        self.line_history: list[str] = []
         self.problems = self._use_settings(theme)
         self._saved_theme = self.theme
         self._clashes_told: set[str] = set()
@@ -123,49 +146,51 @@ class AgentPagerApp(ReportsFailures, App[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            yield WorkspaceTree(self.workspace.root, id="tree")
+            yield WorkspaceTree(self.workspace, id="tree")
             with Horizontal(id="work"):
                 yield FileViewer(self.workspace, id="viewer")
                 yield ToolPanel(self.workspace, id="panel")
+        yield CallStatus(id="status")
         yield Footer()
 
     @property
     def viewer(self) -> FileViewer:
-        return self.query_one(FileViewer)
+        return self.screen_stack[0].query_one(FileViewer)
 
     @property
     def panel(self) -> ToolPanel:
-        return self.query_one(ToolPanel)
+        return self.screen_stack[0].query_one(ToolPanel)
+
+    @property
+    def workspace_tree(self) -> WorkspaceTree:
+        return self.screen_stack[0].query_one(WorkspaceTree)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The workspace's keys act on its screen: over another (sessions, help) they are neither
+        shown in the footer nor run."""
+        return action not in WORKSPACE_ACTIONS or self.screen is self.screen_stack[0]
 
     def on_mount(self) -> None:
         # Full garbage collections over Textual's long-lived objects paused the UI for 25-50 ms
         # while scrolling; freezing what exists once the screen is up leaves them out.
         self.call_after_refresh(gc.freeze)
-        self._fit_layout(self.size.width)
         self.panel.apply_settings(self.config.budget, self.config.pair_format)
         if self.welcome:
             self.notify(self.welcome, title="agentpager demo", timeout=20)
         for title, problem in self.problems:
             self.notify(problem, title=title, severity="warning", timeout=15)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.watch(self.panel, "pinned", self._pinned_changed, init=False)
         if self.open_path:
+            if self.size.width < SMALL_BELOW:  # a file to read in a small terminal: give it the width
+                self.workspace_tree.display = False
             self.viewer.open_file(self.open_path)
         else:
-            self.query_one(WorkspaceTree).focus()
+            self.workspace_tree.focus()
         if self.replayer is not None:
             self._show_transcript(self.replayer)
         elif self.start_with_sessions:
             self.action_sessions()
-
-    def on_resize(self) -> None:
-        self._fit_layout(self.size.width)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        elsewhere = len(self.screen_stack) > 1 and self.screen is not self.screen_stack[0]
-        return not (elsewhere and action in self.MAIN_SCREEN_ACTIONS)
-
-    def _fit_layout(self, width: int) -> None:
-        self.query_one("#work").set_class(width < NARROW_BELOW, "narrow")
 
     # -- settings ---------------------------------------------------------------------------------
 
@@ -194,12 +219,16 @@ class AgentPagerApp(ReportsFailures, App[None]):
 
     # -- wiring -----------------------------------------------------------------------------------
 
-    @on(WorkspaceTree.FileChosen)
-    def _file_chosen(self, event: WorkspaceTree.FileChosen) -> None:
+    @on(FileChosen)
+    def _file_chosen(self, event: FileChosen) -> None:
+        """A file chosen in the tree is shown while the focus stays in the tree."""
+        self._open(event.path, focus=False)
+
+    def _open(self, path: str, focus: bool) -> None:
         self.panel.pinned = False
-        self.viewer.open_file(event.path)
-        if event.path.endswith((".jsonl", ".json")):
-            self._offer_transcript(event.path)
+        self.viewer.open_file(path, focus=focus)
+        if path.endswith((".jsonl", ".json")):
+            self._offer_transcript(path)
 
     @work(thread=True, group="sniff", exclusive=True, exit_on_error=False)
     def _offer_transcript(self, path: str) -> None:
@@ -266,26 +295,38 @@ class AgentPagerApp(ReportsFailures, App[None]):
         self.pop_screen()
         self.panel.load_call(plan.profile, plan.tool, plan.arguments)
 
-    @on(WorkspaceTree.DirectoryChosen)
-    def _directory_chosen(self, event: WorkspaceTree.DirectoryChosen) -> None:
+    @on(DirectoryChosen)
+    def _directory_chosen(self, event: DirectoryChosen) -> None:
         self.panel.pinned = False
         self.panel.follow_directory(event.path, event.file_offset)
 
-    @on(FileViewer.WindowChanged)
-    def _window_changed(self, event: FileViewer.WindowChanged) -> None:
+    @on(WindowChanged)
+    def _window_changed(self, event: WindowChanged) -> None:
         if event.viewer.view is not None:
             self.panel.follow_file(event.viewer.view, event.window)
 
-    @on(FileViewer.Failed)
-    def _file_failed(self, event: FileViewer.Failed) -> None:
+    @on(Failed)
+    def _file_failed(self, event: Failed) -> None:
         self.panel.follow_unreadable_file(event.path)
 
-    @on(ToolPanel.ShowLine)
-    def _show_line(self, event: ToolPanel.ShowLine) -> None:
+    @on(ShowLine)
+    def _show_line(self, event: ShowLine) -> None:
         if event.path != self.viewer.path:
-            self.viewer.open_file(event.path, event.line)
+            self.viewer.open_file(event.path, event.line, focus=False)
         else:
             self.viewer.go_to_line(event.line)
+
+    @on(Ran)
+    def _ran(self, event: Ran) -> None:
+        self.query_one(CallStatus).show(event.outcome, self.panel.pinned)
+        self.viewer.shade(event.outcome.shading)
+
+    def _pinned_changed(self, pinned: bool) -> None:
+        self.query_one(CallStatus).show(self.panel.outcome, pinned)
+
+    @on(ProfileChosen)
+    def _profile_chosen(self, event: ProfileChosen) -> None:
+        self.workspace_tree.use_workspace(event.workspace)
 
     # -- actions ----------------------------------------------------------------------------------
 
@@ -295,16 +336,69 @@ class AgentPagerApp(ReportsFailures, App[None]):
     def action_goto_line(self) -> None:
         def go(answer: str | None) -> None:
             if answer:
-                self.viewer.go_to_line(_line_number(answer))
+                fraction = _fraction(answer)
+                if fraction is not None:
+                    self.viewer.go_to_fraction(fraction)
+                else:
+                    self.viewer.jump_to_line(_line_number(answer))
                 self.viewer.focus()
 
-        self.push_screen(PromptScreen("Go to line", "line number", _line_number_problem), go)
+        prompt = PromptScreen(
+            "Go to line", "line number, or 50%", _line_number_problem, self.line_history, "It becomes the top line."
+        )
+        self.push_screen(prompt, go)
 
     def action_search(self) -> None:
         def searched(answer: str | None) -> None:
             self.viewer.focus()
 
-        self.push_screen(PromptScreen("Search the whole file (regex)", "pattern", self.viewer.search), searched)
+        hint = "Case matters only with a capital letter. n / N: next / previous match. ↑ ↓: earlier searches."
+        prompt = PromptScreen("Search the whole file (regex)", "pattern", self.viewer.search, self.search_history, hint)
+        self.push_screen(prompt, searched)
+
+    def action_toggle_tree(self) -> None:
+        tree = self.workspace_tree
+        tree.display = not tree.display
+        if tree.display:
+            tree.focus()
+        elif self.focused is None or self.focused is tree:
+            self.viewer.focus()
+
+    def action_edit_call(self) -> None:
+        self.panel.edit()
+
+    def action_leave_panel(self) -> None:
+        """Escape in the panel: back to the viewer (a small terminal shows the output tab again)."""
+        self.panel.tab = "output"
+        self.viewer.focus()
+
+    def action_open_file(self) -> None:
+        def chosen(path: str | None) -> None:
+            if path:
+                self._open(path, focus=True)
+
+        self.push_screen(FindFile(self.workspace), chosen)
+
+    def action_open_in_editor(self) -> None:
+        """Hand the terminal to ``$VISUAL`` or ``$EDITOR`` at the line in view, then read the file again."""
+        viewer = self.viewer
+        if viewer.view is None:
+            self.notify("Open a file first: then v opens it in your editor at the line you see.", severity="warning")
+            return
+        line = None if viewer.view.kind == "document" else viewer.line_in_focus
+        command = editor_command(os.environ, os.path.join(self.workspace.root.path, viewer.path), line)
+        try:
+            with self.suspend():
+                subprocess.run(command, check=False)
+        except SuspendNotSupported:
+            self.notify("This terminal cannot be handed to an editor.", severity="warning")
+            return
+        except OSError as error:
+            self.notify(
+                f"Could not run {command[0]}: {error.strerror or error}. Set $VISUAL or $EDITOR.", severity="error"
+            )
+            return
+        viewer.recount()
 
     def action_next_match(self) -> None:
         self.viewer.action_next_match(1)
@@ -356,7 +450,12 @@ class AgentPagerApp(ReportsFailures, App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         commands = [
-            ("Go to line", "Make a line the top line of the viewer (:)", self.action_goto_line),
+            ("Open file", "Find a file by typing letters of its path (o)", self.action_open_file),
+            ("Edit the call", "Edit the call's arguments or its JSON (e)", self.action_edit_call),
+            ("Show or hide the tree", "Give the viewer the tree's columns (T)", self.action_toggle_tree),
+            ("Wrap lines", "Fold long lines, or scroll them sideways (w)", self.viewer.action_toggle_wrap),
+            ("Open in $EDITOR", "Edit the file at the line you see (v)", self.action_open_in_editor),
+            ("Go to line", "Make a line (or 50% of the file) the top line of the viewer (:)", self.action_goto_line),
             ("Search", "Search the whole file for a regex (/)", self.action_search),
             ("Next match", "Go to the next search match (n)", self.action_next_match),
             ("Previous match", "Go to the previous search match (N)", self.action_previous_match),

@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.widgets import TextArea
 
-from agentpager.tui.viewer import visible
+from agentpager.tui.lines import visible
 
 
 class OutputArea(TextArea):

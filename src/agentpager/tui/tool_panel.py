@@ -1,29 +1,32 @@
 """The tool panel: the call an agent would make for what you are looking at, and its exact output.
 
-It follows the viewer (and the tree) until you edit an argument: then the call is pinned, and the
-viewer moves to the window it reads. Arguments are checked as you type with the same checks the
-tools run; nothing is sent until they are valid.
+It follows the viewer (and the tree) until you edit an argument or the call's JSON: then the call is
+pinned, and the viewer moves to the window it reads. Arguments are checked as you type with the
+same checks the tools run; nothing is sent until they are valid. In a small terminal the call and
+the output are two tabs; the one-line status under the screen always says what the output costs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.message import Message
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
-from textual.widgets import Checkbox, Input, Label, Select, Static
+from textual.widgets import Checkbox, Input, Label, Select, Static, Tab, Tabs, TextArea
 
-from agentpager.exchange import PAIR_FORMATS, call_json
+from agentpager.exchange import PAIR_FORMATS, call_json, read_call
 from agentpager.fileview import FileView
 from agentpager.tools import profile_names
 from agentpager.tools.args import ToolSpec
 from agentpager.tools.errors import ToolError
 from agentpager.tools.guard import overflow_severity
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.lines import Shading
+from agentpager.tui.messages import Carried, Followed, ProfileChosen, Ran, ShowLine
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.viewer import Window
 from agentpager.workspace import ToolResult, Workspace
@@ -33,23 +36,34 @@ DEFAULT_CONTEXT_WINDOW = 200_000
 
 @dataclass(frozen=True)
 class Outcome:
-    """A call that ran: what was sent and what came back."""
+    """A call that ran: what was sent and what came back, and what it covers of the viewer's file."""
 
     profile: str
     tool: str
     arguments: dict[str, Any]
     result: ToolResult
     tokens: int
+    shading: Shading | None = None
 
 
 class ToolPanel(ReportsFailures, Vertical):
-    """Profile, tool, arguments, the call as JSON, the exact output, and what it costs."""
+    """Profile, tool, arguments, the call as JSON, the exact output, and the budget it fits."""
 
+    BINDINGS = [
+        Binding("escape", "app.leave_panel", "Back to the viewer", id="leave_panel"),
+        Binding("tab", "app.focus_next", "Next field"),
+        Binding("shift+tab", "app.focus_previous", "Previous field"),
+    ]
     DEFAULT_CSS = """
     ToolPanel {
         width: 66;
         border-left: tall $panel;
         padding: 0 1;
+        #panel-tabs { display: none; height: 1; }
+        #panel-tabs Underline { display: none; }
+        #parts { height: 1fr; }
+        #call-part { height: auto; max-height: 60%; scrollbar-size-vertical: 1; }
+        #output-part { height: 1fr; }
         #chooser { height: 1; margin-bottom: 1; }
         #chooser Select { width: 1fr; margin-right: 1; }
         #arguments { height: auto; }
@@ -59,39 +73,24 @@ class ToolPanel(ReportsFailures, Vertical):
         .argument Input { width: 1fr; }
         .argument-error { color: $error; height: auto; padding-left: 13; }
         .argument-error.-none { display: none; }
-        #call { height: auto; max-height: 10; margin-top: 1; color: $text-muted; background: $boost; padding: 0 1; }
-        #mode { height: 1; color: $text-muted; }
+        #call { height: auto; max-height: 12; margin-top: 1; background: $boost; border: none; padding: 0 1; }
+        #call-problem { color: $error; height: auto; }
+        #call-problem.-none { display: none; }
+        #mode { height: auto; color: $text-muted; }
         #mode.pinned { color: $warning; }
-        #output { height: 1fr; min-height: 6; }
+        #output { height: 1fr; min-height: 3; }
         #stats { height: auto; margin-top: 1; }
-        #budget { height: 1; margin-top: 1; }
+        #budget { height: 1; }
         #budget Label { width: auto; color: $text-muted; margin-right: 1; }
-        #budget Input { width: 1fr; margin-right: 1; }
-        #budget Select { width: 20; }
+        #budget Input { width: 1fr; max-width: 10; margin-right: 1; }
+        #budget Select { width: 1fr; min-width: 13; max-width: 16; }
         .section { color: $text-muted; text-style: bold; margin-top: 1; }
     }
     """
 
     pinned = reactive(False)
-
-    class ShowLine(Message):
-        """A hand-made call reads this file from this line: show it there."""
-
-        def __init__(self, path: str, line: int) -> None:
-            super().__init__()
-            self.path = path
-            self.line = line
-
-    class _Ran(Message):
-        def __init__(self, outcome: Outcome) -> None:
-            super().__init__()
-            self.outcome = outcome
-
-    class _Followed(Message):
-        def __init__(self, tool: str, arguments: dict[str, Any]) -> None:
-            super().__init__()
-            self.tool = tool
-            self.arguments = arguments
+    tab = reactive("output")
+    """The part a small terminal shows: ``call`` or ``output``."""
 
     def __init__(self, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -106,48 +105,67 @@ class ToolPanel(ReportsFailures, Vertical):
         self._errors: dict[str, Static] = {}
         self._call_number = 0
         self._last_window: Window | None = None
+        self._edit_base: dict[str, Any] = {}
+        """The call before a person started editing it (a window's end moves with its start from there)."""
+        self._touched: set[str] = set()
+        """The arguments the person changed since (the others are the panel's to set)."""
 
     # -- layout -----------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="chooser"):
-            yield Select(
-                [(name, name) for name in profile_names()],
-                value=self.profile,
-                allow_blank=False,
-                compact=True,
-                id="profile",
-            )
-            yield Select(self._tool_options(), value=self.tool, allow_blank=False, compact=True, id="tool")
-        yield Static("", id="mode")
-        yield Vertical(id="arguments")
-        yield Static("", id="call")
-        yield Label("Output", classes="section")
-        yield OutputArea(id="output")
-        yield Static("", id="stats")
-        with Horizontal(id="budget"):
-            yield Label("budget")
-            yield Input(
-                str(DEFAULT_CONTEXT_WINDOW),
-                placeholder="context window",
-                compact=True,
-                id="window",
-                tooltip="context window (tokens)",
-            )
-            yield Label("used")
-            yield Input("0", placeholder="tokens used", compact=True, id="used", tooltip="tokens already used")
-            yield Select(
-                [(f"pair: {name}", name) for name in PAIR_FORMATS],
-                value="openai",
-                allow_blank=False,
-                compact=True,
-                id="pair",
-            )
+        yield Tabs(Tab("call", id="call-tab"), Tab("output", id="output-tab"), active="output-tab", id="panel-tabs")
+        with Vertical(id="parts"):
+            with VerticalScroll(id="call-part"):
+                with Horizontal(id="chooser"):
+                    yield Select(
+                        [(name, name) for name in profile_names()],
+                        value=self.profile,
+                        allow_blank=False,
+                        compact=True,
+                        id="profile",
+                    )
+                    yield Select(self._tool_options(), value=self.tool, allow_blank=False, compact=True, id="tool")
+                yield Static("", id="mode")
+                yield Vertical(id="arguments")
+                yield TextArea(
+                    "",
+                    soft_wrap=True,
+                    compact=True,
+                    highlight_cursor_line=False,
+                    id="call",
+                    tooltip="The call as JSON: edit it, or paste a call (also an OpenAI or Anthropic one)",
+                )
+                yield Static("", id="call-problem", classes="-none")
+            with Vertical(id="output-part"):
+                yield Label("Output", classes="section")
+                yield OutputArea(id="output")
+                yield Static("", id="stats")
+                with Horizontal(id="budget"):
+                    yield Label("budget")
+                    yield Input(
+                        str(DEFAULT_CONTEXT_WINDOW),
+                        placeholder="context window",
+                        compact=True,
+                        id="window",
+                        tooltip="context window (tokens)",
+                    )
+                    yield Label("used")
+                    yield Input("0", placeholder="tokens used", compact=True, id="used", tooltip="tokens already used")
+                    yield Label("pair")
+                    yield Select(
+                        [(name, name) for name in PAIR_FORMATS],
+                        value="openai",
+                        allow_blank=False,
+                        compact=True,
+                        id="pair",
+                    )
 
     def on_mount(self) -> None:
         self.border_title = "tool call"
+        self.query_one("#call", TextArea).match_cursor_bracket = False
         self._build_form()
         self.watch_pinned(False)
+        self.watch_tab("output")
 
     def _tool_options(self) -> list[tuple[str, str]]:
         return [(tool.spec.name, tool.spec.name) for tool in self._workspace().profile.tools]
@@ -166,6 +184,27 @@ class ToolPanel(ReportsFailures, Vertical):
     @property
     def pair_format(self) -> str:
         return str(self.query_one("#pair", Select).value)
+
+    # -- tabs (small terminals) -------------------------------------------------------------------
+
+    @on(Tabs.TabActivated, "#panel-tabs")
+    def _tab_chosen(self, event: Tabs.TabActivated) -> None:
+        self.tab = "call" if event.tab.id == "call-tab" else "output"
+
+    def watch_tab(self, tab: str) -> None:
+        self.set_class(tab == "call", "-show-call")
+        self.set_class(tab == "output", "-show-output")
+        tabs = self.query_one("#panel-tabs", Tabs)
+        if tabs.active != f"{tab}-tab":
+            tabs.active = f"{tab}-tab"
+
+    def edit(self) -> None:
+        """Show the call and put the cursor in its first argument after the file (or in the first)."""
+        self.tab = "call"
+        params = self.spec.params
+        wanted = next((param.name for param in params if not param.is_path), params[0].name if params else None)
+        target = self._fields.get(wanted) if wanted else None
+        (target or self.query_one("#call", TextArea)).focus()
 
     # -- the form ---------------------------------------------------------------------------------
 
@@ -245,15 +284,74 @@ class ToolPanel(ReportsFailures, Vertical):
         if name in self._set_by_panel and self._set_by_panel[name] == event.value:
             del self._set_by_panel[name]
             return
-        arguments, errors = self._read_form()
+        self._touched.add(name)
+        form, errors = self._read_form()
         for param_name in self._errors:
             self._show_error(param_name, errors.get(param_name, ""))
         if errors:
             return
+        edited = {key: value for key, value in self._edit_base.items() if key not in self._touched}
+        edited |= {key: value for key, value in form.items() if key in self._touched}
+        arguments = self._workspace().after_edit(self.tool, self._edit_base, edited)
+        self._fill_form(arguments)
+        self._use(arguments, edited=True)
+
+    def _use(self, arguments: dict[str, Any], edited: bool = False) -> None:
+        """Pin and run a call a person made (``edited``: in the form), and show where it reads."""
         self.pinned = True
         self.arguments = arguments
-        self._run()
+        self._run(edited)
         self._show_the_line()
+
+    # -- the call as JSON -------------------------------------------------------------------------
+
+    def _show_json(self) -> None:
+        editor = self.query_one("#call", TextArea)
+        if editor.has_focus:
+            return  # never rewrite what a person is typing
+        with editor.prevent(TextArea.Changed):
+            editor.load_text(call_json(self.tool, self.arguments))
+        self._show_call_problem("")
+
+    def _show_call_problem(self, problem: str) -> None:
+        shown = self.query_one("#call-problem", Static)
+        shown.update(problem)
+        shown.set_class(not problem, "-none")
+
+    @on(TextArea.Changed, "#call")
+    def _json_edited(self, event: TextArea.Changed) -> None:
+        try:
+            tool, arguments = read_call(event.text_area.text)
+        except ValueError as error:
+            self._show_call_problem(str(error))
+            return
+        profile = self._profile_with(tool, arguments)
+        if profile is None:
+            self._show_call_problem(f"No profile has a tool '{tool}' taking {', '.join(arguments) or 'no arguments'}.")
+            return
+        self._show_call_problem("")
+        if (profile, tool, arguments) == (self.profile, self.tool, self.arguments):
+            return
+        if (profile, tool) != (self.profile, self.tool):
+            if profile != self.profile:
+                self.profile = profile
+                self.post_message(ProfileChosen(self._workspace()))
+            self.tool, self.arguments = tool, arguments
+            self._build_form()
+            self._show_choices()
+        else:
+            self._fill_form(arguments)
+        self._use(arguments)
+
+    def _profile_with(self, tool: str, arguments: dict[str, Any]) -> str | None:
+        """This profile if it has ``tool`` with these arguments, else the first profile that has."""
+        for name in (self.profile, *profile_names()):
+            found = self.workspace.with_profile(name).profile.tool(tool)
+            if found is not None and set(arguments) <= {param.name for param in found.spec.params}:
+                return name
+        return None
+
+    # -- choosing a profile or a tool -------------------------------------------------------------
 
     def _show_the_line(self) -> None:
         """Move the viewer to where a hand-made read call reads (opening its file first)."""
@@ -264,12 +362,15 @@ class ToolPanel(ReportsFailures, Vertical):
         """Where a call reads, found off the UI thread (a character or byte offset may index the file)."""
         coverage = workspace.coverage(tool, arguments)
         if coverage is not None:
-            self.post_message(self.ShowLine(coverage.path, coverage.first_line))
+            self.post_message(ShowLine(coverage.path, coverage.first_line))
 
     def load_call(self, profile: str, tool: str, arguments: dict[str, Any]) -> None:
         """Show and pin a given call (from a transcript, say), and the window it reads."""
         self.pinned = True
-        self.profile, self.tool, self.arguments = profile, tool, dict(arguments)
+        if profile != self.profile:
+            self.profile = profile
+            self.post_message(ProfileChosen(self._workspace()))
+        self.tool, self.arguments = tool, dict(arguments)
         self._show_choices()
         self._build_form()
         self._run()
@@ -286,8 +387,34 @@ class ToolPanel(ReportsFailures, Vertical):
     def _profile_chosen(self, event: Select.Changed) -> None:
         if event.value == self.profile:
             return
+        before, tool, arguments = self._workspace(), self.tool, dict(self.arguments)
         self.profile = str(event.value)
-        self._choose_tool(*self._read_call())
+        self.post_message(ProfileChosen(self._workspace()))
+        if self.pinned:  # the form waits for the new profile's call for the same lines
+            self.tool, self.arguments = self._workspace().profile.read_tool.spec.name, {}
+            self._build_form()
+            self._carry_over(before, self._workspace(), tool, arguments, self.view)
+        else:
+            self._choose_tool(*self._read_call())
+        self._show_choices()
+
+    @work(thread=True, exclusive=True, group="carry", exit_on_error=False)
+    def _carry_over(
+        self, before: Workspace, after: Workspace, tool: str, arguments: dict[str, Any], view: FileView | None
+    ) -> None:
+        """The new profile's call for the lines the pinned call read (vault: the offset of its first line)."""
+        coverage = before.coverage(tool, arguments)
+        if coverage is None:
+            path = view.name if view is not None else None
+            carried = after.read_call(path) if path else (after.profile.read_tool.spec.name, {})
+        else:
+            shown = view if view is not None and view.name == coverage.path else after.open_view(coverage.path)
+            carried = after.read_call(coverage.path, shown, (coverage.first_line, coverage.last_line))
+        self.post_message(Carried(*carried))
+
+    @on(Carried)
+    def _carried(self, event: Carried) -> None:
+        self._choose_tool(event.tool, event.arguments)
         self._show_choices()
 
     @on(Select.Changed, "#tool")
@@ -328,10 +455,10 @@ class ToolPanel(ReportsFailures, Vertical):
             tool, arguments = workspace.read_call(view.name, view, (window.top, window.bottom))
         except (OSError, ValueError, LookupError):
             return  # the file is changing; the next window report tries again
-        self.post_message(self._Followed(tool, arguments))
+        self.post_message(Followed(tool, arguments))
 
-    @on(_Followed)
-    def _followed(self, event: _Followed) -> None:
+    @on(Followed)
+    def _followed(self, event: Followed) -> None:
         if self.pinned:
             return
         self._show_call(event.tool, event.arguments)
@@ -343,8 +470,8 @@ class ToolPanel(ReportsFailures, Vertical):
         if not self.pinned:
             self._show_call(*self._workspace().read_call(path))
 
-    def follow_directory(self, path: str, file_offset: int) -> None:
-        """Show the listing call for the page of the directory the tree shows."""
+    def follow_directory(self, path: str, file_offset: int | None) -> None:
+        """Show the listing call for a directory (None: the call an agent makes first) or a page of it."""
         if self.pinned:
             return
         listing = self._workspace().listing_call(path, file_offset)
@@ -372,29 +499,36 @@ class ToolPanel(ReportsFailures, Vertical):
     def watch_pinned(self, pinned: bool) -> None:
         mode = self.query_one("#mode", Static)
         mode.set_class(pinned, "pinned")
-        mode.update(
-            "pinned: your call (p follows the viewer again)"
-            if pinned
-            else "following the viewer (edit an argument to pin)"
-        )
+        mode.update("pinned: your call · p follows the viewer" if pinned else "following the viewer · e edits the call")
 
     # -- running ----------------------------------------------------------------------------------
 
-    def _run(self) -> None:
+    def _run(self, edited: bool = False) -> None:
+        """Run the call shown; one that was not ``edited`` in the form is where the next edit starts from."""
+        if not edited:
+            self._edit_base, self._touched = dict(self.arguments), set()
         self._call_number += 1
-        self.query_one("#call", Static).update(call_json(self.tool, self.arguments))
-        self._call(self._call_number, self.profile, self.tool, dict(self.arguments))
+        self._show_json()
+        self._call(self._call_number, self.profile, self.tool, dict(self.arguments), self.view)
 
     @work(thread=True, exclusive=True, group="call", exit_on_error=False)
-    def _call(self, number: int, profile: str, tool: str, arguments: dict[str, Any]) -> None:
+    def _call(self, number: int, profile: str, tool: str, arguments: dict[str, Any], view: FileView | None) -> None:
         workspace = self.workspace.with_profile(profile)
         result = workspace.call(tool, arguments)
-        outcome = Outcome(profile, tool, arguments, result, workspace.count_tokens(result.text))
+        tokens = workspace.count_tokens(result.text)
+        shading = None
+        coverage = (
+            None if result.is_error else workspace.coverage(tool, arguments, result.text if result.truncated else None)
+        )
+        if coverage is not None:
+            shading = Shading(coverage.path, coverage.first_line, coverage.last_line, cut=coverage.cut)
+            if coverage.unit != "line" and view is not None and view.name == coverage.path:
+                shading = _columns(shading, view, coverage.unit == "char", coverage.start, coverage.end)
         if number == self._call_number:
-            self.post_message(self._Ran(outcome))
+            self.post_message(Ran(Outcome(profile, tool, arguments, result, tokens, shading)))
 
-    @on(_Ran)
-    def _ran(self, event: _Ran) -> None:
+    @on(Ran)
+    def _ran(self, event: Ran) -> None:
         self.outcome = event.outcome
         self.query_one("#output", OutputArea).show(event.outcome.result.text)
         self._show_stats()
@@ -408,23 +542,18 @@ class ToolPanel(ReportsFailures, Vertical):
         if self.outcome is None:
             stats.update("")
             return
-        result, tokens = self.outcome.result, self.outcome.tokens
-        parts = [f"{len(result.text):,} chars", f"{tokens:,} tokens (cl100k)"]
-        parts.append("[b $warning]cut by the output guard[/]" if result.truncated else "not truncated")
-        if result.is_error:
-            parts.append("[b $error]error[/]")
+        tokens = self.outcome.tokens
         window, used = self._budget()
         if window is None or used is None:
-            budget = "[$error]budget: whole numbers, please[/]"
-        else:
-            overflow = used + tokens - window
-            severity = overflow_severity(overflow)
-            budget = (
-                f"fits the budget: {-overflow:,} tokens left"
-                if severity == "none"
-                else f"[b $error]over the budget by {overflow:,} tokens: {severity}[/]"
-            )
-        stats.update(" · ".join(parts) + "\n" + budget)
+            stats.update("[$error]budget: whole numbers, please[/]")
+            return
+        overflow = used + tokens - window
+        severity = overflow_severity(overflow)
+        stats.update(
+            f"fits the budget: {-overflow:,} tokens left"
+            if severity == "none"
+            else f"[b $error]over the budget by {overflow:,} tokens: {severity}[/]"
+        )
 
     def _budget(self) -> tuple[int | None, int | None]:
         values = []
@@ -437,3 +566,14 @@ class ToolPanel(ReportsFailures, Vertical):
         """Start from the user's settings: the budget's context window and the message pair format."""
         self.query_one("#window", Input).value = str(context_window)
         self.query_one("#pair", Select).value = pair_format
+
+
+def _columns(shading: Shading, view: FileView, chars: bool, start: int, end: int) -> Shading:
+    """``shading`` narrowed to the characters (else bytes) ``[start, end)`` of its lines."""
+    unit: Literal["char", "byte"] = "char" if chars else "byte"
+    first_line, first_column = view.position(start, unit)
+    last_line, end_column = view.position(end, unit)
+    end_at: int | None = end_column
+    if end_column == 0 and last_line > first_line:  # it ends with a line break: that line is whole
+        last_line, end_at = last_line - 1, None
+    return Shading(shading.path, first_line, last_line, first_column, end_at, shading.cut)

@@ -1,26 +1,34 @@
-"""The workspace tree: a directory is read when expanded, and shown a page of 100 entries at a time.
+"""The workspace tree: a directory is read when expanded, and its files shown 100 at a time.
 
 Textual's DirectoryTree makes a node for every entry and stats on the UI thread (6 s for 100,000
-entries here); this tree reads a directory with ``os.scandir`` in a thread and adds one page.
+entries here); this tree reads a directory with ``os.scandir`` in a thread and adds one page. Files
+are paged as ``list_files`` pages them, so a page's offset is one an agent would send. Directories
+it shows are checked every few seconds (and on ``r``) and read again when they changed.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from rich.text import Text
 from textual import on, work
-from textual.message import Message
+from textual.binding import Binding
 from textual.widgets import Tree
-from textual.widgets.tree import TreeNode
+from textual.widgets.tree import TreeNode, UnknownNodeID
 
 from agentpager.tools.paths import Root, is_within
 from agentpager.tools.qq import MAX_FILES_PER_LIST, MAX_FILES_WARNING_THRESHOLD
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.messages import DirectoryChosen, FileChosen
+from agentpager.workspace import Workspace
 
 PAGE_SIZE = MAX_FILES_PER_LIST
+CHECK_SECONDS = 2.0
+"""How often the directories on screen are checked for changes."""
+
+Stamp = tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -32,10 +40,6 @@ class Listing:
     outside: frozenset[str] = frozenset()
     """Symlinks that lead out of the workspace."""
     error: str = ""
-
-    @property
-    def entries(self) -> list[tuple[str, bool]]:
-        return [(name, True) for name in self.directories] + [(name, False) for name in self.files]
 
 
 def read_directory(root: Root, path: str) -> Listing:
@@ -59,29 +63,39 @@ def read_directory(root: Root, path: str) -> Listing:
     return Listing(sorted(directories), sorted(files), frozenset(outside))
 
 
+def _stamp(root: Root, path: str) -> Stamp | None:
+    """What changes when an entry is added to, removed from or renamed in the directory."""
+    try:
+        st = os.stat(os.path.join(root.path, path))
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_ctime_ns
+
+
 @dataclass
 class DirectoryEntry:
     path: str
     listing: Listing | None = None
-    offset: int = 0
-    """The first entry of the page shown."""
-
-    @property
-    def file_offset(self) -> int:
-        """Where the page's files start in ``list_files``' listing of this directory."""
-        if self.listing is None:
-            return 0
-        return max(0, self.offset - len(self.listing.directories))
+    file_offset: int = 0
+    """The first file of the page shown (an offset ``list_files`` takes)."""
+    directory_offset: int = 0
+    """The first subdirectory of the page shown."""
+    stamp: Stamp | None = None
+    """The directory's stamp when it was read."""
 
 
 @dataclass(frozen=True)
 class FileEntry:
     path: str
+    outside: bool = False
+    """A symlink that leads out of the workspace (a directory one too: it is not opened)."""
+    directory: bool = False
 
 
 @dataclass(frozen=True)
 class PageLink:
     directory: TreeNode[object]
+    kind: Literal["files", "directories"]
     offset: int
 
 
@@ -90,30 +104,38 @@ def _child_path(parent: str, name: str) -> str:
 
 
 class WorkspaceTree(ReportsFailures, Tree[object]):
-    """Directories and files of the workspace, paged, with the count that makes list_files warn."""
+    """Directories and files of the workspace, paged, with the count that makes list_files warn and
+    the paths the panel's profile refuses."""
 
+    BINDINGS = [Binding("r", "refresh_tree", "Refresh", show=False, id="refresh_tree")]
     DEFAULT_CSS = """
     WorkspaceTree { width: 36; border-right: tall $panel; }
     """
 
-    class FileChosen(Message):
-        def __init__(self, path: str) -> None:
-            super().__init__()
-            self.path = path
-
-    class DirectoryChosen(Message):
-        def __init__(self, path: str, file_offset: int) -> None:
-            super().__init__()
-            self.path = path
-            self.file_offset = file_offset
-
-    def __init__(self, root: Root, **kwargs: Any) -> None:
+    def __init__(self, workspace: Workspace, **kwargs: Any) -> None:
+        root = workspace.root
         super().__init__(Text(os.path.basename(root.path) or root.path, style="bold"), DirectoryEntry("."), **kwargs)
-        self.workspace_root = root
+        self.workspace = workspace
         self.guide_depth = 2
 
     def on_mount(self) -> None:
         self.root.expand()
+        self.set_interval(CHECK_SECONDS, self._check_for_changes)
+
+    def use_workspace(self, workspace: Workspace) -> None:
+        """Mark what another profile refuses."""
+        self.workspace = workspace
+        for node in self._under(self.root):
+            self._relabel(node)
+
+    def _under(self, node: TreeNode[object]) -> list[TreeNode[object]]:
+        """``node`` and every node under it."""
+        found = [node]
+        for child in node.children:
+            found += self._under(child)
+        return found
+
+    # -- reading ----------------------------------------------------------------------------------
 
     @on(Tree.NodeExpanded)
     def _load_when_expanded(self, event: Tree.NodeExpanded[object]) -> None:
@@ -123,71 +145,175 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
 
     @work(thread=True, group="tree", exit_on_error=False)
     def _read(self, node: TreeNode[object], path: str) -> None:
-        listing = read_directory(self.workspace_root, path)
-        self.app.call_from_thread(self._loaded, node, listing)
+        stamp = _stamp(self.workspace.root, path)
+        listing = read_directory(self.workspace.root, path)
+        self.app.call_from_thread(self._loaded, node, listing, stamp)
 
-    def _loaded(self, node: TreeNode[object], listing: Listing) -> None:
+    def _loaded(self, node: TreeNode[object], listing: Listing, stamp: Stamp | None) -> None:
+        try:
+            self.get_node_by_id(node.id)
+        except UnknownNodeID:
+            return  # its parent's page was rebuilt meanwhile
         entry = node.data
         assert isinstance(entry, DirectoryEntry)
-        entry.listing = listing
-        self._label_directory(node)
-        self.show_page(node, 0)
+        first_read = entry.listing is None
+        entry.listing, entry.stamp = listing, stamp
+        if not first_read:  # keep the pages shown where they still exist
+            entry.file_offset = min(entry.file_offset, _last_page(len(listing.files)))
+            entry.directory_offset = min(entry.directory_offset, _last_page(len(listing.directories)))
+        self._relabel(node)
+        self.show_page(node)
 
-    def show_page(self, node: TreeNode[object], offset: int) -> None:
-        """Show the page of ``node``'s entries that starts at ``offset``."""
+    def _shown_directories(self) -> list[tuple[TreeNode[object], str, Stamp | None]]:
+        """Each open directory that was read: its node, path, and stamp when read."""
+        return [
+            (node, node.data.path, node.data.stamp)
+            for node in self._under(self.root)
+            if isinstance(node.data, DirectoryEntry) and node.data.listing is not None and node.is_expanded
+        ]
+
+    def _check_for_changes(self) -> None:
+        if directories := self._shown_directories():
+            self._reread(directories, False)
+
+    def action_refresh_tree(self) -> None:
+        """Read every directory shown again."""
+        self._reread(self._shown_directories(), True)
+
+    @work(thread=True, group="tree-check", exclusive=True, exit_on_error=False)
+    def _reread(self, directories: list[tuple[TreeNode[object], str, Stamp | None]], always: bool) -> None:
+        for node, path, known in directories:
+            stamp = _stamp(self.workspace.root, path)
+            if always or stamp != known:
+                self.app.call_from_thread(self._loaded, node, read_directory(self.workspace.root, path), stamp)
+
+    # -- pages ------------------------------------------------------------------------------------
+
+    def show_page(self, node: TreeNode[object]) -> None:
+        """Show ``node``'s page of subdirectories and page of files (their offsets are in its entry),
+        keeping the subdirectories that were open open."""
         entry = node.data
         assert isinstance(entry, DirectoryEntry) and entry.listing is not None
-        entry.offset = offset
+        listing = entry.listing
+        cursor_path = self._path_under_cursor(node)
+        open_before = {
+            child.data.path: child.data
+            for child in node.children
+            if isinstance(child.data, DirectoryEntry) and child.is_expanded
+        }
         node.remove_children()
-        entries = entry.listing.entries
-        if offset:
-            start = max(0, offset - PAGE_SIZE)
-            node.add_leaf(self._page_label(start, len(entries), "◀ "), PageLink(node, start))
-        for name, is_directory in entries[offset : offset + PAGE_SIZE]:
+        start = entry.directory_offset
+        self._add_links(node, "directories", start, len(listing.directories), before=True)
+        reopen = []
+        for name in listing.directories[start : start + PAGE_SIZE]:
             path = _child_path(entry.path, name)
-            outside = name in entry.listing.outside
-            label = Text(name + ("/" if is_directory else ""), style="bold" if is_directory else "")
-            if outside:
-                label.append(" → outside the workspace", style="dim italic")
-            if is_directory and not outside:
-                node.add(label, DirectoryEntry(path))
+            if name in listing.outside:
+                child = node.add_leaf("", FileEntry(path, outside=True, directory=True))
             else:
-                node.add_leaf(label, FileEntry(path))
-        if offset + PAGE_SIZE < len(entries):
-            node.add_leaf(self._page_label(offset + PAGE_SIZE, len(entries), ""), PageLink(node, offset + PAGE_SIZE))
+                child = node.add("", open_before.get(path) or DirectoryEntry(path))
+                if path in open_before:
+                    reopen.append(child)
+            self._relabel(child)
+        self._add_links(node, "directories", start, len(listing.directories), before=False)
+        start = entry.file_offset
+        self._add_links(node, "files", start, len(listing.files), before=True)
+        for name in listing.files[start : start + PAGE_SIZE]:
+            child = node.add_leaf("", FileEntry(_child_path(entry.path, name), outside=name in listing.outside))
+            self._relabel(child)
+        self._add_links(node, "files", start, len(listing.files), before=False)
+        for child in reopen:
+            child.expand()
+            if isinstance(child.data, DirectoryEntry) and child.data.listing is not None:
+                self.show_page(child)
+        if cursor_path is not None:
+            found = next(
+                (child for child in self._under(node) if getattr(child.data, "path", None) == cursor_path), None
+            )
+            if found is not None:
+                self.call_after_refresh(self.move_cursor, found)
 
-    @staticmethod
-    def _page_label(start: int, total: int, arrow: str) -> Text:
-        end = min(start + PAGE_SIZE, total)
-        return Text(f"{arrow}{start + 1:,}-{end:,} of {total:,}{'' if arrow else ' ▶'}", style="italic")
+    def _path_under_cursor(self, node: TreeNode[object]) -> str | None:
+        """The path to keep the cursor on once ``node``'s page is rebuilt (a page link: the first
+        entry of the page it leads to)."""
+        cursor = self.cursor_node
+        if cursor is None:
+            return None
+        data = cursor.data
+        if isinstance(data, PageLink) and data.directory is node:
+            entry = node.data
+            assert isinstance(entry, DirectoryEntry) and entry.listing is not None
+            names = entry.listing.files if data.kind == "files" else entry.listing.directories
+            return _child_path(entry.path, names[data.offset]) if data.offset < len(names) else None
+        return getattr(data, "path", None)
 
-    def _label_directory(self, node: TreeNode[object]) -> None:
+    def _add_links(
+        self, node: TreeNode[object], kind: Literal["files", "directories"], start: int, total: int, before: bool
+    ) -> None:
+        """The link to the previous page (``before``) or the next one, when there is one."""
+        if before and start:
+            offset = max(0, start - PAGE_SIZE)
+            label = f"◀ {kind} {offset + 1:,}-{min(offset + PAGE_SIZE, total):,} of {total:,}"
+        elif not before and start + PAGE_SIZE < total:
+            offset = start + PAGE_SIZE
+            label = f"{kind} {offset + 1:,}-{min(offset + PAGE_SIZE, total):,} of {total:,} ▶"
+        else:
+            return
+        node.add_leaf(Text(label, style="italic"), PageLink(node, kind, offset))
+
+    # -- labels -----------------------------------------------------------------------------------
+
+    def _relabel(self, node: TreeNode[object]) -> None:
         entry = node.data
-        assert isinstance(entry, DirectoryEntry) and entry.listing is not None
-        if entry.path == ".":
-            name = os.path.basename(self.workspace_root.path) or self.workspace_root.path
+        if isinstance(entry, DirectoryEntry):
+            label = self._directory_label(entry)
+        elif isinstance(entry, FileEntry):
+            label = Text(
+                os.path.basename(entry.path) + ("/" if entry.directory else ""), style="bold" if entry.directory else ""
+            )
+            if entry.outside:
+                label.append(" → outside the workspace", style="dim italic")
         else:
-            name = os.path.basename(entry.path) + "/"
+            return
+        if entry.path != "." and self.workspace.refuses(entry.path):
+            label.append(" ⊘ refused", style="dim red")
+        node.set_label(label)
+
+    def _directory_label(self, entry: DirectoryEntry) -> Text:
+        root = self.workspace.root
+        name = os.path.basename(root.path) or root.path if entry.path == "." else os.path.basename(entry.path) + "/"
         label = Text(name, style="bold")
-        if entry.listing.error:
-            label.append(f"  ({entry.listing.error})", style="red")
+        listing = entry.listing
+        if listing is None:
+            return label
+        if listing.error:
+            label.append(f"  ({listing.error})", style="red")
         else:
-            files = len(entry.listing.files) - len(entry.listing.outside & set(entry.listing.files))
-            label.append(f"  {files:,} file{'s' * (files != 1)}", style="dim")
+            files = len(listing.files) - len(listing.outside & set(listing.files))
+            label.append(f" {files:,} file{'s' * (files != 1)}", style="dim")
             if files > MAX_FILES_WARNING_THRESHOLD:
                 label.append(" ⚠", style="bold yellow")
-        node.set_label(label)
+        return label
+
+    # -- choosing ---------------------------------------------------------------------------------
 
     @on(Tree.NodeSelected)
     def _chosen(self, event: Tree.NodeSelected[object]) -> None:
         event.stop()
         entry = event.node.data
-        if isinstance(entry, FileEntry):
-            self.post_message(self.FileChosen(entry.path))
+        if isinstance(entry, FileEntry) and not entry.directory:
+            self.post_message(FileChosen(entry.path))
         elif isinstance(entry, PageLink):
-            self.show_page(entry.directory, entry.offset)
             directory = entry.directory.data
             assert isinstance(directory, DirectoryEntry)
-            self.post_message(self.DirectoryChosen(directory.path, directory.file_offset))
+            if entry.kind == "files":
+                directory.file_offset = entry.offset
+            else:
+                directory.directory_offset = entry.offset
+            self.show_page(entry.directory)
+            self.post_message(DirectoryChosen(directory.path, directory.file_offset))
         elif isinstance(entry, DirectoryEntry):
-            self.post_message(self.DirectoryChosen(entry.path, entry.file_offset))
+            self.post_message(DirectoryChosen(entry.path, None))
+
+
+def _last_page(total: int) -> int:
+    return max(0, (total - 1) // PAGE_SIZE * PAGE_SIZE)

@@ -2,24 +2,26 @@
 
 Its virtual height is the line count (growing while the file is indexed in a thread); windows of
 lines come through the same FileView and index the agent's tools read, into a small LRU.
-TextArea and Log hold the whole file, which rules them out for gigabyte logs.
+TextArea and Log hold the whole file, which rules them out for gigabyte logs. Wrapping stays
+O(window) too: the scroll position is still the top line, and only the lines on screen are folded.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+import textwrap
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from rich.segment import Segment
-from rich.text import Text
+from rich.style import Style
 from textual import on, work
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -29,21 +31,23 @@ from textual.worker import Worker, get_current_worker
 from agentpager.engine.lineindex import Cancelled
 from agentpager.fileview import FileView, ViewError
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.lines import Shading, marker, paint, smart_case
+from agentpager.tui.messages import Failed, Indexed, Opened, Searched, WindowChanged
+from agentpager.tui.screens.key_prompt import KeyPrompt
 from agentpager.workspace import Workspace
 
 WINDOW_LINES = 200
 DISPLAY_LIMIT = 2000
 """Characters of a line kept for display; the rest is marked as cut (the tools still see it)."""
-TAB_SIZE = 4
-
-_CONTROL_PICTURES = {code: chr(0x2400 + code) for code in range(0x20) if code not in (0x09, 0x0A)}
-_CONTROL_PICTURES |= {0x7F: "\u2421", 0x2028: "\u2424", 0x2029: "\u2424", 0x85: "\u2424"}
-_PICTURE = re.compile("[\u2400-\u241f\u2421\u2424]")
-
-
-def visible(text: str) -> str:
-    """Text as shown: tabs expanded, control characters but the newline as their control pictures."""
-    return text.expandtabs(TAB_SIZE).translate(_CONTROL_PICTURES)
+SEARCH_REPORT_SECONDS = 0.2
+NEXT_STEP = "Choose another file in the tree, or press o to find one by name."
+START = [
+    "Choose a file in the tree (↑ ↓ and Enter), or press o to find one by name.",
+    "",
+    "The panel then shows the call an agent makes for the lines you see, and its exact output.",
+    "Press ? for every key.",
+]
+_MARKS = {"covered": "▌", "cut": "✂", "lost": "╎", "match": "▶", "": " "}
 
 
 @dataclass(frozen=True)
@@ -60,17 +64,25 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
     BINDINGS = [
         Binding("up,k", "scroll_lines(-1)", "Up", show=False),
         Binding("down,j", "scroll_lines(1)", "Down", show=False),
-        Binding("left", "scroll_columns(-4)", "Left", show=False),
-        Binding("right", "scroll_columns(4)", "Right", show=False),
-        Binding("pageup", "scroll_pages(-1)", "Page up", show=False),
+        Binding("left,h", "scroll_columns(-4)", "Left", show=False),
+        Binding("right,l", "scroll_columns(4)", "Right", show=False),
+        Binding("pageup,b", "scroll_pages(-1)", "Page up", show=False),
         Binding("pagedown,space", "scroll_pages(1)", "Page down", show=False),
+        Binding("u", "scroll_half_pages(-1)", "Half a page up", show=False),
+        Binding("d", "scroll_half_pages(1)", "Half a page down", show=False),
         Binding("home,g", "go_top", "Top", show=False),
         Binding("end,G", "go_bottom", "Bottom", show=False),
-        Binding("colon", "app.goto_line", "Go to line", id="goto_line"),
+        Binding("0", "start_of_line", "Start of line", show=False, id="start_of_line"),
+        Binding("dollar_sign", "end_of_line", "End of line", show=False, id="end_of_line"),
+        Binding("colon", "app.goto_line", "Line", id="goto_line"),
         Binding("slash", "app.search", "Search", id="search"),
         Binding("n", "next_match(1)", "Next", show=False, id="next_match"),
         Binding("N", "next_match(-1)", "Previous", show=False, id="previous_match"),
-        Binding("f", "toggle_follow", "Follow", id="follow"),
+        Binding("w", "toggle_wrap", "Wrap", id="wrap"),
+        Binding("m", "set_mark", "Mark", show=False, id="set_mark"),
+        Binding("apostrophe", "go_to_mark", "Go to mark", show=False, id="go_to_mark"),
+        Binding("v", "app.open_in_editor", "$EDITOR", show=False, id="open_in_editor"),
+        Binding("f", "toggle_follow", "Follow", show=False, id="follow"),
         Binding("escape", "cancel", "Cancel", show=False),
     ]
 
@@ -83,44 +95,36 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         &:focus { border: round $accent; }
         .viewer--gutter { color: $text-muted; }
         .viewer--control { color: $warning; text-style: bold; }
-        .viewer--cut { color: $error; }
+        .viewer--cut { color: $error; text-style: bold; }
         .viewer--match { background: $warning 40%; }
+        .viewer--current { background: $warning; color: $background; }
+        .viewer--covered { background: $primary 18%; }
+        .viewer--lost { background: $error 12%; color: $text-muted; }
+        .viewer--mark-covered { color: $primary; }
+        .viewer--mark-cut { color: $error; text-style: bold; }
+        .viewer--mark-lost { color: $error; }
+        .viewer--mark-match { color: $warning; text-style: bold; }
         .viewer--message { color: $text-muted; }
     }
     """
-    COMPONENT_CLASSES = {"viewer--gutter", "viewer--control", "viewer--cut", "viewer--match", "viewer--message"}
+    COMPONENT_CLASSES = {
+        "viewer--gutter",
+        "viewer--control",
+        "viewer--cut",
+        "viewer--match",
+        "viewer--current",
+        "viewer--covered",
+        "viewer--lost",
+        "viewer--mark-covered",
+        "viewer--mark-cut",
+        "viewer--mark-lost",
+        "viewer--mark-match",
+        "viewer--message",
+    }
 
     following = reactive(False)
+    wrap = reactive(False)
     status = reactive("", layout=False)
-
-    class WindowChanged(Message):
-        """The lines on screen changed (scrolled, resized, or more of the file is known)."""
-
-        def __init__(self, viewer: FileViewer, window: Window) -> None:
-            super().__init__()
-            self.viewer = viewer
-            self.window = window
-
-    class Opened(Message):
-        def __init__(self, view: FileView) -> None:
-            super().__init__()
-            self.view = view
-
-    class Failed(Message):
-        def __init__(self, path: str, message: list[str]) -> None:
-            super().__init__()
-            self.path = path
-            self.message = message
-
-    class _Indexed(Message):
-        def __init__(self, view: FileView, lines: int, complete: bool, fraction: float) -> None:
-            super().__init__()
-            self.view, self.lines, self.complete, self.fraction = view, lines, complete, fraction
-
-    class _Searched(Message):
-        def __init__(self, pattern: str, matches: list[int], complete: bool) -> None:
-            super().__init__()
-            self.pattern, self.matches, self.complete = pattern, matches, complete
 
     def __init__(self, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -129,28 +133,45 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self.path = ""
         self.line_count = 0
         self.indexed = False
-        self._message: list[str] = ["Choose a file in the tree, or press : to go to a line."]
+        self.shading: Shading | None = None
+        """What the panel's call covers, when it reads this file."""
+        self.marks: dict[str, tuple[str, int]] = {}
+        """Marks set with ``m``: letter -> (path, top line)."""
+        self.previous: tuple[str, int] | None = None
+        """Where the last jump left from (``''`` goes back)."""
+        self._message: list[str] = START
         self._windows: LRUCache[int, list[tuple[str, bool]]] = LRUCache(16)
         self._strips: LRUCache[int, Strip] = LRUCache(512)
+        self._folded: LRUCache[tuple[int, int], list[Strip]] = LRUCache(512)
+        self._gutters: LRUCache[int, Strip] = LRUCache(512)
+        self._styles: dict[str, Style] = {}
+        self._frame_rows: list[tuple[int, int]] = []
+        """Wrapped: the (line, row of it) on each screen row of the frame being drawn."""
         self._widest = 0
         self._pattern: re.Pattern[str] | None = None
         self._matches: list[int] = []
         self._match = -1
+        self._search_from = 1
         self._search_note = ""
         self._follow_timer: Timer | None = None
         self._last_window: Window | None = None
         self._wanted_top: int | None = None
+        self._focus_when_open = True
         self.border_title = "agentpager"
 
     # -- opening ----------------------------------------------------------------------------------
 
-    def open_file(self, path: str, line: int | None = None) -> None:
+    def open_file(self, path: str, line: int | None = None, focus: bool = True) -> None:
         """Show ``path`` (relative to the root), from ``line`` when given; documents are converted in
-        a child process."""
+        a child process. ``focus``: take the focus once it is open (not when the tree previews it)."""
         self.workers.cancel_group(self, "file")
         self.following = False
+        if self.path and self.view is not None:
+            self.previous = (self.path, self.window.top)
         self.path = path
         self.view = None
+        self.shading = None
+        self._focus_when_open = focus
         self._reset_lines([f"Opening {path}…"])
         self._wanted_top = line
         self.border_title = path
@@ -176,17 +197,18 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             lines = [error.message]
             if error.mime:
                 lines += ["", f"Detected type: {error.mime}", f"Size: {error.size:,} bytes"]
-            self.post_message(self.Failed(path, lines))
+            lines += ["", "The panel shows what an agent's read gets for it.", NEXT_STEP]
+            self.post_message(Failed(path, lines))
             return
         except Cancelled:
-            self.post_message(self.Failed(path, ["Conversion cancelled."]))
+            self.post_message(Failed(path, ["Conversion cancelled.", "", "Choose the file again to convert it."]))
             return
         except OSError as error:  # the file went away or changed while it was opened
-            self.post_message(self.Failed(path, [f"Could not open {path}: {error.strerror or error}"]))
+            self.post_message(Failed(path, [f"Could not open {path}: {error.strerror or error}", "", NEXT_STEP]))
             return
         finally:
             converting.set()
-        self.post_message(self.Opened(view))
+        self.post_message(Opened(view))
         self._index(view, worker)
 
     def _index(self, view: FileView, worker: Worker[None]) -> None:
@@ -200,16 +222,16 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
                 last_report = now
                 with view.open() as reader:
                     lines = reader.available_lines()
-                self.post_message(self._Indexed(view, lines, False, scanned / max(size, 1)))
+                self.post_message(Indexed(view, lines, False, scanned / max(size, 1)))
 
         try:
             total = view.count_lines(progress, worker.cancelled_event)
         except Cancelled:
             return
         except OSError as error:
-            self.post_message(self.Failed(view.name, [f"The file changed or could not be read: {error}"]))
+            self.post_message(Failed(view.name, [f"The file changed or could not be read: {error}", "", NEXT_STEP]))
             return
-        self.post_message(self._Indexed(view, total, True, 1.0))
+        self.post_message(Indexed(view, total, True, 1.0))
 
     @on(Opened)
     def _opened(self, event: Opened) -> None:
@@ -220,7 +242,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         with event.view.open() as reader:
             self._set_line_count(reader.available_lines(), False)
         self.status = "indexing…"
-        self.focus()
+        if self._focus_when_open:
+            self.focus()
 
     @on(Failed)
     def _failed(self, event: Failed) -> None:
@@ -228,15 +251,23 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             return
         self.view = None
         self._wanted_top = None
-        self._reset_lines(event.message)
+        self._reset_lines(event.lines)
         self.status = ""
         self._announce()
 
-    @on(_Indexed)
-    def _indexed(self, event: _Indexed) -> None:
+    @on(Indexed)
+    def _indexed(self, event: Indexed) -> None:
         if event.view is not self.view:
             return
         self._set_line_count(event.lines, event.complete)
+        if event.complete and event.lines == 0:
+            self._message = [
+                f"{self.path} is empty: 0 lines.",
+                "",
+                "The panel shows what an agent's read gets.",
+                NEXT_STEP,
+            ]
+            self._update_virtual_size()
         self.status = "" if event.complete else f"indexing {event.fraction:.0%}"
         if self.following:
             self.action_go_bottom()
@@ -244,7 +275,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
     def _reset_lines(self, message: list[str]) -> None:
         self._message = message
         self._windows.clear()
-        self._strips.clear()
+        self._clear_strips()
         self._widest = max((len(line) for line in message), default=0)
         self._matches, self._match, self._pattern, self._search_note = [], -1, None, ""
         self.line_count = 0
@@ -256,13 +287,14 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
     def _set_line_count(self, lines: int, complete: bool) -> None:
         if lines != self.line_count:
             self._windows.clear()  # the last window may have grown
-            self._strips.clear()
+            self._clear_strips()
         self.line_count = lines
         self.indexed = complete
         self._update_virtual_size()
         if self._wanted_top is not None and (lines >= self._wanted_top or complete):
             self.call_after_refresh(self.go_to_line, self._wanted_top)
         self.refresh()
+        self._show_where()
         self._announce()
 
     def _set_status(self, status: str) -> None:
@@ -270,20 +302,45 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             self.status = status
 
     def _update_virtual_size(self) -> None:
-        height = self.line_count if self.view else len(self._message)
-        self.virtual_size = Size(self._gutter_width() + self._widest + 1, height)
+        if self.line_count == 0:
+            self.virtual_size = Size(0, len(self._message_rows(self.scrollable_content_region.width)))
+        elif self.wrap:  # the last line may have to be the top one: room below it for a screen
+            self.virtual_size = Size(self.scrollable_content_region.width, self.line_count + self.size.height)
+        else:
+            self.virtual_size = Size(self._gutter_width() + self._widest + 1, self.line_count)
 
     def watch_status(self) -> None:
+        self._show_where()
+
+    def _show_where(self) -> None:
+        """The border's subtitle: the lines the call covers (else those on screen) of how many, and
+        what is going on."""
         parts = []
-        if self.view is not None:
-            parts.append(f"{self.line_count:,} lines" if self.indexed else f"{self.line_count:,}+ lines")
-        parts += [part for part in (self.status, self._search_note, "following" if self.following else "") if part]
+        if self.view is not None and self.line_count:
+            shading = self.shading
+            first, last = (shading.first_line, shading.last_line) if shading else (self.window.top, self.window.bottom)
+            total = f"{self.line_count:,}" if self.indexed else f"{self.line_count:,}+"
+            share = f" ({last * 100 // self.line_count}%)" if self.indexed else ""
+            parts.append(f"{first:,}-{last:,} / {total}{share}")
+            if shading is not None and shading.cut is not None:
+                parts.append(f"✂ the guard cuts at line {shading.cut[0]:,}")
+        wrapped = "wrapped" if self.wrap and self.view is not None else ""
+        parts += [
+            part for part in (self.status, self._search_note, "following" if self.following else "", wrapped) if part
+        ]
         self.border_subtitle = " · ".join(parts)
 
     # -- lines ------------------------------------------------------------------------------------
 
+    def _message_rows(self, width: int) -> list[str]:
+        """The message folded to the viewer's width (it says what to do next: all of it must show)."""
+        return [row for line in self._message for row in (textwrap.wrap(line, max(width, 10)) or [""])]
+
     def _gutter_width(self) -> int:
-        return len(f"{max(self.line_count, 1):,}") + 2 if self.view else 0
+        return len(f"{max(self.line_count, 1):,}") + 2 if self.line_count else 0
+
+    def _page_height(self) -> int:
+        return max(1, self.scrollable_content_region.height)
 
     def window_lines(self, number: int) -> list[tuple[str, bool]]:
         """The 200-line window holding line ``number``: (display prefix, cut) per line."""
@@ -309,58 +366,142 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         offset = (number - 1) % WINDOW_LINES
         return lines[offset] if offset < len(lines) else ("", False)
 
+    def _clear_strips(self) -> None:
+        self._strips.clear()
+        self._folded.clear()
+        self._gutters.clear()
+
+    def _style(self, name: str) -> Style:
+        """A component's style, looked up once until the styles change (per line, looking them up
+        cost more than painting the text)."""
+        if not self._styles:
+            styles = {name: self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES}
+            base = styles["base"] = self.rich_style
+            styles |= {f"fill-{name}": base + styles[f"viewer--{name}"] for name in ("covered", "lost")}
+            self._styles = styles
+        return self._styles[name]
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = {}
+        self._clear_strips()
+
+    def _content(self, number: int) -> Strip:
+        """Line ``number`` painted, whole (without its gutter)."""
+        strip = self._strips.get(number)
+        if strip is None:
+            text, cut = self.line(number)
+            current = self._match >= 0 and self._matches[self._match] == number
+            line = paint(text, number, cut, self._style, self.shading, self._pattern, current)
+            strip = Strip(list(line.render(self.app.console))).apply_style(self._style("base"))
+            self._strips[number] = strip
+        return strip
+
+    def _fold(self, number: int, width: int) -> list[Strip]:
+        """Line ``number`` folded into rows of ``width`` cells."""
+        key = (number, width)
+        rows = self._folded.get(key)
+        if rows is None:
+            strip = self._content(number)
+            length = strip.cell_length
+            rows = list(strip.divide([*range(width, length, width), length])) if length > width else [strip]
+            self._folded[key] = rows
+        return rows
+
+    def _gutter(self, number: int) -> Strip:
+        """Line ``number``'s gutter: the number, and a mark for coverage, the cut or the current match."""
+        strip = self._gutters.get(number)
+        if strip is None:
+            strip = self._gutters[number] = self._paint_gutter(number)
+        return strip
+
+    def _paint_gutter(self, number: int) -> Strip:
+        width = self._gutter_width()
+        current = self._matches[self._match] if self._match >= 0 else None
+        mark = marker(number, self.shading if self.shading and self.shading.path == self.path else None, current)
+        segments = [Segment(f"{number:>{width - 2},}", self._style("viewer--gutter"))]
+        segments.append(Segment(_MARKS[mark], self._style(f"viewer--mark-{mark}") if mark else None))
+        segments.append(Segment(" "))
+        return Strip(segments, width).apply_style(self._style("base"))
+
+    def _rows(self, top: int, height: int) -> list[tuple[int, int]]:
+        """Wrapped: (line, row of it) for each screen row from line ``top`` down."""
+        width = max(1, self.scrollable_content_region.width - self._gutter_width())
+        rows: list[tuple[int, int]] = []
+        number = top
+        while len(rows) < height and number <= self.line_count:
+            rows.extend((number, row) for row in range(len(self._fold(number, width))))
+            number += 1
+        return rows[:height]
+
     def render_lines(self, crop: Region) -> list[Strip]:
-        # Styles are looked up once a frame: per line, rich_style alone cost more than the text.
-        self._styles = {name: self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES}
-        self._styles["base"] = self.rich_style
+        if self.wrap and self.line_count:
+            self._frame_rows = self._rows(int(self.scroll_y) + 1, self._page_height())
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
-        number = scroll_y + y + 1
         width = self.scrollable_content_region.width
-        strip = self._strips.get(number)
-        if strip is None:
-            strip = self._strips[number] = self._render_number(number).apply_style(self._styles["base"])
-        return strip.crop_extend(scroll_x, scroll_x + width, self._styles["base"])
-
-    def _render_number(self, number: int) -> Strip:
-        styles = self._styles
-        if self.view is None:
-            if number > len(self._message):
-                return Strip.blank(0)
-            return Strip([Segment(self._message[number - 1], styles["viewer--message"])])
+        base = self._style("base")
+        if self.line_count == 0:
+            rows = self._message_rows(width)
+            if scroll_y + y >= len(rows):
+                return Strip.blank(width, base)
+            strip = Strip([Segment(rows[scroll_y + y], self._style("viewer--message"))]).apply_style(base)
+            return strip.crop_extend(scroll_x, scroll_x + width, base)
+        gutter_width = self._gutter_width()
+        if self.wrap:
+            if y >= len(self._frame_rows):
+                return Strip.blank(width, base)
+            number, row = self._frame_rows[y]
+            folded = self._fold(number, max(1, width - gutter_width))[row]
+            gutter = self._gutter(number) if row == 0 else Strip.blank(gutter_width, base)
+            return Strip.join([gutter, folded.extend_cell_length(width - gutter_width, self._fill(number))])
+        number = scroll_y + y + 1
         if number > self.line_count:
-            return Strip.blank(0)
-        text, cut = self.line(number)
-        gutter = self._gutter_width()
-        line = Text(visible(text), no_wrap=True, end="")
-        line.highlight_regex(_PICTURE, styles["viewer--control"])
-        if self._pattern is not None:
-            line.highlight_regex(self._pattern, styles["viewer--match"])
-        if cut:
-            line.append(" …cut for display", styles["viewer--cut"])
-        segments = [Segment(f"{number:>{gutter - 2},}  ", styles["viewer--gutter"])]
-        segments += list(line.render(self.app.console))
-        return Strip(segments)
+            return Strip.blank(width, base)
+        content = self._content(number).crop_extend(scroll_x, scroll_x + width - gutter_width, self._fill(number))
+        return Strip.join([self._gutter(number), content])
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._strips.clear()
+    def _fill(self, number: int) -> Style:
+        """The style after the end of line ``number``: shaded through to the edge when the call covers
+        (or the guard cut off) the line to its end, so what the call returns reads as one band."""
+        shading = self.shading
+        if shading is not None and (covered := shading.columns(number)) is not None and covered[1] is None:
+            return self._style("fill-lost" if shading.lost_from(number) is not None else "fill-covered")
+        return self._style("base")
+
+    # -- what the call covers ---------------------------------------------------------------------
+
+    def shade(self, shading: Shading | None) -> None:
+        """Shade what the panel's call covers (None: nothing, or another file)."""
+        if shading is not None and shading.path != self.path:
+            shading = None
+        if shading != self.shading:
+            self.shading = shading
+            self._clear_strips()
+            self.refresh()
+            self._show_where()
 
     # -- where we are -----------------------------------------------------------------------------
 
     @property
     def window(self) -> Window:
         top = int(self.scroll_y) + 1
-        height = self.scrollable_content_region.height
+        height = self._page_height()
+        if self.wrap and self.line_count:
+            rows = self._rows(top, height)
+            return Window(top, rows[-1][0] if rows else top)
         return Window(top, max(top, min(top + height - 1, self.line_count)))
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        self._show_where()
         self._announce()
 
     def on_resize(self) -> None:
+        self._update_virtual_size()
+        self._show_where()
         self._announce()
 
     def _announce(self) -> None:
@@ -369,15 +510,42 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         window = self.window
         if window != self._last_window:
             self._last_window = window
-            self.post_message(self.WindowChanged(self, window))
+            self.post_message(WindowChanged(self, window))
 
-    def go_to_line(self, number: int) -> None:
-        """Make line ``number`` the top line (as far as the end of the file allows).
+    def go_to_line(self, number: int, center: bool = False) -> None:
+        """Make line ``number`` the top line (``center``: the middle one), as far as the end of the
+        file allows. A line not counted yet is shown as soon as the count reaches it."""
+        top = self._top_to_center(number) if center else number
+        self._wanted_top = top if number > self.line_count and not self.indexed else None
+        self._scroll(y=max(0, min(top, max(self.line_count, 1)) - 1))
 
-        A line not counted yet becomes the top line as soon as the count reaches it.
-        """
-        self._wanted_top = number if number > self.line_count and not self.indexed else None
-        self._scroll(y=max(0, min(number, max(self.line_count, 1)) - 1))
+    def jump_to_line(self, number: int, center: bool = False) -> None:
+        """``go_to_line``, remembering where it left from (``''`` comes back)."""
+        self._remember()
+        self.go_to_line(number, center)
+
+    def _remember(self) -> None:
+        if self.view is not None:
+            self.previous = (self.path, self.window.top)
+
+    def _top_to_center(self, number: int) -> int:
+        half = self._page_height() // 2
+        if not self.wrap:
+            return max(1, number - half)
+        width = max(1, self.scrollable_content_region.width - self._gutter_width())
+        top, rows = number, len(self._fold(number, width)) if number <= self.line_count else 1
+        while top > 1 and rows + len(self._fold(top - 1, width)) <= half + 1:
+            top -= 1
+            rows += len(self._fold(top, width))
+        return top
+
+    @property
+    def line_in_focus(self) -> int:
+        """The line a person is looking at: the current match when it is on screen, else the top line."""
+        window = self.window
+        if self._match >= 0 and window.top <= self._matches[self._match] <= window.bottom:
+            return self._matches[self._match]
+        return window.top
 
     # -- keys -------------------------------------------------------------------------------------
 
@@ -390,39 +558,131 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._scroll(y=self.scroll_y + lines)
 
     def action_scroll_columns(self, columns: int) -> None:
-        self._scroll(x=self.scroll_x + columns)
+        if not self.wrap:
+            self._scroll(x=self.scroll_x + columns)
 
     def action_scroll_pages(self, pages: int) -> None:
-        self._scroll(y=self.scroll_y + pages * self.scrollable_content_region.height)
+        if self.wrap and pages > 0:  # the next page starts with the last line shown (it may be folded)
+            window = self.window
+            self._scroll(y=window.bottom - 1 if window.bottom > window.top else window.top)
+            return
+        self._scroll(y=self.scroll_y + pages * self._page_height())
+
+    def action_scroll_half_pages(self, halves: int) -> None:
+        self._scroll(y=self.scroll_y + halves * max(1, self._page_height() // 2))
 
     def action_go_top(self) -> None:
+        self._remember()
         self._scroll(0, 0)
 
     def action_go_bottom(self) -> None:
+        if not self.following:
+            self._remember()
+        if self.wrap and self.line_count:
+            width = max(1, self.scrollable_content_region.width - self._gutter_width())
+            top, rows = self.line_count, len(self._fold(self.line_count, width))
+            while top > 1 and rows + len(self._fold(top - 1, width)) <= self._page_height():
+                top -= 1
+                rows += len(self._fold(top, width))
+            self._scroll(y=top - 1)
+            return
         self._scroll(y=self.max_scroll_y)
 
+    def action_start_of_line(self) -> None:
+        self._scroll(x=0)
+
+    def action_end_of_line(self) -> None:
+        """Scroll right until the end of the longest line on screen shows."""
+        if self.wrap or not self.line_count:
+            return
+        window = self.window
+        longest = max(self._content(number).cell_length for number in range(window.top, window.bottom + 1))
+        self._scroll(x=max(0, longest + 1 - (self.scrollable_content_region.width - self._gutter_width())))
+
+    def action_toggle_wrap(self) -> None:
+        self.wrap = not self.wrap
+
+    def watch_wrap(self) -> None:
+        self._scroll(x=0)
+        self._update_virtual_size()
+        self.refresh()
+        self._show_where()
+        self._announce()
+
     def action_cancel(self) -> None:
-        """Escape: stop converting, indexing or searching."""
+        """Escape: stop converting, indexing or searching; with nothing to stop, clear the search."""
+        running = [worker for worker in self.workers if worker.group in ("file", "search") and worker.is_running]
         self.workers.cancel_group(self, "file")
         self.workers.cancel_group(self, "search")
         if self.view is None and self.status:
             self.status = ""
+        elif not running and self._pattern is not None:
+            self._pattern, self._matches, self._match, self._search_note = None, [], -1, ""
+            self._clear_strips()
+            self.refresh()
+            self._show_where()
+
+    def go_to_fraction(self, fraction: float) -> None:
+        """Make the line holding that fraction of the file's bytes the top line, as ``less`` reads ``50%``."""
+        if self.view is not None:
+            self._go_to_fraction(self.view, fraction)
+
+    @work(thread=True, group="jump", exclusive=True, exit_on_error=False)
+    def _go_to_fraction(self, view: FileView, fraction: float) -> None:
+        line = view.line_at_fraction(fraction)
+        self.app.call_from_thread(self.jump_to_line, line)
+
+    # -- marks ------------------------------------------------------------------------------------
+
+    def action_set_mark(self) -> None:
+        if self.view is None:
+            return
+
+        def chosen(letter: str | None) -> None:
+            if letter:
+                self.marks[letter] = (self.path, self.window.top)
+                self.notify(f"Mark {letter}: {self.path} line {self.window.top:,}. Press ' {letter} to come back.")
+
+        self.app.push_screen(KeyPrompt("Set a mark: press a letter"), chosen)
+
+    def action_go_to_mark(self) -> None:
+        def chosen(letter: str | None) -> None:
+            if letter:
+                self.go_to_mark(letter)
+
+        self.app.push_screen(KeyPrompt("Go to a mark: press its letter (' goes back to where you were)"), chosen)
+
+    def go_to_mark(self, letter: str) -> None:
+        """Go to mark ``letter`` (``'``: back to where the last jump left from), in its file."""
+        place = self.previous if letter == "'" else self.marks.get(letter)
+        if place is None:
+            self.notify(f"No mark {letter}: set one with m {letter}." if letter != "'" else "No jump to go back from.")
+            return
+        path, line = place
+        self._remember()
+        if path != self.path or self.view is None:
+            self.open_file(path, line)
+        else:
+            self.go_to_line(line)
 
     # -- search -----------------------------------------------------------------------------------
 
     def search(self, pattern: str) -> str | None:
-        """Search the whole file for a regex; returns why it cannot, or None when it started."""
+        """Search the whole file for a regex, smart case (case matters only with a capital letter);
+        returns why it cannot, or None when it started. The first match at or below the top line
+        is shown as soon as it is found."""
         if self.view is None:
             return "Open a file to search it."
         try:
-            compiled = re.compile(pattern, re.MULTILINE)
+            compiled = smart_case(pattern)
         except re.error as error:
             return f"Invalid regex: {error}"
         self._pattern = compiled
-        self._strips.clear()
+        self._clear_strips()
         self._matches, self._match = [], -1
+        self._search_from = self.window.top
         self._search_note = f"searching /{pattern}/…"
-        self.watch_status()
+        self._show_where()
         self._search(self.view, compiled)
         return None
 
@@ -430,45 +690,65 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
     def _search(self, view: FileView, pattern: re.Pattern[str]) -> None:
         worker = get_current_worker()
         matches: list[int] = []
+        reported = time.monotonic()
         try:
             with view.open() as reader:
                 for number in reader.search(pattern, cancel=worker.cancelled_event):
                     matches.append(number)
+                    if time.monotonic() - reported > SEARCH_REPORT_SECONDS or len(matches) == 1:
+                        reported = time.monotonic()
+                        self.post_message(Searched(pattern, matches, False))
         except Cancelled:
-            self.post_message(self._Searched(pattern.pattern, matches, False))
+            self.post_message(Searched(pattern, matches, False))
             return
         except OSError:
             pass  # the file changed under the search: what was found so far stands
-        self.post_message(self._Searched(pattern.pattern, matches, True))
+        self.post_message(Searched(pattern, matches, True))
 
-    @on(_Searched)
-    def _searched(self, event: _Searched) -> None:
-        if self._pattern is None or self._pattern.pattern != event.pattern:
+    @on(Searched)
+    def _searched(self, event: Searched) -> None:
+        if event.pattern is not self._pattern:
             return
         self._matches = event.matches
-        self._strips.clear()
+        more = "" if event.complete else "+"
         if not event.matches:
-            self._search_note = f"/{event.pattern}/: no match" + ("" if event.complete else " (stopped)")
-            self.watch_status()
-            self.refresh()
+            if event.complete:
+                self._search_note = f"/{event.pattern.pattern}/: no match"
+            self._show_where()
             return
-        top = self.window.top
-        self._match = next((i for i, line in enumerate(event.matches) if line >= top), 0)
-        self._show_match(event.complete)
+        if self._match < 0:
+            index = bisect.bisect_left(event.matches, self._search_from)
+            if index < len(event.matches):
+                self._match = index
+            elif event.complete:
+                self._match = 0  # none below the top line: wrap round to the first
+            if self._match >= 0:
+                self._show_match(more)
+                return
+        self._search_note = self._match_note(more)
+        self._show_where()
 
-    def _show_match(self, complete: bool = True) -> None:
+    def _match_note(self, more: str = "") -> str:
         line = self._matches[self._match]
-        self.go_to_line(line)
-        more = "" if complete else "+"
-        self._search_note = f"match {self._match + 1:,}/{len(self._matches):,}{more} at line {line:,}"
-        self.watch_status()
+        return f"match {self._match + 1:,}/{len(self._matches):,}{more} at line {line:,}"
+
+    def _show_match(self, more: str = "") -> None:
+        self.jump_to_line(self._matches[self._match], center=True)
+        self._search_note = self._match_note(more)
+        self._clear_strips()
+        self._show_where()
         self.refresh()
 
     def action_next_match(self, step: int) -> None:
         if not self._matches:
             self.notify("No search results: press / to search.", severity="warning")
             return
-        self._match = (self._match + step) % len(self._matches)
+        window = self.window
+        if self._match >= 0 and window.top <= self._matches[self._match] <= window.bottom:
+            index = self._match + step
+        else:  # the current match is out of sight: go on from the lines on screen, as less does
+            index = bisect.bisect_left(self._matches, window.top) - (step < 0)
+        self._match = index % len(self._matches)
         self._show_match()
 
     @property
@@ -489,10 +769,17 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         if following:
             self._follow_timer = self.set_interval(0.5, self._poll)
             self.action_go_bottom()
-        self.watch_status()
+        self._show_where()
 
     def _poll(self) -> None:
         if self.view is not None:
+            self.recount()
+
+    def recount(self) -> None:
+        """Count the lines again (the file grew, or an editor changed it)."""
+        if self.view is not None:
+            self._windows.clear()
+            self._clear_strips()
             self._recount(self.view)
 
     @work(thread=True, group="file", exclusive=True, exit_on_error=False)

@@ -1,4 +1,4 @@
-"""The help screen: every key, and where the numbers come from."""
+"""The help screen: every key, and where the numbers come from. It fits an 80x24 terminal (it scrolls)."""
 
 from __future__ import annotations
 
@@ -11,32 +11,46 @@ from textual.widgets import Markdown
 HELP = """\
 # agentpager
 
-See a workspace exactly as an agent's file tools do. The panel on the right shows the call for what
-the viewer shows and its exact output; edit an argument to hand-craft a call.
+See a workspace as an agent's file tools see it: the panel shows the call an agent makes for the
+lines in the viewer, and its exact output.
 
-| key | what it does |
-| --- | --- |
-| `↑ ↓ ← →`, `j k` | scroll a line or four columns |
-| `PgUp PgDn`, `space` | scroll a page |
-| `Home End`, `g G` | first line, last line |
-| `:` | go to a line (it becomes the top line) |
-| `/` | search the whole file for a regex; `n` / `N` next and previous match |
-| `f` | follow a growing file |
-| `Escape` | cancel a conversion, an indexing or a search |
-| `p` | pin the call / follow the viewer again |
-| `c` | copy the output |
-| `y` | copy the call as JSON |
-| `C` | copy the call and its result as an OpenAI or Anthropic message pair |
-| `t` | the transcript's tool calls (`o` opens a call's window here, `Escape` comes back) |
-| `Tab`, `Shift+Tab` | move between the tree, the viewer and the panel |
-| `Ctrl+P` | command palette: every action |
-| `?` | this help |
-| `q` | quit |
+## The viewer
 
-The tree shows a directory 100 entries at a time; `⚠` marks a directory with more than 20 files,
-where `list_files` would warn instead of listing. Lines are numbered as `grep -n` numbers them;
-control characters are shown as symbols, tabs as spaces, and long lines are cut for display
-only: the panel and the copies hold the exact text.
+- `↑ ↓` `j k` a line, `← →` `h l` four columns, `0` `$` the start and the end of the lines
+- `PgUp PgDn` `b space` a page, `u d` half a page, `Home End` `g G` the first and the last line
+- `:` go to a line (`:450`) or a share of the file (`:50%`): it becomes the top line
+- `/` search the whole file for a regex (case matters only with a capital letter); `n` `N` next and
+  previous match; `↑ ↓` in the prompt bring back earlier searches; `Escape` clears the highlight
+- `w` wrap long lines; `f` follow a growing file
+- `m` and a letter mark the top line; `'` and the letter go back there; `''` back to where the
+  last jump left from
+- `v` open the file at this line in `$VISUAL` or `$EDITOR` (agentpager comes back when it exits)
+- `Escape` cancel a conversion, an indexing or a search
+
+## The call
+
+- `e` edit the call: an argument, or its JSON (paste an OpenAI or Anthropic call there too);
+  `Tab` next field, `Escape` back to the viewer
+- `p` pin the call, or follow the viewer again
+- `c` copy the output, `y` the call as JSON, `C` both as an OpenAI or Anthropic message pair
+- the shaded lines are what the call returns; `✂` marks where the output guard cuts it
+- the line under the screen: the call, its characters, its tokens, and whether it was cut
+
+## The tree and files
+
+- `Enter` show a file (the focus stays in the tree), or a directory's `list_files` call
+- `r` read the directories again (they are checked every few seconds anyway)
+- `o` open a file by typing letters of its path
+- `T` hide or show the tree
+- `⚠` more than 20 files, where `list_files` warns instead of listing; `⊘` a path the profile refuses
+
+## Everywhere
+
+- `Tab` `Shift+Tab` the next or previous part; `t` the transcript's tool calls
+- `Ctrl+P` every action; `?` this help; `q` quit
+
+Lines are numbered as `grep -n` numbers them; control characters are shown as symbols, tabs as
+spaces, and long lines are cut for display only: the panel and the copies hold the exact text.
 """
 
 
@@ -44,9 +58,14 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss(None)", "Close")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 90; height: 80%; border: round $accent; background: $surface; }
+    HelpScreen > VerticalScroll {
+        width: 90; max-width: 100%; height: 90%; border: round $accent; background: $surface;
+    }
     """
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Markdown(HELP)
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()

@@ -1,0 +1,200 @@
+"""Finding an installed agent (on PATH, at a given path, or a version in the cache) and installing one.
+
+Versions go into ``platformdirs.user_cache_dir("agentpager")/agents/<agent>@<version>`` with
+``npm install --prefix``; nothing is installed globally.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentpager.agents.catalog import Agent, get_agent
+
+INSTALL_TIMEOUT = 900
+VERSION_TIMEOUT = 30
+_VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?")
+
+Progress = Callable[[str], None]
+
+
+class AgentNotInstalled(LookupError):
+    """The agent (or that version of it) is not installed; ``hint`` is the command that installs it."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(f"{message}\nInstall it with:\n  {hint}")
+        self.hint = hint
+
+
+@dataclass(frozen=True)
+class Installed:
+    agent: Agent
+    version: str
+    command: tuple[str, ...]
+    """The executable (or node and the script) to run."""
+
+
+def agents_dir() -> Path:
+    """Where agent versions are installed (``$AGENTPAGER_AGENTS_DIR`` overrides it)."""
+    override = os.environ.get("AGENTPAGER_AGENTS_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("agentpager")) / "agents"
+
+
+def prefix_of(agent: str, version: str) -> Path:
+    return agents_dir() / f"{agent}@{version}"
+
+
+def install_command(agent: str, version: str) -> list[str]:
+    """The npm command that installs ``version`` of the agent into the cache."""
+    package = get_agent(agent).package
+    return [
+        "npm",
+        "install",
+        "--prefix",
+        str(prefix_of(agent, version)),
+        "--no-audit",
+        "--no-fund",
+        f"{package}@{version}",
+    ]
+
+
+def install_hint(agent: str, version: str | None) -> str:
+    return " ".join(install_command(agent, version or "latest"))
+
+
+def _node() -> str:
+    return shutil.which("node") or "node"
+
+
+def _command_for(path: Path) -> tuple[str, ...]:
+    """How to run ``path``: a script with node, anything else as it is."""
+    return (_node(), str(path)) if path.suffix in (".js", ".cjs", ".mjs") else (str(path),)
+
+
+def _command_in(prefix: Path, agent: Agent) -> tuple[str, ...] | None:
+    for entry in agent.entry_points:
+        if (prefix / entry).is_file():
+            return _command_for(prefix / entry)
+    return None
+
+
+def _package_version(prefix: Path, agent: Agent) -> str | None:
+    try:
+        manifest = json.loads((prefix / "node_modules" / agent.package / "package.json").read_text())
+    except (OSError, ValueError):
+        return None
+    version = manifest.get("version")
+    return version if isinstance(version, str) else None
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version.split("-")[0]))
+
+
+def cached_versions(agent: str) -> list[str]:
+    """Versions of the agent installed in the cache, oldest first."""
+    spec = get_agent(agent)
+    found = []
+    for prefix in agents_dir().glob(f"{agent}@*"):
+        if _command_in(prefix, spec) is not None:
+            found.append(prefix.name.split("@", 1)[1])
+    return sorted(found, key=_version_key)
+
+
+def version_of(command: tuple[str, ...]) -> str:
+    """The version an executable reports with ``--version`` ("unknown" when it says none)."""
+    try:
+        done = subprocess.run(
+            [*command, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=VERSION_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            env={"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/"), "NO_COLOR": "1"},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    found = _VERSION.search(done.stdout + done.stderr)
+    return found.group() if found else "unknown"
+
+
+def find(agent: str, version: str | None = None) -> Installed:
+    """An installed agent: ``version`` None is the one on PATH, else the newest in the cache; a
+    version such as ``2.1.84`` is that version in the cache; a path is that executable.
+
+    Raises AgentNotInstalled with the npm command that installs it.
+    """
+    spec = get_agent(agent)
+    if version is not None and (os.sep in version or version.endswith((".js", ".exe"))):
+        path = Path(version).expanduser()
+        if not path.is_file():
+            raise AgentNotInstalled(f"{path} does not exist.", install_hint(agent, None))
+        return Installed(spec, version_of(_command_for(path)), _command_for(path))
+    if version is None:
+        on_path = shutil.which(spec.executable)
+        if on_path is not None:
+            return Installed(spec, version_of((on_path,)), (on_path,))
+        cached = cached_versions(agent)
+        if not cached:
+            raise AgentNotInstalled(
+                f"{agent} is not installed (no '{spec.executable}' on PATH, none in {agents_dir()}).",
+                install_hint(agent, None),
+            )
+        version = cached[-1]
+    prefix = prefix_of(agent, version)
+    command = _command_in(prefix, spec)
+    if command is None:
+        raise AgentNotInstalled(f"{agent} {version} is not installed in {prefix}.", install_hint(agent, version))
+    return Installed(spec, _package_version(prefix, spec) or version, command)
+
+
+def resolve_version(agent: str, version: str) -> str:
+    """An exact version for ``latest`` or a range, asked of the npm registry (``npm view``)."""
+    if re.fullmatch(r"\d+\.\d+\.\d+", version):
+        return version
+    done = subprocess.run(
+        ["npm", "view", f"{get_agent(agent).package}@{version}", "version", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=VERSION_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"npm view failed: {done.stderr.strip()}")
+    found = json.loads(done.stdout)
+    return found[-1] if isinstance(found, list) else str(found)
+
+
+def install(agent: str, version: str = "latest", progress: Progress | None = None) -> Installed:
+    """Install ``version`` of the agent into the cache (a no-op when it is there) and return it."""
+    exact = resolve_version(agent, version)
+    prefix = prefix_of(agent, exact)
+    spec = get_agent(agent)
+    if _command_in(prefix, spec) is None:
+        if shutil.which("npm") is None:
+            raise AgentNotInstalled("npm is not on PATH.", install_hint(agent, exact))
+        if progress:
+            progress(f"Installing {spec.package}@{exact} into {prefix} ...")
+        prefix.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            install_command(agent, exact),
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"npm install failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+    if progress:
+        progress(f"{agent} {exact} is installed.")
+    return find(agent, exact)

@@ -1,0 +1,128 @@
+"""Shell reads, replayed: what ``sed -n '100,220p' f``, ``cat``, ``nl -ba f | sed -n ...``, ``rg -n`` print.
+
+Agents read files with shell commands. This package parses such a command (never executes it) and
+computes, over the workspace, the bytes the real programs would print: GNU coreutils 9 (``cat``,
+``head``, ``tail``, ``nl``, ``wc``, ``ls``), GNU sed 4.9, GNU grep 3.8 and ripgrep, under
+``LANG=C.UTF-8`` (UTF-8 characters, ASCII quotes in messages, code-point sort order).
+
+API::
+
+    emulate(root: Root, store: ContentStore, command: str | list[str], workdir: str | None = None)
+        -> ShellRun | NotReplayable
+
+``command`` is a command line (``"cd src && sed -n '1,80p' x.py"``) or an argv
+(``["bash", "-lc", "..."]``, or a program's own argv such as ``["rg", "-n", "x", "f"]``).
+``workdir`` is the directory it runs in, relative to the root or absolute inside it (default: the
+root). ``ShellRun(stdout, stderr, exit_code)`` holds the output decoded as the agent decodes it
+(UTF-8, U+FFFD for each invalid sequence); ``stderr`` is every program's messages in the order they
+were written, ``exit_code`` the script's status as bash returns it. ``stdout`` is a ``str`` when it comes from at most a
+MiB, else an engine ``LazyText``: its length and its text are produced from the files again when
+asked, a chunk at a time, so a wrapper can measure and cut a gigabyte of output without holding it
+(``agentpager.engine.lazytext.head``, ``len``, iteration). ``NotReplayable(reason)`` says why a
+command is not emulated: a construct the parser refuses (substitutions, globs, variables, loops,
+writes to files), an unknown program or option, a path outside the workspace, standard input that
+is not a pipe from another emulated command. Nothing here raises for what an agent can send.
+
+Supported: ``;``, ``&&``, ``||``, ``|``; ``2>/dev/null``, ``>/dev/null``, ``&>/dev/null``, ``2>&1``,
+``< file``; ``cd DIR``; ``true``, ``false``, ``echo``; ``cat [-n]``; ``head``/``tail`` with ``-n N``,
+``-N``, ``-c N``, ``head -n -N``, ``tail -n +N``, ``-q``/``-v``; ``sed`` with ``-n``, ``-e``, ``-s``
+``-E`` and scripts of ``p``, ``d``, ``q``, ``=`` under line-number, ``$`` and ``/regex/`` addresses
+(``A,B``, ``A,+N``, ``A~S``, ``!``); ``nl`` with ``-b a|t|n``, ``-w``, ``-s``, ``-v``, ``-i``, ``-n``; ``wc`` with
+``-l``, ``-w``, ``-c``, ``-m``; ``grep`` (``-n -i -y -F -E -G -w -x -v -c -l -L -H -h -q -s -a
+-A -B -C -NUM -m -e``) and ``rg`` (``-n -N -i -S -s -F -w -x -v -c -l -H -I -A -B -C -m -e -j``) on
+named files and pipes; ``ls`` with ``-1``, ``-a``, ``-A``. Long options are accepted spelled out.
+
+ripgrep is emulated as version 13 prints (Debian 12's); ripgrep 14 prefixes its errors with ``rg:``.
+Several files are searched in argument order, which real ripgrep does not promise (``-j1`` does).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from agentpager.engine.content import ContentStore
+from agentpager.engine.lazytext import EAGER_BYTES, LazyText, Text
+from agentpager.engine.lineindex import FileChanged
+from agentpager.engine.utf8 import decode_chunks
+from agentpager.tools.paths import Root, is_within
+from agentpager.tools.shell.command import Script, parse
+from agentpager.tools.shell.errors import Unsupported
+from agentpager.tools.shell.io import Context
+from agentpager.tools.shell.run import run_script
+
+__all__ = ["NotReplayable", "ShellRun", "emulate"]
+
+_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class ShellRun:
+    stdout: Text
+    stderr: str
+    exit_code: int
+
+
+@dataclass(frozen=True)
+class NotReplayable:
+    reason: str
+
+    def __str__(self) -> str:
+        return f"not replayable: {self.reason}"
+
+
+def emulate(
+    root: Root, store: ContentStore, command: str | list[str], workdir: str | None = None
+) -> ShellRun | NotReplayable:
+    """What running ``command`` in ``workdir`` would print; NotReplayable with the reason if it cannot say."""
+    try:
+        script = parse(command)
+        cwd = _working_directory(root, workdir)
+        for _ in range(_ATTEMPTS):
+            ctx = Context(root, store, cwd)
+            try:
+                stdout, status = _first_run(script, ctx)
+                break
+            except FileChanged:
+                continue
+        else:
+            return NotReplayable("the files kept changing while they were read")
+    except Unsupported as error:
+        return NotReplayable(error.reason)
+    except Exception as error:  # a bug: answer, so that a replay of many calls goes on
+        return NotReplayable(f"internal error: {type(error).__name__}: {error}")
+    stderr = b"".join(ctx.stderr).decode("utf-8", "replace")
+    if stdout is not None:
+        return ShellRun(stdout.decode("utf-8", "replace"), stderr, status)
+
+    def again() -> Iterator[str]:
+        return decode_chunks(run_script(script, Context(root, store, cwd)))
+
+    return ShellRun(LazyText(again), stderr, status)
+
+
+def _first_run(script: Script, ctx: Context) -> tuple[bytes | None, int]:
+    """Run once: the stdout if it is at most EAGER_BYTES (else None, to be produced again), and the status."""
+    run = run_script(script, ctx)
+    kept: list[bytes] = []
+    size = 0
+    while True:
+        try:
+            chunk = next(run)
+        except StopIteration as done:
+            return (b"".join(kept) if size <= EAGER_BYTES else None), done.value
+        size += len(chunk)
+        if size <= EAGER_BYTES:
+            kept.append(chunk)
+        else:
+            kept.clear()
+
+
+def _working_directory(root: Root, workdir: str | None) -> str:
+    path = os.path.normpath(os.path.join(root.path, workdir or "."))
+    if not is_within(os.path.realpath(path), root.real):
+        raise Unsupported(f"the working directory '{workdir}' is outside the workspace")
+    if not os.path.isdir(path):
+        raise Unsupported(f"the working directory '{workdir}' is not a directory")
+    return path

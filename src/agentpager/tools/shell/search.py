@@ -1,0 +1,307 @@
+"""The search grep and ripgrep share: batches of whole lines matched with one Python pattern.
+
+A batch of whole lines (about a MiB) is decoded with ``surrogateescape`` and searched at once with
+a ``re.MULTILINE`` pattern (see ``regex``), so a huge file streams in bounded memory. The output
+follows GNU grep's ``prtext``/``prpending`` (grep.c): leading and trailing context, ``--`` between
+groups that are not adjacent (also between files), ``lastout`` forgotten when a new buffer does not
+reach back to it, a stretch of lines selected by ``-v`` printed as one group, and trailing context
+after ``-m``'s last match going on over matching lines. What differs between the programs is kept
+in ``Flavor``: file-name rules, messages, and grep's leaving out of lines that are not UTF-8 (it
+says ``binary file matches`` at the end). Files with NUL bytes are Unsupported: both programs'
+binary handling there depends on their read buffers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from agentpager.tools.shell.errors import Unsupported
+from agentpager.tools.shell.io import Chunks, Io, ReadError, Source, reading, strerror
+
+BATCH_BYTES = 1 << 20
+INFINITY = float("inf")
+
+
+@dataclass
+class Search:
+    """What to look for and how to report it, from either program's options."""
+
+    pattern: re.Pattern[str]
+    invert: bool = False
+    line_numbers: bool = False
+    with_names: bool | None = None
+    """None: the program's own rule."""
+    count: bool = False
+    list_matching: bool = False
+    list_non_matching: bool = False
+    quiet: bool = False
+    before: int = -1
+    after: int = -1
+    context: int = -1
+    """``-C``: the default for whichever of ``-A`` and ``-B`` is not given (in any order)."""
+    max_count: float = INFINITY
+    text_mode: bool = False
+    null_output: bool = False
+    """grep's stdout is /dev/null: it reads each file only up to its first match."""
+    no_messages: bool = False
+
+
+@dataclass
+class FileState:
+    """One file's search in progress: what was printed, what is still owed as trailing context."""
+
+    search: Search
+    prefix: bytes
+    context: bool
+    switches_to_binary: bool
+    lines_before: dict[int, bytes] = field(default_factory=dict)
+    next_unprinted: int | None = None
+    """The line after the last one printed: GNU's ``lastout``, None until a line is printed (or again
+    when a new buffer does not reach back to it)."""
+    buffer_start: int = 1
+    """The first line of the current buffer: where grep's context starts when ``lastout`` is None."""
+    pending_after: int = 0
+    used: bool = False
+    selected: int = 0
+    binary: bool = False
+
+
+class Flavor:
+    program = "grep"
+    stdin_name = "(standard input)"
+
+    def error(self, io: Io, name: str, error: OSError) -> None:
+        io.error(f"{name}: {strerror(error)}")
+
+    def names_files(self, operands: list[str]) -> bool:
+        return len(operands) > 1
+
+    def switches_to_binary(self, search: Search) -> bool:
+        return not search.text_mode
+
+    def prints_zero_counts(self) -> bool:
+        return True
+
+    def context_enabled(self, search: Search) -> bool:
+        return search.before >= 0 or search.after >= 0
+
+
+class Ripgrep(Flavor):
+    program = "rg"
+    stdin_name = "<stdin>"
+
+    def __init__(self, single_threaded_walk: bool) -> None:
+        self.single_threaded_walk = single_threaded_walk
+
+    def error(self, io: Io, name: str, error: OSError) -> None:
+        # ripgrep 13 words it so when it walks several paths on one thread (-j1).
+        walk = f"IO error for operation on {name}: " if self.single_threaded_walk else ""
+        io.write_stderr(f"{name}: {walk}{strerror(error)} (os error {error.errno})\n")
+
+    def switches_to_binary(self, search: Search) -> bool:
+        return False
+
+    def prints_zero_counts(self) -> bool:
+        return False
+
+    def context_enabled(self, search: Search) -> bool:
+        return search.before > 0 or search.after > 0
+
+
+# -- the search ---------------------------------------------------------------------------------
+
+
+def search_files(io: Io, flavor: Flavor, search: Search, operands: list[str]) -> Chunks:
+    search.after = search.context if search.after < 0 else search.after
+    search.before = search.context if search.before < 0 else search.before
+    with_names = search.with_names
+    if with_names is None:
+        with_names = flavor.names_files(operands)
+    found_any = errors = used = False
+    for name in operands:
+        shown = flavor.stdin_name if name == "-" else name
+        try:
+            with reading(io, name) as source:
+                prefix = _encoded(shown) if with_names else b""
+                state = FileState(search, prefix, flavor.context_enabled(search), flavor.switches_to_binary(search))
+                state.used = used  # a group separator also comes between files
+                yield from _search_file(source, state, flavor)
+                used = state.used
+        except ReadError as error:
+            if flavor.program == "rg":
+                raise Unsupported("rg on a directory searches it recursively") from None
+            errors = True
+            if not search.no_messages:
+                flavor.error(io, shown, error)
+            continue
+        except OSError as error:
+            errors = True
+            if not search.no_messages or flavor.program == "rg":
+                flavor.error(io, shown, error)
+            continue
+        hit = state.selected > 0
+        listing = search.list_matching or search.list_non_matching
+        if search.list_matching and hit or search.list_non_matching and not hit:
+            yield _encoded(shown) + b"\n"
+        elif search.count and (hit or flavor.prints_zero_counts()) and not (search.quiet or listing):
+            yield state.prefix + (b":" if with_names else b"") + b"%d\n" % state.selected
+        if state.binary:
+            io.error(f"{shown}: binary file matches")
+        found_any = found_any or (hit if not search.list_non_matching else not hit)
+        if found_any and search.quiet:
+            break
+    io.status = 0 if found_any and (search.quiet or not errors) else 2 if errors else 1
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _batches(chunks: Chunks) -> Iterator[bytes]:
+    """Whole lines, about BATCH_BYTES at a time (a longer line whole)."""
+    pending = b""
+    for chunk in chunks:
+        pending += chunk
+        if len(pending) >= BATCH_BYTES:
+            cut = pending.rfind(b"\n") + 1
+            if cut:
+                yield pending[:cut]
+                pending = pending[cut:]
+    if pending:
+        # A last line without a newline is a buffer of its own (grep reads it after the others).
+        cut = pending.rfind(b"\n") + 1 if not pending.endswith(b"\n") else 0
+        if cut:
+            yield pending[:cut]
+        yield pending[cut:]
+
+
+def _search_file(source: Source, state: FileState, flavor: Flavor) -> Chunks:
+    search = state.search
+    stops_at_first = search.quiet or search.list_matching or search.list_non_matching or search.null_output
+    prints_lines = not (search.count or stops_at_first)
+    left = 1 if stops_at_first else search.max_count
+    base = 0
+    for batch in _batches(source.chunks()):
+        if b"\0" in batch:
+            raise Unsupported(f"{flavor.program} on a file with NUL bytes (binary)")
+        lines = batch.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()
+        out: list[bytes] = []
+        selected = list(_selected_indexes(search, batch.decode("utf-8", "surrogateescape"), len(lines)))
+        position = 0
+        while position < len(selected):
+            index = selected[position]
+            number = base + index + 1
+            if left <= 0:  # -m reached: only trailing context is still owed
+                if prints_lines:
+                    _flush_after(state, lines, base, number - 1, out)
+                if state.pending_after > 0 and state.next_unprinted == number:
+                    # the trailing context goes on over selected lines: grep shows them as context
+                    _emit(state, lines[index], number, b":" if flavor.program == "rg" else b"-", out)
+                    state.pending_after -= 1
+                    position += 1
+                    continue
+                yield b"".join(out)
+                return
+            # grep prints a stretch of consecutive non-matching lines (-v) as one group
+            run = 1
+            while search.invert and run < left and selected[position + run : position + run + 1] == [index + run]:
+                run += 1
+            left -= run
+            state.selected += run
+            if prints_lines:
+                _print_group(state, lines, base, number, number + run - 1, out)
+            position += run
+        if prints_lines:
+            _flush_after(state, lines, base, base + len(lines), out)
+            _next_buffer(state, base + len(lines))
+            state.lines_before = {
+                number: _line(state, lines, base, number) for number in range(state.buffer_start, base + len(lines) + 1)
+            }
+        yield b"".join(out)
+        base += len(lines)
+        if left <= 0 and (not prints_lines or state.pending_after == 0):
+            return
+
+
+def _selected_indexes(search: Search, text: str, count: int) -> Iterator[int]:
+    """Indexes of the batch's lines that are selected (matching, or not with ``-v``)."""
+    matching = []
+    position, line = 0, 0
+    while True:
+        match = search.pattern.search(text, position)
+        if match is None:
+            break
+        line += text.count("\n", position, match.start())
+        if line >= count:
+            break
+        matching.append(line)
+        newline = text.find("\n", match.start())
+        if newline < 0:
+            break
+        position, line = newline + 1, line + 1
+    if not search.invert:
+        yield from matching
+        return
+    skip = set(matching)
+    yield from (index for index in range(count) if index not in skip)
+
+
+def _next_buffer(state: FileState, end: int) -> None:
+    """Carry leading context into the next buffer as grep does: back from line ``end`` by up to
+    ``-B`` lines, stopping at the buffer's start or at ``lastout``, which is forgotten if not reached."""
+    start = end + 1
+    while start - 1 >= state.buffer_start and end + 1 - start < max(state.search.before, 0):
+        if start == state.next_unprinted:
+            break
+        start -= 1
+    if start != state.next_unprinted:
+        state.next_unprinted = None
+    state.buffer_start = start
+
+
+def _line(state: FileState, lines: list[bytes], base: int, number: int) -> bytes:
+    return lines[number - base - 1] if number > base else state.lines_before[number]
+
+
+def _emit(state: FileState, line: bytes, number: int, separator: bytes, out: list[bytes]) -> None:
+    """Write one line with its prefixes. grep skips a line that is not UTF-8 (and says so at the end)."""
+    if state.switches_to_binary and not line.isascii():
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            state.binary = True
+            return
+    prefix = state.prefix + separator if state.prefix else b""
+    if state.search.line_numbers:
+        prefix += b"%d" % number + separator
+    out.append(prefix + line + b"\n")
+    state.next_unprinted = number + 1
+
+
+def _flush_after(state: FileState, lines: list[bytes], base: int, until: int, out: list[bytes]) -> None:
+    """Trailing context owed after the last printed line, up to line ``until``."""
+    if state.pending_after > 0 and state.next_unprinted is None:
+        state.next_unprinted = state.buffer_start
+    while state.pending_after > 0 and state.next_unprinted is not None and state.next_unprinted <= until:
+        number = state.next_unprinted
+        state.pending_after -= 1
+        _emit(state, _line(state, lines, base, number), number, b"-", out)
+
+
+def _print_group(state: FileState, lines: list[bytes], base: int, first: int, last: int, out: list[bytes]) -> None:
+    """Trailing context owed, the group separator, leading context, then selected lines ``first..last``."""
+    search = state.search
+    _flush_after(state, lines, base, first - 1, out)
+    start = max(first - max(search.before, 0), state.next_unprinted or state.buffer_start)
+    if state.context and state.used and start != state.next_unprinted:
+        out.append(b"--\n")
+    state.used = True
+    for context in range(start, first):
+        _emit(state, _line(state, lines, base, context), context, b"-", out)
+    for number in range(first, last + 1):
+        _emit(state, _line(state, lines, base, number), number, b":", out)
+    state.pending_after = max(search.after, 0)

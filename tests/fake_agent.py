@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""A stand-in for Claude Code in tests: it speaks the Anthropic Messages API to ``$ANTHROPIC_BASE_URL``
+as the real one does (one streamed turn, a Read, the result sent back), so the runner and the mock
+are tested end to end without npm.
+
+``FAKE_AGENT_MODE=hang`` starts a child that sleeps and then sleeps itself, to test the timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+
+def post(path: str, body: dict) -> bytes:
+    request = urllib.request.Request(
+        os.environ["ANTHROPIC_BASE_URL"] + path,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.read()
+
+
+def tool_use(stream: bytes) -> dict:
+    """The tool_use block of a streamed answer, its input joined from the input_json_delta events."""
+    block, partial = {}, ""
+    for event in stream.decode().split("\n\n"):
+        data = next((line[6:] for line in event.splitlines() if line.startswith("data: ")), None)
+        if data is None:
+            continue
+        payload = json.loads(data)
+        if payload["type"] == "content_block_start":
+            block = payload["content_block"]
+        elif payload["type"] == "content_block_delta" and payload["delta"]["type"] == "input_json_delta":
+            partial += payload["delta"]["partial_json"]
+    return block | {"input": json.loads(partial)}
+
+
+def main() -> int:
+    if "--version" in sys.argv:
+        print("9.8.7 (Fake Agent)")
+        return 0
+    if os.environ.get("FAKE_AGENT_MODE") == "hang":
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        time.sleep(600)
+    model = sys.argv[sys.argv.index("--model") + 1] if "--model" in sys.argv else "claude-fake-default"
+    tools = [{"name": "Read", "description": "Reads a file.", "input_schema": {"type": "object"}}]
+    messages: list = [{"role": "user", "content": sys.argv[sys.argv.index("-p") + 1]}]
+    call = tool_use(
+        post("/v1/messages?beta=true", {"model": model, "stream": True, "tools": tools, "messages": messages})
+    )
+    try:
+        with open(call["input"]["file_path"], encoding="utf-8") as file:
+            result, is_error = file.read().upper(), False
+    except OSError as error:
+        result, is_error = f"<tool_use_error>{error.strerror}</tool_use_error>", True
+    block = {"type": "tool_result", "tool_use_id": call["id"], "content": result, "is_error": is_error}
+    messages += [{"role": "assistant", "content": [call]}, {"role": "user", "content": [block]}]
+    post("/v1/messages?beta=true", {"model": model, "stream": True, "tools": tools, "messages": messages})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

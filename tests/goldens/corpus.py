@@ -1,0 +1,334 @@
+"""The files the goldens were recorded on, and the calls recorded, per agent.
+
+``build(root)`` writes the same bytes every time (no randomness, no timestamps in content), so the
+tests can rebuild the corpus and ask a profile the recorded calls. ``ROOT`` in an argument stands
+for the corpus root (its absolute path), as it does in the recorded outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from samples import pdf_bytes, png_bytes
+
+ROOT = "⟦root⟧"
+"""Stands for the absolute path of the corpus root in arguments and recorded outputs."""
+
+
+def _lines(count: int, text: Callable[[int], str]) -> bytes:
+    return "".join(text(n) + "\n" for n in range(1, count + 1)).encode()
+
+
+def _notebook() -> bytes:
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Title\n", "Some *markdown*."]},
+        {
+            "cell_type": "code",
+            "execution_count": 1,
+            "metadata": {},
+            "outputs": [{"name": "stdout", "output_type": "stream", "text": ["3\n"]}],
+            "source": ["x = 1 + 2\n", "print(x)"],
+        },
+    ]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(notebook, indent=1).encode()
+
+
+def files() -> dict[str, bytes]:
+    """Every regular file of the corpus: its path under the root and its bytes."""
+    return {
+        "plain.txt": b"alpha\nbeta\ngamma\n",
+        "no_final_newline.txt": b"one\ntwo\nthree",
+        "crlf.txt": b"one\r\ntwo\r\nthree\r\n",
+        "empty.txt": b"",
+        "only_newline.txt": b"\n",
+        "lone_cr.txt": b"one\rtwo\rthree\n",
+        "trailing_blank_lines.txt": b"text\n\n\n",
+        "trailing_spaces.txt": b"first  \nlast   ",
+        "latin1.txt": "café naïve\nfaçade über\n".encode("latin-1"),
+        "utf16.txt": "\ufeffhéllo\nwörld\n".encode("utf-16-le"),
+        "utf8_bom.txt": "\ufeffwith a byte-order mark\nsecond\n".encode(),
+        "unicode.txt": "emoji 😀 here\n中文字符\nü\n".encode(),
+        "indented.py": b"def f():\n    return 1\n\n\tif True:\n        pass\n",
+        "tabs.tsv": b"a\tb\tc\n1\t2\t3\n",
+        "lines_2600.txt": _lines(2600, lambda n: f"line {n}"),
+        "long_lines.txt": ("a" * 2600 + "\n" + "b" * 30 + "\n" + "é" * 2100 + "\n").encode(),
+        "big.txt": _lines(3000, lambda n: f"{n:05d} " + "x" * 94),
+        "many_tokens.txt": _lines(2600, lambda n: " ".join(f"w{n}.{k}" for k in range(12))),
+        "nul.bin": b"abc\x00def\nmore\n",
+        "nul.txt": b"abc\x00def\nmore\n",
+        "image.png": png_bytes(),
+        "doc.pdf": pdf_bytes(["Hello from page one", "Second page"]),
+        "notebook.ipynb": _notebook(),
+        "data.json": b'{\n  "name": "corpus",\n  "items": [1, 2, 3]\n}\n',
+        "dir/a.txt": b"in dir\n",
+        "dir/b.md": b"# B\n",
+        "dir/sub/c.txt": b"deep\n",
+    }
+
+
+SYMLINKS = {"link.txt": "plain.txt", "dangling.txt": "nowhere.txt"}
+"""Symbolic links: name and (relative) target."""
+
+
+def build(root: Path) -> Path:
+    """Write the corpus into ``root`` (created if needed) and return it."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, data in files().items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    (root / "empty_dir").mkdir(exist_ok=True)
+    for name, target in SYMLINKS.items():
+        if not os.path.lexists(root / name):
+            os.symlink(target, root / name)
+    return root
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    tool: str
+    arguments: dict[str, Any]
+    why: str = ""
+    """What the case exposes."""
+    server_counted: bool = False
+    """The answer turns on a count only the model's server makes (Claude's tokenizer): a profile
+    must say it is uncertain there, and may differ."""
+
+
+@dataclass(frozen=True)
+class Volatile:
+    """A part of a recorded output that changes from run to run, and why."""
+
+    placeholder: str
+    pattern: str
+    """A regular expression (re.MULTILINE) for the part alone."""
+    why: str
+
+
+@dataclass(frozen=True)
+class AgentCases:
+    cases: tuple[Case, ...]
+    volatile: tuple[Volatile, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+
+def _read(name: str, path: str, why: str = "", server_counted: bool = False, **more: Any) -> Case:
+    return Case(name, "Read", {"file_path": path, **more}, why, server_counted)
+
+
+CLAUDE_CODE = AgentCases(
+    (
+        _read("plain", "plain.txt", "a final newline: one more, empty, numbered line?"),
+        _read("no_final_newline", "no_final_newline.txt"),
+        _read("crlf", "crlf.txt", "CR before each LF"),
+        _read("empty", "empty.txt", "the empty-file reminder"),
+        _read("only_newline", "only_newline.txt"),
+        _read("lone_cr", "lone_cr.txt", "CR alone is not a line break"),
+        _read("trailing_blank_lines", "trailing_blank_lines.txt", "what trimming at the end removes"),
+        _read("trailing_spaces", "trailing_spaces.txt"),
+        _read("latin1", "latin1.txt", "legacy encoding"),
+        _read("utf16", "utf16.txt", "UTF-16 with a BOM"),
+        _read("utf8_bom", "utf8_bom.txt"),
+        _read("unicode", "unicode.txt"),
+        _read("indented", "indented.py", "leading spaces and tabs"),
+        _read("indented_offset_2_limit_1", "indented.py", "leading spaces of a window", offset=2, limit=1),
+        _read("tabs", "tabs.tsv"),
+        _read("offset_0", "plain.txt", "offset 0", offset=0, limit=2),
+        _read("offset_1", "plain.txt", "offset 1 reads it all", offset=1),
+        _read("offset_1_limit_1", "plain.txt", offset=1, limit=1),
+        _read("offset_last_line", "plain.txt", "the last line", offset=3),
+        _read("offset_after_final_newline", "plain.txt", "the empty line after the final newline", offset=4),
+        _read("offset_past_end", "plain.txt", "offset past the end", offset=9),
+        _read("lines_2600", "lines_2600.txt", "the default line cap"),
+        _read("lines_2600_offset_2590", "lines_2600.txt", offset=2590),
+        _read("lines_2600_offset_2600_limit_5", "lines_2600.txt", offset=2600, limit=5),
+        _read("lines_2600_limit_3", "lines_2600.txt", offset=1000, limit=3),
+        _read(
+            "lines_2600_limit_100", "lines_2600.txt", "a window in the middle of a long file", offset=1000, limit=100
+        ),
+        _read("long_lines", "long_lines.txt", "the line length cap"),
+        _read("big", "big.txt", "over 256 KB, no offset or limit"),
+        _read("big_window", "big.txt", "over 256 KB with offset and limit", offset=1, limit=3),
+        _read("many_tokens", "many_tokens.txt", "under 256 KB but over 25,000 tokens", server_counted=True),
+        _read("many_tokens_window", "many_tokens.txt", "a window of it", offset=100, limit=2),
+        _read("nul", "nul.bin", "NUL bytes"),
+        _read("nul_in_txt", "nul.txt", "NUL bytes in a file whose extension says text"),
+        _read("png", "image.png", "an image"),
+        _read("pdf", "doc.pdf", "a PDF"),
+        _read("ipynb", "notebook.ipynb", "a notebook"),
+        _read("json", "data.json"),
+        _read("directory", "dir", "a directory"),
+        _read("missing", "missing.txt", "a missing file"),
+        _read("missing_similar", "plain.md", "a missing file with a similar name"),
+        _read("symlink", "link.txt"),
+        _read("dangling_symlink", "dangling.txt"),
+        _read("relative_dotdot", "dir/../plain.txt", "a relative path through .."),
+        _read("absolute", f"{ROOT}/plain.txt", "an absolute path"),
+    ),
+    (
+        Volatile(
+            "⟦tokens⟧",
+            r"(?<=File content \()\d+(?= tokens\) exceeds maximum allowed tokens)",
+            "counted by the API with Claude's tokenizer; the mock answers count_tokens with characters / 4",
+        ),
+        Volatile(
+            "⟦tokens_left⟧",
+            r"(?<=<total_tokens>)\d+(?= tokens left</total_tokens>)",
+            "Claude Code's token budget countdown: a budget minus the tokens the API reported used so far "
+            "(the mock reports 11), so only the model's server knows it.",
+        ),
+    ),
+    notes=(
+        "Run as `claude -p PROMPT --model MODEL` against the mock (ANTHROPIC_BASE_URL). The output is the "
+        "tool_result's content as the next request carries it: a string as it is; a list of blocks (an image, "
+        "a PDF's document, a notebook with a countdown) as its JSON; blocks Claude Code sends beside the "
+        "tool_result in the same message (2.0 and 2.1.84 put a PDF's document there) appended to that list.",
+        "The mock answers count_tokens with the messages' characters / 4: Claude Code asks the API before it "
+        "returns a large Read, so the 25,000-token limit (and 2.1.330's partial view) turn on a count only "
+        "Anthropic's server makes with Claude's tokenizer. Those cases are server_counted in the corpus.",
+        "2.1.330 with claude-sonnet-4-5 (and the other models with the total_tokens_reminder capability) "
+        "trims the whole result and appends the <total_tokens> countdown; with claude-opus-5-5, its default "
+        "model, neither happens. 2.0.21 and 2.1.84 have no countdown.",
+        "2.0.21 reports a file read with offset or limit as modified on the next turn (it stores the read time "
+        "rounded down to the millisecond; the file's mtime has more digits) and merges that note, with the "
+        "diff hunks of what it read against the whole file, into the result, trimming it: this is where the "
+        "leading spaces of such reads go in 2.0.21 transcripts.",
+    ),
+)
+
+
+def _exec(name: str, cmd: str, why: str = "", **more: Any) -> Case:
+    return Case(name, "exec_command", {"cmd": cmd, **more}, why)
+
+
+CODEX = AgentCases(
+    (
+        _exec("cat_plain", "cat plain.txt"),
+        _exec("cat_no_final_newline", "cat no_final_newline.txt"),
+        _exec("cat_crlf", "cat crlf.txt", "CR kept?"),
+        _exec("cat_empty", "cat empty.txt", "no output at all"),
+        _exec("cat_latin1", "cat latin1.txt", "invalid UTF-8"),
+        _exec("cat_utf16", "cat utf16.txt"),
+        _exec("cat_nul", "cat nul.txt", "NUL bytes"),
+        _exec("cat_png", "cat image.png", "binary output"),
+        _exec("cat_missing", "cat missing.txt", "a failing command: exit code 1 and stderr"),
+        _exec("cat_directory", "cat dir"),
+        _exec("cat_long_lines", "cat long_lines.txt"),
+        _exec("cat_unicode", "cat unicode.txt"),
+        _exec("cat_lines_2600", "cat lines_2600.txt", "over the 10,000-token output budget"),
+        _exec("cat_big", "cat big.txt", "far over the budget"),
+        _exec("cat_lines_2600_budget_100", "cat lines_2600.txt", "a smaller budget", max_output_tokens=100),
+        _exec("sed_2_3", "sed -n 2,3p plain.txt"),
+        _exec("sed_1_200", "sed -n 1,200p lines_2600.txt", "a window the model asks for"),
+        _exec("sed_past_end", "sed -n 100,120p plain.txt"),
+        _exec("nl_plain", "nl -ba plain.txt"),
+        _exec("nl_crlf", "nl -ba crlf.txt"),
+        _exec("nl_window", "nl -ba lines_2600.txt | sed -n 2595,2600p"),
+        _exec("head_default", "head lines_2600.txt"),
+        _exec("head_n_3", "head -n 3 plain.txt"),
+        _exec("rg_match", "rg -n beta plain.txt"),
+        _exec("rg_many", "rg -n 'line 25' lines_2600.txt"),
+        _exec("rg_no_match", "rg -n nomatch plain.txt", "exit code 1, no output"),
+        _exec("rg_dir", "rg -n deep dir"),
+        _exec("ls_dir", "ls -la dir | wc -l"),
+        _exec("wc_l", "wc -l lines_2600.txt"),
+        _exec("stderr_and_stdout", "cat plain.txt missing.txt", "both streams, exit code 1"),
+        _exec("exit_code_3", "echo out; exit 3"),
+    ),
+    (
+        Volatile("⟦chunk_id⟧", r"(?<=^Chunk ID: )[0-9a-f]+$", "a random id per output chunk"),
+        Volatile("⟦wall_time⟧", r"(?<=^Wall time: )\d+\.\d+(?= seconds$)", "how long the command took"),
+    ),
+    notes=(
+        "Run as `codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m gpt-5.5` with a "
+        "custom model provider (wire_api = responses) in $CODEX_HOME/config.toml pointing at the mock. With "
+        "gpt-5.5 (and models without metadata) Codex offers `exec_command` (unified exec: cmd, workdir, tty, "
+        "yield_time_ms, max_output_tokens, ...) as a plain function tool; its schema is offered_tools. The "
+        "newest catalog models (gpt-6.x) offer a JavaScript `exec` code-mode tool instead, whose nested "
+        "tools.exec_command returns what the script makes of it: not recorded here.",
+        "The model receives the function_call_output text: 'Chunk ID: <6 hex>', 'Wall time: <s.ssss> "
+        "seconds', 'Process exited with code <n>', 'Original token count: <ceil(output bytes / 4)>', "
+        "'Output:' and the output: stdout and stderr merged as the command wrote them, bytes that are not "
+        "UTF-8 shown as U+FFFD, CR and NUL kept, no line numbers, nothing added at the end.",
+        "Over the output budget (max_output_tokens, default 10,000 tokens of 4 bytes) the output starts "
+        "'Warning: truncated output (original token count: N)\nTotal output lines: L\n\n' and keeps its "
+        "beginning and end around '…K tokens truncated…' (cat_big, cat_lines_2600_budget_100).",
+        "Codex tried github.com, api.github.com and chatgpt.com at start (plugins and update checks); the "
+        "probe's proxy variables point at a closed port on 127.0.0.1, so nothing left the machine.",
+    ),
+)
+
+
+def _gemini_read(name: str, path: str, why: str = "", **more: Any) -> Case:
+    return Case(name, "read_file", {"file_path": path, **more}, why)
+
+
+GEMINI_CLI = AgentCases(
+    (
+        _gemini_read("plain", "plain.txt"),
+        _gemini_read("no_final_newline", "no_final_newline.txt"),
+        _gemini_read("crlf", "crlf.txt"),
+        _gemini_read("empty", "empty.txt"),
+        _gemini_read("only_newline", "only_newline.txt"),
+        _gemini_read("lone_cr", "lone_cr.txt"),
+        _gemini_read("latin1", "latin1.txt"),
+        _gemini_read("utf16", "utf16.txt"),
+        _gemini_read("utf8_bom", "utf8_bom.txt"),
+        _gemini_read("unicode", "unicode.txt"),
+        _gemini_read("lines_2600", "lines_2600.txt", "the default line cap and its truncation header"),
+        _gemini_read("lines_2600_window", "lines_2600.txt", start_line=10, end_line=12),
+        _gemini_read("lines_2600_start_only", "lines_2600.txt", start_line=2590),
+        _gemini_read("end_past_end", "plain.txt", start_line=2, end_line=50),
+        _gemini_read("start_past_end", "plain.txt", start_line=9),
+        _gemini_read("long_lines", "long_lines.txt", "the line length cap"),
+        _gemini_read("big", "big.txt", "over 256 KB"),
+        _gemini_read("nul", "nul.bin"),
+        _gemini_read("nul_in_txt", "nul.txt"),
+        _gemini_read("png", "image.png"),
+        _gemini_read("pdf", "doc.pdf"),
+        _gemini_read("ipynb", "notebook.ipynb"),
+        _gemini_read("directory", "dir"),
+        _gemini_read("missing", "missing.txt"),
+        _gemini_read("symlink", "link.txt"),
+        _gemini_read("absolute", f"{ROOT}/plain.txt"),
+        Case("many_two", "read_many_files", {"include": ["plain.txt", "crlf.txt"]}, "@file references"),
+        Case("many_dir", "read_many_files", {"include": ["dir"]}, "a directory reference"),
+        Case("many_empty", "read_many_files", {"include": ["empty.txt"]}),
+        Case("many_png", "read_many_files", {"include": ["image.png"]}),
+        Case("many_missing", "read_many_files", {"include": ["missing.txt"]}),
+        Case("list_root", "list_directory", {"dir_path": "."}),
+        Case("list_dir", "list_directory", {"dir_path": "dir"}),
+        Case("list_empty", "list_directory", {"dir_path": "empty_dir"}),
+        Case("list_ignore", "list_directory", {"dir_path": ".", "ignore": ["*.txt"]}),
+        Case("list_missing", "list_directory", {"dir_path": "missing_dir"}),
+        Case("list_file", "list_directory", {"dir_path": "plain.txt"}),
+    ),
+    notes=(
+        "Run as `gemini -p PROMPT -m gemini-2.5-pro` with GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL (the mock), "
+        "security.auth.selectedType = gemini-api-key in ~/.gemini/settings.json (the base URL alone selects "
+        "a gateway auth that -p refuses) and GEMINI_CLI_TRUST_WORKSPACE=true. It streams "
+        "POST /v1beta/models/MODEL:streamGenerateContent?alt=sse.",
+        "read_file and list_directory outputs are the functionResponse's response.output (or .error, then "
+        "is_error); when the CLI sends more parts with it (an image's or a PDF's inlineData) the output is "
+        "the JSON list of the functionResponse and those parts.",
+        "read_file: the text as it is (no line numbers; CRLF becomes LF, a BOM and UTF-16 are decoded); "
+        "past 2,000 lines, or with start_line/end_line, a header 'IMPORTANT: The file content has been "
+        "truncated.' with the lines shown, then '--- FILE CONTENT (truncated) ---'; lines over 2,000 "
+        "characters end in '... [truncated]'; Latin-1 and NUL bytes make it a binary file.",
+        "read_many_files is not offered to the model in 0.61.0: the CLI runs it on the user's @path "
+        "references (a directory becomes @dir/**). The output is what the CLI added to the first user "
+        "message, from '--- Content from referenced files ---' on, its text parts joined (empty when it "
+        "read nothing, as for a missing file); files come sorted by path.",
+        "list_directory: directories first, then files with their sizes, each group sorted by name; a "
+        "dangling symlink is left out.",
+    ),
+)
+
+CASES: dict[str, AgentCases] = {"claude-code": CLAUDE_CODE, "codex": CODEX, "gemini-cli": GEMINI_CLI}

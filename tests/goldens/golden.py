@@ -1,0 +1,122 @@
+"""The golden files: one JSON file per agent, version and model, holding every recorded case.
+
+``tests/goldens/<agent>/<version>/<model>.json``::
+
+    {"agent", "version", "model", "recorded_by", "volatile": [{"placeholder", "pattern", "why"}],
+     "notes": [...], "offered_tools": [...],
+     "cases": [{"name", "tool", "arguments", "output", "is_error", "why"}]}
+
+In ``arguments`` and ``output`` the corpus root's absolute path is ``⟦root⟧``; each volatile part
+is its placeholder. ``matches`` compares an output with a golden byte for byte, except that a
+volatile placeholder matches its pattern.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from goldens.corpus import ROOT, Volatile
+
+GOLDENS_DIR = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class GoldenCase:
+    name: str
+    tool: str
+    arguments: dict[str, Any]
+    output: str
+    is_error: bool
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Golden:
+    agent: str
+    version: str
+    model: str
+    recorded_by: str
+    volatile: tuple[Volatile, ...]
+    notes: tuple[str, ...]
+    offered_tools: tuple[Any, ...]
+    cases: tuple[GoldenCase, ...]
+
+    @property
+    def path(self) -> Path:
+        return GOLDENS_DIR / self.agent / self.version / f"{self.model}.json"
+
+    def save(self) -> Path:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        record = asdict(self)
+        self.path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        return self.path
+
+    def matches(self, case: GoldenCase, output: str, root: str | os.PathLike[str]) -> bool:
+        """Whether ``output`` (produced in ``root``) is the recorded one."""
+        return _pattern(case.output, self.volatile).fullmatch(with_placeholders(output, root, ())) is not None
+
+
+def load(path: Path) -> Golden:
+    record = json.loads(path.read_text(encoding="utf-8"))
+    return Golden(
+        record["agent"],
+        record["version"],
+        record["model"],
+        record["recorded_by"],
+        tuple(Volatile(**v) for v in record["volatile"]),
+        tuple(record["notes"]),
+        tuple(record["offered_tools"]),
+        tuple(GoldenCase(**case) for case in record["cases"]),
+    )
+
+
+def all_goldens() -> list[Golden]:
+    return [load(path) for path in sorted(GOLDENS_DIR.glob("*/*/*.json"))]
+
+
+def _roots(root: str | os.PathLike[str]) -> list[str]:
+    """The root as given and as resolved (they differ where /tmp is a link), longest first."""
+    found = {os.path.abspath(root), os.path.realpath(root)}
+    return sorted(found, key=len, reverse=True)
+
+
+def with_placeholders(text: str, root: str | os.PathLike[str], volatile: tuple[Volatile, ...]) -> str:
+    """``text`` with the root's path and every volatile part replaced by their placeholders."""
+    for path in _roots(root):
+        text = text.replace(path, ROOT)
+    for part in volatile:
+        text = re.sub(part.pattern, part.placeholder, text, flags=re.MULTILINE)
+    return text
+
+
+def with_root(value: Any, root: str | os.PathLike[str]) -> Any:
+    """Arguments with ``⟦root⟧`` replaced by the root's absolute path (in strings, lists and dicts)."""
+    if isinstance(value, str):
+        return value.replace(ROOT, os.path.abspath(root))
+    if isinstance(value, list):
+        return [with_root(item, root) for item in value]
+    if isinstance(value, dict):
+        return {key: with_root(item, root) for key, item in value.items()}
+    return value
+
+
+def _pattern(golden_output: str, volatile: tuple[Volatile, ...]) -> re.Pattern[str]:
+    """The golden output as a regular expression: literal text, volatile placeholders as their patterns."""
+    if not volatile:
+        return re.compile(re.escape(golden_output), re.DOTALL)
+    by_placeholder = {part.placeholder: part.pattern for part in volatile}
+    pieces = re.split("(" + "|".join(re.escape(p) for p in by_placeholder) + ")", golden_output)
+    # A volatile pattern's lookarounds refer to the text around it, which is literal here.
+    regex = "".join(_bare(by_placeholder[piece]) if piece in by_placeholder else re.escape(piece) for piece in pieces)
+    return re.compile(regex, re.DOTALL)
+
+
+def _bare(pattern: str) -> str:
+    """The pattern without its lookbehind, lookahead and ^/$ anchors (the literal text around it matches those)."""
+    pattern = re.sub(r"^\(\?<=.*?\)|\(\?=.*\)$", "", pattern)
+    return "(?:" + pattern.strip("^$") + ")"

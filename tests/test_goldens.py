@@ -1,0 +1,132 @@
+"""Every profile equals the goldens recorded from its real agent, byte for byte (no npm needed).
+
+A golden's call goes to the profiles of its agent (the profiles named after it, ``codex``,
+``claude-code@2.0`` ...) the way replay offers a transcript's call: the first that claims it runs it,
+and the profile picks its variant by the golden's version. The golden's model is passed as the
+``model`` setting. Outputs compare literally, except the volatile parts the golden names (its
+placeholders); a case marked ``server_counted`` turns on a count only the model's server makes, so
+there the profile must say it is uncertain instead.
+
+``pytest -m live_agents`` re-records every golden whose agent version is installed and compares.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+from goldens.corpus import CASES, build
+from goldens.golden import Golden, GoldenCase, all_goldens, with_placeholders, with_root
+
+from agentpager import Workspace
+from agentpager.tools import all_profiles
+from agentpager.tools.base import Claim, RecordedCall
+
+GOLDENS = all_goldens()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build(tmp_path_factory.mktemp("goldens") / "corpus")
+
+
+def claim_of(golden: Golden, case: GoldenCase, root: Path) -> tuple[str, Claim] | None:
+    """The profile of the golden's agent that claims the call, and its claim."""
+    recorded = RecordedCall(
+        case.tool, with_root(case.arguments, root), None, golden.agent, golden.version, cwd=str(root)
+    )
+    for profile in all_profiles():
+        if profile.name.split("@")[0] == golden.agent and (claim := profile.claim(recorded)) is not None:
+            return claim.profile or profile.name, claim
+    return None
+
+
+def _claimed() -> list[tuple[Golden, GoldenCase]]:
+    scratch = Path("/nonexistent-corpus")  # claims read arguments, never files
+    return [(golden, case) for golden in GOLDENS for case in golden.cases if claim_of(golden, case, scratch)]
+
+
+CLAIMED = _claimed()
+
+
+def _diff(expected: str, actual: str) -> str:
+    lines = difflib.unified_diff(expected.splitlines(True), actual.splitlines(True), "golden", "profile", n=2)
+    return "".join(list(lines)[:60])
+
+
+@pytest.mark.parametrize(
+    ("golden", "case"),
+    CLAIMED,
+    ids=[f"{golden.agent}@{golden.version}/{golden.model}/{case.name}" for golden, case in CLAIMED],
+)
+def test_profile_equals_the_real_agent(golden: Golden, case: GoldenCase, corpus: Path) -> None:
+    found = claim_of(golden, case, corpus)
+    assert found is not None
+    profile, claim = found
+    workspace = Workspace(corpus, profile, settings={"model": golden.model, **claim.settings})
+    result = workspace.call(claim.tool, claim.arguments)
+    if next(c for c in CASES[golden.agent].cases if c.name == case.name).server_counted:
+        assert result.uncertain, f"{profile} answers as if it knew Claude's token count:\n{result.text[:300]}"
+        return
+    produced = with_placeholders(result.text, corpus, ())
+    assert golden.matches(case, result.text, corpus), f"{profile} differs from the real agent:\n" + _diff(
+        case.output, produced
+    )
+    assert result.is_error == case.is_error
+
+
+def test_the_goldens_cover_the_versions_and_every_case() -> None:
+    recorded = {(golden.agent, golden.version, golden.model) for golden in GOLDENS}
+    assert recorded >= {
+        ("claude-code", "2.0.21", "claude-sonnet-4-5"),
+        ("claude-code", "2.1.84", "claude-sonnet-4-5"),
+        ("claude-code", "2.1.330", "claude-sonnet-4-5"),
+        ("claude-code", "2.1.330", "claude-opus-5-5"),
+        ("codex", "0.169.0", "gpt-5.5"),
+        ("gemini-cli", "0.61.0", "gemini-2.5-pro"),
+    }
+    for golden in GOLDENS:
+        assert [case.name for case in golden.cases] == [case.name for case in CASES[golden.agent].cases]
+        assert golden.offered_tools, f"{golden.path}: the tool definitions the agent offered are missing"
+        for case in golden.cases:
+            assert "/agentpager-corpus-" not in case.output, f"{golden.path}: {case.name} holds the temp root"
+
+
+def test_every_claude_code_golden_has_a_profile() -> None:
+    claude_code = [g for g in GOLDENS if g.agent == "claude-code"]
+    assert claude_code and all(all((g, case) in CLAIMED for case in g.cases) for g in claude_code), (
+        "each Claude Code version's Read is replayed by a claude-code profile"
+    )
+
+
+def test_volatile_parts_match_their_pattern_and_nothing_else() -> None:
+    golden = next(g for g in GOLDENS if g.agent == "codex")
+    case = next(c for c in golden.cases if c.name == "cat_plain")
+    real = "Chunk ID: 3fa9c1\nWall time: 0.0012 seconds\nProcess exited with code 0\nOriginal token count: 5\nOutput:\nalpha\nbeta\ngamma\n"
+    assert golden.matches(case, real, "/r")
+    assert not golden.matches(case, real.replace("Chunk ID: 3fa9c1", "Chunk ID: 3fa9c1 "), "/r")
+    assert not golden.matches(case, real.replace("gamma", "gamma "), "/r")
+    assert not golden.matches(case, real.replace("code 0", "code 1"), "/r")
+
+
+@pytest.mark.live_agents
+@pytest.mark.parametrize("golden", GOLDENS, ids=[f"{g.agent}@{g.version}/{g.model}" for g in GOLDENS])
+def test_the_real_agent_still_answers_as_recorded(golden: Golden, tmp_path: Path) -> None:
+    from agentpager.agents import AgentNotInstalled, find, probe
+
+    try:
+        installed = find(golden.agent, golden.version)
+    except AgentNotInstalled as error:
+        pytest.skip(str(error).splitlines()[0])
+    differing = []
+    for case in golden.cases:
+        root = build(tmp_path / case.name)
+        result = probe(
+            golden.agent, case.tool, with_root(case.arguments, root), root, model=golden.model, installed=installed
+        )
+        if not golden.matches(case, result.text, root) or result.is_error != case.is_error:
+            differing.append(
+                f"{case.name}:\n{_diff(case.output, with_placeholders(result.text, root, golden.volatile))}"
+            )
+    assert not differing, "\n".join(differing)

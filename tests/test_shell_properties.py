@@ -1,0 +1,113 @@
+"""Property: for random files and random supported commands, the emulation prints what the real
+programs print (stdout, stderr and exit status)."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentpager.engine.content import ContentStore
+from agentpager.tools.paths import Root
+from agentpager.tools.shell import NotReplayable, emulate
+from tests.test_shell_real import real
+
+# Text-like bytes with the awkward ones agents meet: CR, tabs, invalid UTF-8, a two-byte character.
+_PIECES = [
+    b"a",
+    b"b",
+    b"A",
+    b"x",
+    b" ",
+    b"\t",
+    b"\n",
+    b"\n",
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"\xc3\xa9",
+    b"\xff",
+    b"\xc3",
+    b"1",
+]
+contents = st.lists(st.sampled_from(_PIECES), max_size=60).map(b"".join)
+counts = st.integers(min_value=0, max_value=12).map(str)
+files = st.sampled_from(["f1", "f2", "f1 f2", "f2 f1", "missing f1"])
+patterns = st.sampled_from(["a", "b", "x", "^a", "a$", "A", "a.b", "[ab]", "[^a ]", "é", "1"])
+
+
+def _window(program: str) -> st.SearchStrategy[str]:
+    forms = [st.builds(lambda n: f"-n {n}", counts), st.builds(lambda n: f"-c {n}", counts)]
+    forms.append(st.builds(lambda n: f"-n -{n}" if program == "head" else f"-n +{n}", counts))
+    return st.one_of(*forms)
+
+
+def _sed_script() -> st.SearchStrategy[str]:
+    line = st.integers(min_value=1, max_value=12).map(str)
+    single = st.one_of(line, st.just("$"), st.sampled_from(["/a/", "/^b/", "/x$/", "/A/I"]))
+    address = st.one_of(single, st.builds(lambda a, b: f"{a},{b}", single, st.one_of(single, st.just("+1"))))
+    command = st.builds(
+        lambda a, bang, c: f"{a}{bang}{c}", address, st.sampled_from(["", "!"]), st.sampled_from("pp=d")
+    )
+    return st.lists(command, min_size=1, max_size=3).map(";".join)
+
+
+def _grep(program: str) -> st.SearchStrategy[str]:
+    flags = st.lists(
+        st.sampled_from(["-n", "-c", "-v", "-i", "-w", "-x", "-A 1", "-B 2", "-C 1", "-m 2", "-l"]), max_size=3
+    )
+    return st.builds(
+        lambda f, p, names: " ".join([program, *(["-j1"] if program == "rg" else []), *f, shlex.quote(p), names]),
+        flags,
+        patterns,
+        files,
+    )
+
+
+simple = st.one_of(
+    st.builds(lambda n, f: f"cat {n} {f}", st.sampled_from(["", "-n"]), files),
+    st.builds(lambda w, f: f"head {w} {f}", _window("head"), files),
+    st.builds(lambda w, f: f"tail {w} {f}", _window("tail"), files),
+    st.builds(lambda q, s, f: f"sed {q} {shlex.quote(s)} {f}", st.sampled_from(["-n", ""]), _sed_script(), files),
+    st.builds(lambda b, f: f"nl {b} {f}", st.sampled_from(["", "-ba", "-bt"]), files),
+    st.builds(lambda o, f: f"wc {o} {f}", st.sampled_from(["", "-l", "-w", "-c", "-m", "-lw"]), files),
+    _grep("grep"),
+    _grep("rg") if shutil.which("rg") else _grep("grep"),
+)
+downstream = st.one_of(
+    st.builds(lambda n: f"head -n {n}", counts),
+    st.builds(lambda n: f"tail -n {n}", counts),
+    st.builds(lambda s: f"sed -n {shlex.quote(s)}", _sed_script()),
+    st.builds(lambda p: f"grep -n {shlex.quote(p)}", patterns),
+    st.just("wc"),
+    st.just("nl -ba"),
+)
+redirections = st.sampled_from(["", "", " 2>&1", " 2>/dev/null", " >/dev/null"])
+commands = st.one_of(
+    st.builds(lambda a, r: a + r, simple, redirections),
+    st.builds(lambda a, r, b: f"{a}{r} | {b}", simple, redirections, downstream),
+    st.builds(lambda a, b: f"{a} && {b}", simple, simple),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(first=contents, second=contents, command=commands)
+def test_emulation_equals_the_real_programs(first: bytes, second: bytes, command: str) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        (root / "f1").write_bytes(first)
+        (root / "f2").write_bytes(second)
+        emulated = emulate(Root.of(root), ContentStore(root / ".cache"), command)
+        if isinstance(emulated, NotReplayable):
+            assert "NUL" not in emulated.reason and "internal" not in emulated.reason, emulated.reason
+            return
+        expected = real(root, command)
+        assert (str(emulated.stdout), emulated.exit_code, emulated.stderr) == (
+            expected.stdout,
+            expected.exit_code,
+            expected.stderr,
+        )
