@@ -338,20 +338,7 @@ def _summarize_document(found: Found, size: int) -> SessionInfo:
     for key, value in (skimmed[0] if skimmed else {}).items():
         for element in value if isinstance(value, list) else [{key: value}]:
             feed(collector, Record(element, Location(), key if isinstance(value, list) else ""))
-    parsed = collector.parsed
-    prompt = next((event.text for event in parsed.events if event.kind == "prompt"), "")
-    return SessionInfo(
-        found.path,
-        found.agent,
-        parsed.cwd or found.project_hint,
-        parsed.session_id,
-        parsed.version,
-        parsed.model,
-        parsed.started,
-        parsed.ended,
-        title=" ".join(prompt.split())[:200],
-        size=size,
-    )
+    return _document_summary(found, collector.parsed, size)
 
 
 def _whole_document(found: Found, size: int) -> SessionInfo:
@@ -359,7 +346,11 @@ def _whole_document(found: Found, size: int) -> SessionInfo:
         transcript = open_transcript(found.path, subagents=False)
     except TranscriptError as error:
         raise ValueError(str(error)) from None
-    parsed = transcript.parsed
+    return _document_summary(found, transcript.parsed, size, len(transcript.calls))
+
+
+def _document_summary(found: Found, parsed: Parsed, size: int, calls: int | None = None) -> SessionInfo:
+    """The summary of a document read as far as ``parsed`` says; counted when its ``calls`` are."""
     prompt = next((event.text for event in parsed.events if event.kind == "prompt"), "")
     turn = next((turn for turn in reversed(parsed.turns) if turn.context), None)
     return SessionInfo(
@@ -371,11 +362,11 @@ def _whole_document(found: Found, size: int) -> SessionInfo:
         parsed.model,
         parsed.started,
         parsed.ended,
-        len(transcript.calls),
-        None if turn is None else turn.context + turn.output,
+        calls,
+        None if turn is None or calls is None else turn.context + turn.output,
         " ".join(prompt.split())[:200],
         size,
-        counted=True,
+        counted=calls is not None,
     )
 
 

@@ -173,15 +173,11 @@ def _object(text: str, position: int) -> tuple[dict[str, Any], int, Path | None]
             members[key] = value
             if cut is not None:
                 return members, position, (key, *cut)
-            if text[position] in _WHITESPACE:
-                position = _skip(text, position)
-            if text[position] == "}":
-                return members, position + 1, None
-            if text[position] != ",":
+            closed, position = _after(text, position, "}")
+            if closed:
+                return members, position, None
+            if closed is None:
                 break
-            position += 1
-            if text[position] in _WHITESPACE:
-                position = _skip(text, position)
     except (IndexError, ValueError):
         position = len(text)
     return members, position, ()
@@ -200,18 +196,29 @@ def _array(text: str, position: int) -> tuple[list[Any], int, Path | None]:
             elements.append(value)
             if cut is not None:
                 return elements, position, (len(elements) - 1, *cut)
-            if text[position] in _WHITESPACE:
-                position = _skip(text, position)
-            if text[position] == "]":
-                return elements, position + 1, None
-            if text[position] != ",":
+            closed, position = _after(text, position, "]")
+            if closed:
+                return elements, position, None
+            if closed is None:
                 break
-            position += 1
-            if text[position] in _WHITESPACE:
-                position = _skip(text, position)
     except IndexError:
         position = len(text)
     return elements, position, ()
+
+
+def _after(text: str, position: int, closing: str) -> tuple[bool | None, int]:
+    """After a member or an element: (True, past ``closing``) at the container's end, (False, the
+    next one's start) after a comma, (None, where it is) at anything else."""
+    if text[position] in _WHITESPACE:
+        position = _skip(text, position)
+    if text[position] == closing:
+        return True, position + 1
+    if text[position] != ",":
+        return None, position
+    position += 1
+    if text[position] in _WHITESPACE:
+        position = _skip(text, position)
+    return False, position
 
 
 def _last_members(tail: str) -> dict[str, Any]:
