@@ -137,6 +137,7 @@ def test_sessions_of_every_agent(tmp_path: Path, isolated_cache: Path) -> None:
     ]
     assert sessions[2].title == "Fix the export please" and sessions[2].path == str(claude)
     assert (sessions[1].started, sessions[1].ended) == ("2026-02-03T09:00:00Z", "2026-02-03T09:02:04Z")
+    assert (sessions[0].started, sessions[0].ended) == ("2026-03-01T00:00:00Z", "2026-03-01T00:10:00Z")
 
 
 def test_the_cache_is_used_and_a_grown_session_counted_on(tmp_path: Path, isolated_cache: Path) -> None:
