@@ -300,7 +300,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _replayed(self, event: _Replayed) -> None:
         calls = self.query_one(CallList)
         calls.summaries.update(event.summaries)
-        if self.filter == 1:
+        if self.filter in (1, 2):  # replayed, and read: a skimmed output's error flag is known now
             self._apply_filter()
         calls.refresh()
 
