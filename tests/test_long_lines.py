@@ -158,3 +158,15 @@ def test_codex_outputs(tmp_path: Path) -> None:
     (call,) = open_transcript(str(path)).calls
     assert (call.result.where.line, call.result.chars) == (3, None)
     assert RecordFile(str(path)).read_again(call.result.where)["payload"]["output"] == BIG
+
+
+def test_the_call_list_shows_a_skimmed_output_by_its_line_until_it_is_read(tmp_path: Path) -> None:
+    from agentpager.tui.transcript_screen import _recorded_size
+
+    transcript = open_transcript(str(write(tmp_path / "s.jsonl", claude_lines([BIG]))))
+    (call,) = transcript.calls
+    assert (_recorded_size(call), _recorded_size(call, short=True)) == ("≤220 KB", "≤220 KB"), (
+        "the line holds the output twice"
+    )
+    transcript.recorded(call)
+    assert (_recorded_size(call), _recorded_size(call, short=True)) == ("98,894 chars", "98,894")
