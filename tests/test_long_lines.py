@@ -11,7 +11,7 @@ from agentpager.transcripts import open_transcript, records
 from agentpager.transcripts.records import RecordFile
 
 BIG = "".join(f'{n:>6}\t    const value{n} = compute("item", {n});\n' for n in range(1, 2001))
-"""An output of 98,894 characters: its line is far past LONG_LINE."""
+"""An output of 101,786 characters: its line is far past LONG_LINE."""
 
 
 def claude_lines(outputs: list[str], order: str = "new") -> list[dict]:
@@ -169,4 +169,4 @@ def test_the_call_list_shows_a_skimmed_output_by_its_line_until_it_is_read(tmp_p
         "the line holds the output twice"
     )
     transcript.recorded(call)
-    assert (_recorded_size(call), _recorded_size(call, short=True)) == ("98,894 chars", "98,894")
+    assert (_recorded_size(call), _recorded_size(call, short=True)) == ("101,786 chars", "101,786")
