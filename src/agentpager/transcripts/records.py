@@ -96,18 +96,23 @@ class RecordFile:
         if self._kind is not None:
             return self._kind
         with self.file.open() as reader:
-            head = read_exact(reader.fd, min(reader.size, _KIND_PROBE_BYTES), 0).decode("utf-8", "replace")
-        stripped = head.lstrip(_WHITESPACE + "\ufeff")
+            probe = read_exact(reader.fd, min(reader.size, _KIND_PROBE_BYTES), 0)
+        start = len(probe) - len(probe.lstrip(b" \t\r\n"))
+        if probe.startswith(b"\xef\xbb\xbf", start):
+            start += 3
+        end = probe.find(b"\n", start)
+        if end < 0 or probe[start : start + 1] == b"[":
+            end = len(probe)
+        head = probe[start:end].decode("utf-8", "replace").lstrip(_WHITESPACE)
         kind: Kind = "jsonl"
-        if stripped.startswith("["):
+        if head.startswith("["):
             kind = "array"
-        elif stripped.startswith("{"):
-            first_line = stripped.split("\n", 1)[0]
+        elif head.startswith("{"):
             try:
-                json.loads(first_line)
+                json.loads(head)
             except ValueError:
-                kind = "jsonl" if len(first_line) >= _KIND_PROBE_BYTES - 1 else "object"
-        if "\n" in stripped or len(head) >= _KIND_PROBE_BYTES:
+                kind = "jsonl" if len(head) >= _KIND_PROBE_BYTES - 1 else "object"
+        if b"\n" in probe[start:] or len(probe) >= _KIND_PROBE_BYTES:
             self._kind = kind
         return kind
 
