@@ -61,7 +61,8 @@ def test_valid_settings_are_used(isolated_config: Path) -> None:
     [
         (
             'profile = "qqq"',
-            "profile: expected a profile (qq, forge, crush, vault, claude-code, claude-code@2.1.84, claude-code@2.0, codex, "
+            "profile: expected a profile (qq, forge, crush, vault, claude-code, claude-code@2.1.84, claude-code@2.0, "
+            "gemini-cli, codex, "
             'openhands, swe-agent), got "qqq"; '
             'using "qq".',
         ),

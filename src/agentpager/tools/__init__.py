@@ -2,7 +2,8 @@
 
 Each module listed here exports ``PROFILES``: its profiles, the default first (a module may add
 variants such as an agent's older versions, named ``{name}@{version}``). The order is the order the
-app lists them in, and the order in which they are asked to claim a recorded call.
+app lists them in, and the order in which they are asked to claim a recorded call (gemini-cli, which
+claims only Gemini CLI's calls, before codex, whose ``read_file`` takes any call with its arguments).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ _MODULES = {
     "crush": "agentpager.tools.crush",
     "vault": "agentpager.tools.vault",
     "claude-code": "agentpager.tools.claude_code",
+    "gemini-cli": "agentpager.tools.gemini_cli",
     "codex": "agentpager.tools.codex",
     "openhands": "agentpager.tools.openhands",
     "swe-agent": "agentpager.tools.swe_agent",

@@ -10,8 +10,9 @@ from typing import Any, Literal
 
 from agentpager.tools.errors import ToolError
 
-ParamType = Literal["integer", "boolean", "string", "integers"]
-"""``integers`` is a JSON array of integers (of any length: the tool checks how many it wants)."""
+ParamType = Literal["integer", "boolean", "string", "integers", "strings", "object"]
+"""``integers`` and ``strings`` are JSON arrays (of any length: the tool checks how many it wants);
+``object`` is a JSON object the tool reads itself."""
 
 
 class _Required:
@@ -43,10 +44,10 @@ class Param:
         return self.default is REQUIRED
 
     def schema(self) -> dict[str, Any]:
-        json_type = "array" if self.type == "integers" else self.type
+        json_type = "array" if self.type in ("integers", "strings") else self.type
         schema: dict[str, Any] = {"type": json_type if self.default is not None else [json_type, "null"]}
-        if self.type == "integers":
-            schema["items"] = {"type": "integer"}
+        if self.type in ("integers", "strings"):
+            schema["items"] = {"type": "integer" if self.type == "integers" else "string"}
         schema["description"] = self.description
         if self.minimum is not None:
             schema["minimum"] = self.minimum
@@ -72,12 +73,29 @@ class Param:
                 numbers = [_integer(item) for item in value]
                 if None not in numbers:
                     return numbers
+        elif self.type == "strings":
+            if isinstance(value, str):  # one path, or as typed in a form: '["a", "b"]'
+                try:
+                    value = json.loads(value) if value.startswith("[") else [value]
+                except ValueError:
+                    value = [value]
+            if isinstance(value, list) and all(isinstance(item, str) for item in value):
+                return value
+        elif self.type == "object":
+            if isinstance(value, str):
+                try:
+                    value = json.loads(value)
+                except ValueError:
+                    pass
+            if isinstance(value, dict):
+                return value
         elif self.type == "boolean":
             if type(value) is bool:
                 return value
         elif isinstance(value, str):
             return value
-        expected = "an array of integers" if self.type == "integers" else self.type
+        expected = {"integers": "an array of integers", "strings": "an array of strings"}.get(self.type, self.type)
+        expected = "an object" if self.type == "object" else expected
         raise ToolError(f"Invalid value for '{self.name}': expected {expected}, got {_as_json(value)}.")
 
 

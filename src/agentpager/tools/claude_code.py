@@ -43,6 +43,7 @@ from agentpager.tools.base import (
 )
 from agentpager.tools.errors import ToolError
 from agentpager.tools.jsdiff_hunks import hunks_of_window
+from agentpager.tools.jsstrings import js_length, js_trim
 from agentpager.tools.paths import Resolved, resolve
 
 MAX_SIZE_BYTES = 256 * 1024
@@ -73,7 +74,6 @@ _BINARY_EXTENSION_WORDS = (
 )
 BINARY_EXTENSIONS = frozenset(_BINARY_EXTENSION_WORDS.split())
 """Claude Code 2.0.21's ``gN8``: extensions it refuses to read as text."""
-_JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _REMINDER_START, _REMINDER_END = "\n\n<system-reminder>\n", "\n</system-reminder>\n"
 _ARROW_LINE = re.compile(r" *\d+→")
 _TAB_LINE = re.compile(r"\d+\t")
@@ -202,16 +202,6 @@ V2_0 = replace(
 
 def error_form(message: str) -> str:
     return f"<tool_use_error>{message}</tool_use_error>"
-
-
-def js_trim(text: str) -> str:
-    """``String.prototype.trim``: JavaScript's whitespace, which is not Python's (``\\ufeff`` is, ``\\x1c`` is not)."""
-    return text.strip(_JS_WHITESPACE)
-
-
-def js_length(text: str) -> int:
-    """A string's ``length`` in JavaScript: UTF-16 code units."""
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def size_text(size: int) -> str:

@@ -188,7 +188,7 @@ def open_transcript(path: str, subagents: bool = True) -> Transcript:
         parsed.format,
         parsed.calls,
         parsed.problems,
-        parsed.cwd,
+        parsed.cwd or type(collector).cwd_beside(path),
         [records],
         parsed,
         collector if kind == "jsonl" else None,

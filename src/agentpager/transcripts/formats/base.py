@@ -297,3 +297,8 @@ class Collector:
     def subagent_files(cls, path: str, agent_ids: dict[str, ToolCall]) -> list[tuple[str, str]]:
         """(agent id, path) of the subagents' own transcripts of the transcript at ``path``."""
         return []
+
+    @classmethod
+    def cwd_beside(cls, path: str) -> str | None:
+        """The agent's directory as a file beside the transcript at ``path`` names it (the transcript does not)."""
+        return None

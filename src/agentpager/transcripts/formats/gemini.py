@@ -14,6 +14,7 @@ google-gemini/gemini-cli ``packages/core/src/services/chatRecordingService.ts`` 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number
@@ -112,6 +113,15 @@ class Gemini(Collector):
                 if tool_call.get("status") == "error":
                     is_error = True
                 self.result(tool_call.get("id"), ResultRef(where, block, len(text), is_error, timestamp=self.timestamp))
+
+    @classmethod
+    def cwd_beside(cls, path: str) -> str | None:
+        """The project directory in ``<project>/.project_root``, beside the ``chats`` folder, when Gemini wrote one."""
+        try:
+            with open(os.path.join(os.path.dirname(os.path.dirname(path)), ".project_root"), encoding="utf-8") as file:
+                return file.read(4096).strip() or None
+        except OSError:
+            return None
 
     @staticmethod
     def result_text(value: Any, block: int) -> tuple[str, bool | None]:

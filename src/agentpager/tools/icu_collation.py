@@ -1,0 +1,47 @@
+"""JavaScript's ``a.localeCompare(b)`` as Node 20 (ICU, CLDR root order) answers it, as a sort key.
+
+Node tools sort names this way (Gemini CLI's ``list_directory``): case and accents count only after
+the letters themselves (``a.txt`` < ``B.md`` < ``b.md``), and punctuation sorts before digits and
+letters in its own order (``_`` < ``-`` < ``.``). The Unicode Collation Algorithm with the DUCET
+(``pyuca``) gives the same order as Node's ICU 78 on 3,000 random names with accents, CJK and
+emoji (measured; ``tests/test_gemini_cli.py`` compares with node when it is installed). Names in
+printable ASCII, nearly all of them, take a shortcut with the same weights; ``pyuca`` (0.5 s to
+load its table) is loaded only for the others.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+_ASCII_ORDER = "\t\n\x0b\x0c\r _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz"
+_ASCII_WEIGHTS = (
+    "513 514 515 516 517 521 523 525 546 564 569 608 614 631 773 780 791 792 793 794 795 796 910 911 916 917 918 "
+    "920 921 1154 1157 1558 1562 1563 1564 1566 1568 7186 7229 7230 7231 7232 7233 7234 7235 7236 7237 7238 7239 "
+    "7264 7290 7311 7338 7397 7412 7448 7474 7500 7525 7543 7594 7609 7645 7692 7713 7731 7793 7829 7861 7907 7925 "
+    "7935 7947 7969"
+)
+"""The DUCET 10.0 primary weights of printable ASCII and its whitespace (``pyuca``'s ``allkeys``);
+an upper-case letter has its lower case's, with tertiary weight 8 instead of 2."""
+_PRIMARY = dict(zip(_ASCII_ORDER, map(int, _ASCII_WEIGHTS.split()), strict=True))
+_PRIMARY |= {char.upper(): weight for char, weight in _PRIMARY.items() if char.isalpha()}
+_IGNORABLE = frozenset(chr(code) for code in [*range(0x09), *range(0x0E, 0x20), 0x7F])
+"""ASCII controls the DUCET ignores entirely."""
+
+
+@functools.cache
+def _collator() -> Any:
+    import pyuca
+
+    return pyuca.Collator()
+
+
+def sort_key(name: str) -> tuple[int, ...]:
+    """The key that orders names as ``localeCompare`` does (ties: names it calls equal)."""
+    if name.isascii():
+        kept = [char for char in name if char not in _IGNORABLE]
+        primaries = tuple(_PRIMARY[char] for char in kept)
+        # Every ASCII character has the same secondary weight; the tertiary one marks upper case.
+        tertiaries = tuple(8 if char.isupper() else 2 for char in kept)
+        return (*primaries, 0, *([32] * len(kept)), 0, *tertiaries, 0)
+    return tuple(_collator().sort_key(name))

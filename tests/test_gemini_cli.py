@@ -1,0 +1,401 @@
+"""The gemini-cli profile: literal answers recorded from Gemini CLI 0.61.0 with ``agentpager probe`` (on the
+trees built here), its invariants, and the replay of a Gemini CLI session."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentpager import Workspace
+from agentpager.tools.gemini_content import is_binary_head, text_lines
+from agentpager.tools.icu_collation import sort_key
+from agentpager.tools.node_ignore import Ignore
+from agentpager.transcripts import open_transcript
+from agentpager.transcripts.replay import Replayer
+
+HEADER = (
+    "\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines {0}-{1} of {2} total lines.\n"
+    "Action: To read more of the file, you can use the 'start_line' and 'end_line' parameters in a subsequent "
+    "'read_file' call. For example, to read the next section of the file, use start_line: {3}.\n\n"
+    "--- FILE CONTENT (truncated) ---\n"
+)
+
+
+def write(root: Path, name: str, data: bytes) -> None:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+@pytest.fixture
+def plain(tmp_path: Path) -> Path:
+    root = tmp_path / "plain"
+    for name in ["Upper.txt", "lower.txt", "_under.txt", "a.b", "a_b", "B.md", ".hidden", "a-b", "éclair.txt"]:
+        write(root, name, b"x\n")
+    write(root, "sound.mp3", bytes(range(256)))
+    write(root, "text.mp3", b"just text\n")
+    write(root, "tune.m4a", bytes(range(256)))
+    write(root, "code.ts", b"abc\x00def\n")
+    write(root, "ctl.txt", b"abc\x01def\x02ghi\n")
+    write(root, "few_high.txt", b"hello world, this is mostly ascii text " * 3 + "w\xf6rld\n".encode("latin-1"))
+    write(root, "surrogate.txt", ("a" * 1999 + "\U0001f600" + "tail\n").encode())
+    write(root, "utf16be.txt", "\ufeffhi\nthere\n".encode("utf-16-be"))
+    write(root, "pdf_magic.txt", b"%PDF-1.4 not really\n")
+    write(root, "data.bin", b"plain text in a bin\n")
+    write(root, "dir/sub/deep.txt", b"deep\n")
+    write(root, "dir/node_modules/m.js", b"m\n")
+    write(root, "dir/GEMINI.md", b"g\n")
+    write(root, "dir/.env", b"E=1\n")
+    write(root, "dir/c.pyc", b"c\n")
+    write(root, "dir/pic.png", bytes.fromhex("89504e470d0a1a0a"))
+    write(root, "dir/  padded.txt", b"\n\n  padded  \n\n")
+    os.symlink("/etc/hostname", root / "out_link")
+    return root
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "git"
+    (root / ".git").mkdir(parents=True)
+    write(root, ".gitignore", b"*.log\nbuild/\n/secret.txt\n!keep.log\nCaseY.txt\n")
+    write(root, ".geminiignore", b"private/\nsecret2.txt\n")
+    for name in ["app.log", "keep.log", "build/out.txt", "secret.txt", "sub/secret.txt", "sub/x.tmp", "sub/y.txt"]:
+        write(root, name, b"content\n")
+    for name in ["private/p.txt", "secret2.txt", "casey.txt", "ok.txt"]:
+        write(root, name, b"content\n")
+    write(root, "sub/.gitignore", b"*.tmp\n")
+    return root
+
+
+def call(root: Path, tool: str, arguments: dict, **settings: object) -> tuple[str, bool]:
+    result = Workspace(root, "gemini-cli", settings=settings).call(tool, arguments)
+    return result.text.replace(str(root), "ROOT"), result.is_error
+
+
+# -- read_file -----------------------------------------------------------------------------------------
+
+
+def test_read_file_types_as_the_real_tool_decides(plain: Path) -> None:
+    assert call(plain, "read_file", {"file_path": "text.mp3"}) == ("just text\n", False)
+    assert call(plain, "read_file", {"file_path": "code.ts"}) == ("abc\x00def\n", False)  # .ts is always text
+    assert call(plain, "read_file", {"file_path": "ctl.txt"}) == (
+        "Cannot display content of binary file: ctl.txt",
+        False,
+    )
+    assert call(plain, "read_file", {"file_path": "pdf_magic.txt"})[0].startswith("Cannot display content of binary")
+    assert call(plain, "read_file", {"file_path": "data.bin"})[0] == "Cannot display content of binary file: data.bin"
+    few = "hello world, this is mostly ascii text " * 3 + "w\ufffdrld\n"
+    assert call(plain, "read_file", {"file_path": "few_high.txt"}) == (few, False)
+    assert call(plain, "read_file", {"file_path": "utf16be.txt"}) == ("hi\nthere\n", False)
+    assert call(plain, "read_file", {"file_path": "tune.m4a"}) == (
+        "Unsupported audio file format for ROOT/tune.m4a. Supported audio formats are MP3, WAV, AIFF, AAC, OGG, "
+        "and FLAC.",
+        True,
+    )
+
+
+def test_audio_is_announced_for_the_next_turn(plain: Path) -> None:
+    text, is_error = call(plain, "read_file", {"file_path": "sound.mp3"})
+    parts = json.loads(text)
+    assert not is_error and parts[0] == {
+        "functionResponse": {
+            "name": "read_file",
+            "response": {
+                "output": "Binary content (audio/mpeg) read successfully. Content will be injected for analysis in "
+                "the next sequence."
+            },
+            "id": "agentpager_probe_01",
+        }
+    }
+    assert parts[1]["inlineData"]["mimeType"] == "audio/mpeg"
+
+
+def test_a_long_line_is_cut_in_utf16_units(plain: Path) -> None:
+    text, _ = call(plain, "read_file", {"file_path": "surrogate.txt"})
+    assert text == HEADER.format(1, 2, 2, 3) + "a" * 1999 + "\ud83d... [truncated]\n"
+
+
+def test_read_file_errors(plain: Path) -> None:
+    assert call(plain, "read_file", {"file_path": ""}) == ("The 'file_path' parameter must be non-empty.", True)
+    assert call(plain, "read_file", {"file_path": "lower.txt", "start_line": 0}) == (
+        "params/start_line must be >= 1",
+        True,
+    )
+    assert call(plain, "read_file", {"file_path": "lower.txt", "start_line": 3, "end_line": 2}) == (
+        "start_line cannot be greater than end_line",
+        True,
+    )
+    assert call(plain, "read_file", {"file_path": "missing.txt"}) == ("File not found: ROOT/missing.txt", True)
+    assert call(plain, "read_file", {"file_path": "dir"}) == ("Path is a directory, not a file: ROOT/dir", True)
+    assert call(plain, "read_file", {"file_path": "@lower.txt"}) == ("x\n", False)
+
+
+def test_paths_outside_the_project(plain: Path) -> None:
+    result = Workspace(plain, "gemini-cli", settings={"home": "/home/me"}).call("read_file", {"file_path": "../x.txt"})
+    outside = os.path.dirname(plain.resolve())
+    assert result.text == (
+        f'Path not in workspace: Attempted path "{outside}/x.txt" resolves outside the allowed workspace '
+        f"directories: {plain.resolve()} or the project temp directory: /home/me/.gemini/tmp/plain"
+    )
+    assert result.is_error and "registry" in result.uncertain
+    assert call(plain, "read_file", {"file_path": "out_link"})[0].startswith(
+        'Path not in workspace: Attempted path "/etc/hostname"'
+    )
+    assert call(plain, "read_file", {"file_path": "dir/.env"})[0].startswith("Path not in workspace")
+
+
+def test_the_project_dir_setting_names_the_paths(plain: Path) -> None:
+    workspace = Workspace(plain, "gemini-cli", settings={"project_dir": "/home/me/proj"})
+    assert workspace.call("read_file", {"file_path": "/home/me/proj/lower.txt"}).text == "x\n"
+    assert workspace.call("read_file", {"file_path": "nope"}).text == "File not found: /home/me/proj/nope"
+
+
+# -- list_directory ------------------------------------------------------------------------------------
+
+
+def test_listing_order_hidden_names_and_links(plain: Path) -> None:
+    text, _ = call(plain, "list_directory", {"dir_path": "."})
+    assert text.splitlines()[:11] == [
+        "Directory listing for ROOT:",
+        "[DIR] dir",
+        "_under.txt (2 bytes)",
+        ".hidden (2 bytes)",
+        "a_b (2 bytes)",
+        "a-b (2 bytes)",
+        "a.b (2 bytes)",
+        "B.md (2 bytes)",
+        "code.ts (8 bytes)",
+        "ctl.txt (12 bytes)",
+        "data.bin (20 bytes)",
+    ]
+    assert "éclair.txt (2 bytes)\nfew_high.txt" in text and text.endswith("\n\n(1 ignored)")  # the link out
+
+
+def test_listing_a_subdirectory_adds_its_gemini_md_once(plain: Path) -> None:
+    workspace = Workspace(plain, "gemini-cli")
+    first = workspace.call("list_directory", {"dir_path": "dir"}).text.replace(str(plain.resolve()), "ROOT")
+    assert first == (
+        "Directory listing for ROOT/dir:\n[DIR] sub\n  padded.txt (14 bytes)\nc.pyc (2 bytes)\nGEMINI.md (2 bytes)\n"
+        "pic.png (8 bytes)\n\n--- Newly Discovered Project Context ---\n--- Context from: ROOT/dir/GEMINI.md ---\ng\n"
+        "--- End of Context from: ROOT/dir/GEMINI.md ---\n--- End Project Context ---"
+    )
+    assert workspace.call("list_directory", {"dir_path": "dir"}).text.endswith("pic.png (8 bytes)")
+
+
+def test_listing_ignore_globs_match_names_case_sensitively(plain: Path) -> None:
+    text, _ = call(plain, "list_directory", {"dir_path": ".", "ignore": ["*.md", "b*", "[a-z]*", "*.txt", "*.mp3"]})
+    assert text.splitlines()[1:] == [
+        "[DIR] dir",
+        ".hidden (2 bytes)",
+        "a_b (2 bytes)",
+        "a-b (2 bytes)",
+        "a.b (2 bytes)",
+        "code.ts (8 bytes)",
+        "data.bin (20 bytes)",
+        "tune.m4a (256 bytes)",
+        "",
+        "(1 ignored)",
+    ]
+
+
+def test_listing_errors(plain: Path) -> None:
+    assert call(plain, "list_directory", {"dir_path": "nope"}) == (
+        "Error listing directory: ENOENT: no such file or directory, stat 'ROOT/nope'",
+        True,
+    )
+    assert call(plain, "list_directory", {"dir_path": "lower.txt"}) == (
+        "Error: Path is not a directory: ROOT/lower.txt",
+        True,
+    )
+    (plain / "empty").mkdir()
+    assert call(plain, "list_directory", {"dir_path": "empty"}) == ("Directory ROOT/empty is empty.", False)
+
+
+def test_ignore_files_in_a_git_repository(repo: Path) -> None:
+    assert call(repo, "list_directory", {"dir_path": "."}) == (
+        "Directory listing for ROOT:\n[DIR] build\n[DIR] private\n[DIR] sub\n.geminiignore (21 bytes)\n"
+        ".gitignore (45 bytes)\nkeep.log (8 bytes)\nok.txt (8 bytes)\n\n(5 ignored)",
+        False,
+    )
+    assert call(repo, "list_directory", {"dir_path": "sub"})[0].endswith("y.txt (8 bytes)\n\n(1 ignored)")
+    assert (
+        call(repo, "list_directory", {"dir_path": "build"})[0] == "Directory listing for ROOT/build:\n\n\n(1 ignored)"
+    )
+    unfiltered = call(
+        repo, "list_directory", {"dir_path": ".", "file_filtering_options": {"respect_git_ignore": False}}
+    )
+    assert "app.log (8 bytes)\ncasey.txt" in unfiltered[0] and unfiltered[0].endswith("(1 ignored)")
+    for ignored in ("app.log", "build/out.txt", "private/p.txt", "secret.txt", "sub/x.tmp", "casey.txt"):
+        assert call(repo, "read_file", {"file_path": ignored}) == (
+            f"File path 'ROOT/{ignored}' is ignored by configured ignore patterns.",
+            True,
+        )
+    assert call(repo, "read_file", {"file_path": "keep.log"}) == ("content\n", False)
+    assert call(repo, "read_file", {"file_path": "sub/secret.txt"}) == ("content\n", False)
+
+
+# -- @path references (read_many_files) ----------------------------------------------------------------
+
+
+def test_at_references(plain: Path, repo: Path) -> None:
+    assert call(plain, "read_many_files", {"include": ["code.ts"]}) == (
+        "\n--- Content from referenced files ---\nContent from @code.ts:\nabc\x00def\n--- End of content ---",
+        False,
+    )
+    # A space ends a reference: "@dir/  padded.txt" names the directory.
+    text, _ = call(plain, "read_many_files", {"include": ["dir/  padded.txt"]})
+    assert text == (
+        "\n--- Content from referenced files ---\nContent from @dir/  padded.txt:\npadded\n"
+        "Content from @dir/sub/deep.txt:\ndeep\n\n--- Newly Discovered Project Context ---\n"
+        "--- Context from: ROOT/dir/GEMINI.md ---\ng\n--- End of Context from: ROOT/dir/GEMINI.md ---\n"
+        "--- End Project Context ---\n--- End of content ---"
+    )
+    assert call(plain, "read_many_files", {"include": [f"{plain}/lower.txt"]})[0] == (
+        "\n--- Content from referenced files ---\nContent from @lower.txt:\nx\n--- End of content ---"
+    )
+    assert call(repo, "read_many_files", {"include": ["app.log", "ok.txt"]})[0] == (
+        "\n--- Content from referenced files ---\nContent from @ok.txt:\ncontent\n--- End of content ---"
+    )
+
+
+def test_a_missing_reference_is_uncertain(plain: Path) -> None:
+    result = Workspace(plain, "gemini-cli").call("read_many_files", {"include": ["Upper"]})
+    assert result.text == "" and "**/*Upper*" in result.uncertain
+
+
+# -- the pieces, against their sources --------------------------------------------------------------------
+
+
+def test_node_ignore_rules() -> None:
+    ignore = Ignore().add(["*.log", "!keep.log", "build/", "/top.txt", "docs/**/*.md", "a?c"])
+    assert [ignore.ignores(p) for p in ("x.log", "keep.log", "d/x.LOG", "build", "build/", "build/x")] == [
+        True,
+        False,
+        True,
+        False,
+        True,
+        True,
+    ]
+    assert [ignore.ignores(p) for p in ("top.txt", "d/top.txt", "docs/a/b/c.md", "docs/c.md", "abc", "a/c")] == [
+        True,
+        False,
+        True,
+        True,
+        True,
+        False,
+    ]
+
+
+def test_isbinaryfile_counts_suspicious_bytes_over_ten_percent() -> None:
+    assert is_binary_head("café naïve\nfaçade über\n".encode("latin-1"))
+    assert not is_binary_head("café naïve\nfaçade über\n".encode())
+    assert not is_binary_head(b"\xff\xfeh\x00i\x00") and is_binary_head(b"%PDF-1.7")
+    assert is_binary_head(b"abc\x00") and not is_binary_head(b"")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_sort_key_orders_as_node_local_compare() -> None:
+    names = ["README.md", "readme.md", "_x", "a.b", "a_b", "a-b", "B", "é", "e", "f", "file10", "file2", "中", "~", "$"]
+    script = "const n=JSON.parse(process.argv[1]); console.log(JSON.stringify(n.sort((a,b)=>a.localeCompare(b))))"
+    node = subprocess.run(["node", "-e", script, json.dumps(names)], capture_output=True, text=True, check=True)
+    assert sorted(names, key=sort_key) == json.loads(node.stdout)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(st.text(alphabet="ab\r\t é😀", max_size=30), max_size=40),
+    final_newline=st.booleans(),
+    start=st.none() | st.integers(1, 50),
+    length=st.none() | st.integers(0, 50),
+)
+def test_the_lines_shown_are_the_lines_asked_for(
+    lines: list[str], final_newline: bool, start: int | None, length: int | None
+) -> None:
+    text = "\n".join(lines) + ("\n" if final_newline else "")
+    end = None if start is None or length is None else start + length
+    read = text_lines(text, start, end)
+    pieces = re.split(r"\r?\n", text)
+    assert read.total == len(pieces)
+    assert read.first == min((start or 1) - 1, read.total) + 1
+    assert read.last == (min(end, read.total) if end else min((start or 1) - 1 + 2000, read.total))
+    assert read.text == "\n".join(pieces[read.first - 1 : read.last])
+    assert read.truncated == (read.first > 1 or read.last < read.total)
+
+
+@settings(max_examples=60, deadline=None)
+@given(count=st.integers(0, 60), start=st.none() | st.integers(1, 70), span=st.none() | st.integers(0, 70))
+def test_the_header_numbers_say_what_is_shown(
+    tmp_path_factory: pytest.TempPathFactory, count: int, start, span
+) -> None:
+    root = tmp_path_factory.mktemp("lines")
+    (root / "f.txt").write_text("".join(f"line {n}\n" for n in range(1, count + 1)))
+    arguments: dict = {"file_path": "f.txt"}
+    end = None if start is None or span is None else start + span
+    if start is not None:
+        arguments["start_line"] = start
+    if end is not None:
+        arguments["end_line"] = end
+    text = Workspace(root, "gemini-cli").call("read_file", arguments).text
+    header = re.match(r"\nIMPORTANT: .*\nStatus: Showing lines (\d+)-(\d+) of (\d+) total lines\.", text)
+    total = count + 1
+    if header is None:
+        assert start in (None, 1) and (end is None or end >= total)
+        assert text == "".join(f"line {n}\n" for n in range(1, count + 1))
+        return
+    first, last, shown_total = map(int, header.groups())
+    assert shown_total == total and first == min(start or 1, total + 1)
+    body = text.split("--- FILE CONTENT (truncated) ---\n", 1)[1]
+    expected = [f"line {n}" if n <= count else "" for n in range(first, last + 1)]
+    assert body == "\n".join(expected)
+    assert f"use start_line: {last + 1}." in text
+
+
+# -- replay ---------------------------------------------------------------------------------------------
+
+
+def test_a_gemini_session_replays_with_the_profile(tmp_path: Path, plain: Path) -> None:
+    project = "/home/me/proj"
+    chats = tmp_path / "home" / ".gemini" / "tmp" / "proj" / "chats"
+    chats.mkdir(parents=True)
+    (chats.parent / ".project_root").write_text(project + "\n")
+    write(plain, "pic.png", bytes.fromhex("89504e470d0a1a0a"))
+    listing = Workspace(plain, "gemini-cli", settings={"project_dir": project}).call(
+        "list_directory", {"dir_path": "."}
+    )
+
+    def tool_call(call_id: str, name: str, args: dict, output: str) -> dict:
+        response = {"functionResponse": {"id": call_id, "name": name, "response": {"output": output}}}
+        return {"id": call_id, "name": name, "args": args, "result": [response], "status": "success"}
+
+    calls = [
+        tool_call("r1", "read_file", {"file_path": f"{project}/lower.txt"}, "x\n"),
+        tool_call("r2", "read_file", {"absolute_path": f"{project}/B.md"}, "x\n"),
+        tool_call("r3", "list_directory", {"dir_path": project}, listing.text),
+        tool_call("r4", "read_file", {"file_path": "pic.png"}, "Binary content provided (1 item(s))."),
+        tool_call("r5", "read_file", {"file_path": "lower.txt", "start_line": 1, "end_line": 1}, "stale"),
+    ]
+    session = {
+        "sessionId": "s1",
+        "projectHash": "h",
+        "startTime": "2026-03-01T00:00:00Z",
+        "messages": [
+            {"id": "1", "timestamp": "2026-03-01T00:00:00Z", "type": "user", "content": "look"},
+            {"id": "2", "timestamp": "2026-03-01T00:00:01Z", "type": "gemini", "content": "", "toolCalls": calls},
+        ],
+    }
+    path = chats / "session-2026-03-01T00-00-s1.json"
+    path.write_text(json.dumps(session, indent=2))  # as Gemini CLI writes it
+    transcript = open_transcript(str(path))
+    assert transcript.cwd == project
+    replayer = Replayer(transcript, str(plain))
+    replays = [replayer.replay(call) for call in transcript.calls]
+    assert [r.plan.profile if r.plan else None for r in replays] == ["gemini-cli"] * 5
+    assert [r.status for r in replays] == ["same", "same", "same", "same", "differs"]
