@@ -3,9 +3,10 @@
     python benchmarks/run.py [--data DIR] [--quick]
 
 Generates its data once (a 1 GB file of 10M lines, a 256 MB file that is one line, a tree of
-100,000 files) in DIR (default: $AGENTPAGER_BENCH_DIR, else the temp dir), measures each target as a
-median of repeated runs interleaved with the baseline, prints the ratios and the memory, and exits 1
-when a target is missed. ``--quick`` uses a 125 MB file and 20,000 files to check the script itself.
+100,000 files, a 200-page PDF) in DIR (default: $AGENTPAGER_BENCH_DIR, else the temp dir), measures
+each target as a median of repeated runs interleaved with the baseline, prints the ratios and the
+memory, and exits 1 when a target is missed. ``--quick`` uses a 125 MB file and 20,000 files to
+check the script itself.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MiB = 1 << 20
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 
 @dataclass
@@ -120,7 +122,46 @@ def make_tree(path: Path, files: int) -> None:
     marker.write_text("")
 
 
+def make_pdf(path: Path, pages: int) -> None:
+    from samples import pdf_bytes
+
+    if not path.exists():
+        text = "the quick brown fox jumps over the lazy dog, page {page} line {line}"
+        lines = "\n".join(text.replace("{line}", str(line)) for line in range(45))
+        path.write_bytes(pdf_bytes([lines.replace("{page}", str(page)) for page in range(pages)]))
+
+
 # -- measurements ----------------------------------------------------------------------------------
+
+
+def cli_command() -> list[str]:
+    if shutil.which("agentpager"):
+        return [shutil.which("agentpager") or "agentpager"]
+    return [sys.executable, "-m", "agentpager"]
+
+
+def tree_peak_rss(command: list[str]) -> tuple[float, int]:
+    """Wall time, and the peak resident memory of the process and its children (polled)."""
+
+    def rss(pid: int) -> int:
+        total = 0
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                total += next(int(line.split()[1]) << 10 for line in status if line.startswith("VmRSS:"))
+            with open(f"/proc/{pid}/task/{pid}/children") as children:
+                total += sum(rss(int(child)) for child in children.read().split())
+        except (OSError, StopIteration, ValueError):
+            pass
+        return total
+
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, rss(process.pid))
+        time.sleep(0.01)
+    return time.perf_counter() - start, peak
+
 
 MEMORY_PROBE = """
 import json, random, sys, threading, time
@@ -173,12 +214,44 @@ def benchmark(data: Path, quick: bool) -> list[Row]:
     wc = shell(f"wc -l {big}")
     wc()  # warm the page cache
 
+    cache = Path(os.environ["AGENTPAGER_CACHE_DIR"])
+
     def first_read() -> None:
+        shutil.rmtree(cache / "indexes", ignore_errors=True)
         result = Workspace(data).call("read_file", {"path": big.name, "start_line": lines // 2})
         assert result.text.startswith(f"[File: {big.name} | Lines {lines // 2}-"), result.text[:200]
 
     rows.append(
         compared("first read_file, middle of the big file (index build included)", first_read, wc, "wc -l", 1.5)
+    )
+
+    middle = [
+        *cli_command(),
+        "call",
+        "--root",
+        str(data),
+        "read_file",
+        json.dumps({"path": big.name, "start_line": lines // 2}),
+    ]
+
+    def fresh_call() -> None:
+        shutil.rmtree(cache / "indexes", ignore_errors=True)
+        subprocess.run(middle, check=True, stdout=subprocess.DEVNULL)
+
+    rows.append(
+        compared(
+            "agentpager call read_file, middle of the fresh big file (whole process)", fresh_call, wc, "wc -l", 1.5
+        )
+    )
+    subprocess.run(middle, check=True, stdout=subprocess.DEVNULL)  # saves the index
+    rows.append(
+        compared(
+            "the same call again, in a new process (the saved index)",
+            lambda: subprocess.run(middle, check=True, stdout=subprocess.DEVNULL),
+            wc,
+            "wc -l",
+            1.0,
+        )
     )
 
     workspace = Workspace(data)
@@ -245,13 +318,24 @@ def benchmark(data: Path, quick: bool) -> list[Row]:
     next_page = median_time(lambda: workspace.call("list_files", {"recursive": True, "limit": 100, "offset": 100}), 20)
     rows.append(Row("the next page", f"{next_page * 1000:.2f} ms", "<= 10 ms", next_page <= 0.010))
 
+    pdf = data / "pages-200.pdf"
+    make_pdf(pdf, 200)
+    shutil.rmtree(cache / "documents", ignore_errors=True)
+    elapsed, peak = tree_peak_rss(
+        [*cli_command(), "call", "--root", str(data), "read_file", '{"path": "pages-200.pdf"}']
+    )
+    rows.append(
+        Row(
+            "agentpager call read_file of a 200-page PDF (process and converter child)",
+            f"{elapsed:.1f} s, peak {peak / MiB:.0f} MB",
+            "<= 300 MB",
+            peak <= 300 * MiB,
+        )
+    )
+
     small = data / "small.txt"
     small.write_text("".join(f"line {n}\n" for n in range(300)))
-    command = [
-        shutil.which("agentpager") or sys.executable,
-        *([] if shutil.which("agentpager") else ["-m", "agentpager"]),
-    ]
-    command += ["call", "--root", str(data), "read_file", '{"path": "small.txt"}']
+    command = [*cli_command(), "call", "--root", str(data), "read_file", '{"path": "small.txt"}']
     process = median_time(lambda: subprocess.run(command, check=True, stdout=subprocess.DEVNULL), 11)
     rows.append(
         Row(

@@ -55,13 +55,14 @@ def write_docx(path: Path, paragraphs: list[str], first_entry: str = "[Content_T
 
 
 def pdf_bytes(pages: list[str]) -> bytes:
-    """A PDF with one line of Helvetica text per page, with a correct xref table."""
+    """A PDF of Helvetica text, each page's lines one under the other, with a correct xref table."""
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>"]
     kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(len(pages)))
     objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode())
     font = 3 + 2 * len(pages)
     for i, text in enumerate(pages):
-        stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+        lines = " 0 -14 Td ".join(f"({line}) Tj" for line in text.split("\n"))
+        stream = f"BT /F1 12 Tf 72 720 Td {lines} ET".encode()
         objects.append(
             f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
             f"/Resources << /Font << /F1 {font} 0 R >> >> >>".encode()

@@ -208,3 +208,18 @@ def test_codex_errors(root: Path, arguments: dict, message: str) -> None:
 def test_codex_empty_file(root: Path) -> None:
     (root / "e.txt").write_bytes(b"")
     assert codex(root, file_path="e.txt").text == "offset exceeds file length"
+
+
+def test_codex_reads_any_number_of_lines_a_block_at_a_time(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A limit past the end reads the lines' blocks, not each line on its own (50M lines took 10 GB)."""
+    from agentpager.engine import textfile
+
+    (root / "empty-lines.txt").write_text("\n" * 20000 + "last\r\n")
+    reads: list[int] = []
+    real = textfile.read_exact
+    monkeypatch.setattr(
+        textfile, "read_exact", lambda fd, length, offset: reads.append(length) or real(fd, length, offset)
+    )
+    result = codex(root, file_path="empty-lines.txt", limit=10**9)
+    assert result.text == "\n".join(f"L{n}: " for n in range(1, 20001)) + "\nL20001: last"
+    assert len(reads) == 1

@@ -12,12 +12,14 @@ from samples import png_bytes
 from agentpager import Workspace
 from agentpager.engine import lineindex
 from agentpager.engine.lineindex import Cancelled
+from agentpager.engine.patterns import compile_regex
 from agentpager.fileview import ViewError
 
 
 @pytest.fixture
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lineindex, "BLOCK_SIZE", 32)
+    monkeypatch.setattr(lineindex, "BLOCKS_PER_SCAN", 1)
 
 
 def test_count_lines_reports_progress_and_can_be_cancelled(root: Path, small_blocks: None) -> None:
@@ -38,7 +40,7 @@ def test_count_lines_reports_progress_and_can_be_cancelled(root: Path, small_blo
     with view.open() as reader:
         available = reader.available_lines()
         assert 0 < available < 200, "the top of the file can be shown before the count ends"
-        assert reader.line_prefixes(1, 2, 80) == [("1", False), ("2", False)]
+        assert list(reader.line_prefixes(1, 2, 80)) == [("1", False), ("2", False)]
     assert view.count_lines(progress) == 200
     assert reports[-1] == (size, size) and view.indexed == (size, size)
 
@@ -57,7 +59,7 @@ def test_long_lines_are_cut_for_display(root: Path) -> None:
     (root / "f.txt").write_text("é" * 50 + "\nshort\r\n" + "z" * 10)
     view = Workspace(root).open_view("f.txt")
     with view.open() as reader:
-        assert reader.line_prefixes(1, 3, 8) == [("é" * 8, True), ("short", False), ("z" * 8, True)]
+        assert list(reader.line_prefixes(1, 3, 8)) == [("é" * 8, True), ("short", False), ("z" * 8, True)]
 
 
 def test_offsets_for_the_forge_and_vault_panels(root: Path, small_blocks: None) -> None:
@@ -81,7 +83,7 @@ def test_search_finds_matching_lines_across_blocks(root: Path, small_blocks: Non
     (root / "f.txt").write_text("\r\n".join(lines))
     view = Workspace(root).open_view("f.txt")
     with view.open() as reader:
-        found = list(reader.search(re.compile(r"needle$", re.M)))
+        found = list(reader.search(compile_regex(r"needle$", re.MULTILINE)))
     assert found == sorted({n for n in range(7, 101, 7)} | {50})
 
 
@@ -90,7 +92,7 @@ def test_search_can_be_cancelled(root: Path, small_blocks: None) -> None:
     cancel = threading.Event()
     cancel.set()
     with Workspace(root).open_view("f.txt").open() as reader, pytest.raises(Cancelled):
-        list(reader.search(re.compile("a"), cancel=cancel))
+        list(reader.search(compile_regex("a"), cancel=cancel))
 
 
 def test_binary_files_cannot_be_viewed(root: Path) -> None:
@@ -121,11 +123,11 @@ def test_documents_are_converted_in_a_child_process_that_can_be_killed(root: Pat
     (root / "paper.pdf").write_bytes(pdf_bytes(["Converted elsewhere"]))
     (root / "other.pdf").write_bytes(pdf_bytes(["Never converted"]))
     workspace = Workspace(root)
-    monkeypatch.setattr("agentpager.engine.content.convert_document", lambda *args: pytest.fail("in-process"))
+    monkeypatch.setattr("agentpager.engine.documents._markdown", lambda *args: pytest.fail("in-process"))
     view = workspace.open_view("paper.pdf", cancel=threading.Event())
     assert view.kind == "document"
     with view.open() as reader:
-        assert reader.line_prefixes(1, 1, 80) == [("Converted elsewhere", False)]
+        assert list(reader.line_prefixes(1, 1, 80)) == [("Converted elsewhere", False)]
     cancelled = threading.Event()
     cancelled.set()
     with pytest.raises(Cancelled):
@@ -144,4 +146,4 @@ def test_iter_lines_reads_in_batches(root: Path, small_blocks: None) -> None:
 def test_search_for_empty_lines_finds_no_line_past_the_end(root: Path, content: str) -> None:
     (root / "f.txt").write_bytes(content.encode())
     with Workspace(root).open_view("f.txt").open() as reader:
-        assert list(reader.search(re.compile("^$", re.M))) == [2]
+        assert list(reader.search(compile_regex("^$", re.MULTILINE))) == [2]

@@ -130,6 +130,18 @@ def test_range_limit(root: Path, call) -> None:
         ({"start_byte": "x"}, "Invalid value for 'start_byte': expected integer, got \"x\"."),
         ({"start_byte": 1.0}, "Invalid value for 'start_byte': expected integer, got 1.0."),
         ({"nope": 1}, "Unknown argument 'nope'. Valid arguments: path, start_byte, end_byte."),
+        (
+            {"start_byte": "x" * 198},
+            f"Invalid value for 'start_byte': expected integer, got \"{'x' * 198}\".",
+        ),
+        (
+            {"start_byte": "x" * 50000},
+            f"Invalid value for 'start_byte': expected integer, got \"{'x' * 199}… (50,002 characters).",
+        ),
+        (
+            {"y" * 50000: 1},
+            f"Unknown argument '{'y' * 200}… (50,000 characters)'. Valid arguments: path, start_byte, end_byte.",
+        ),
     ],
 )
 def test_errors_are_json_objects(root: Path, call, arguments: dict, message: str) -> None:

@@ -27,3 +27,26 @@ def test_call_path_imports_no_textual_markitdown_or_mcp(root: Path) -> None:
     done = subprocess.run([sys.executable, "-c", CHECK, str(root)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == "0 []", "small files are read without numpy, Textual, markitdown or mcp"
+
+
+LEAN = """
+import sys
+from agentpager.engine import savedindex, textfile
+savedindex.SAVED_MIN_BYTES = textfile.SAVED_MIN_BYTES = 1 << 20
+from agentpager import cli
+cli.main(["call", "--root", sys.argv[1], "read_file", '{"path": "big.txt", "start_line": 60000}'])
+heavy = ("numpy", "subprocess", "concurrent", "re2", "zipfile", "tiktoken")
+print(sorted(name for name in sys.modules if name.split(".")[0] in heavy), file=sys.stderr)
+"""
+
+
+def test_a_call_on_a_file_whose_index_is_saved_loads_nothing_heavy(root: Path) -> None:
+    """The second ``agentpager call`` on a big file reads the saved index: no numpy, no scan threads."""
+    (root / "big.txt").write_text("".join(f"line {n:06d} of a file bigger than a few blocks\n" for n in range(80000)))
+    runs = [
+        subprocess.run([sys.executable, "-c", LEAN, str(root)], capture_output=True, text=True, timeout=60)
+        for _ in range(2)
+    ]
+    assert [run.stdout.startswith("[File: big.txt | Lines 60000-60199 of 80000]") for run in runs] == [True, True]
+    assert "'numpy'" in runs[0].stderr, "the first one scans"
+    assert runs[1].stderr.strip() == "[]", "the second one does not"

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from agentpager import Workspace
 from agentpager.engine import lineindex, utf8
+from agentpager.engine.patterns import compile_regex
 from agentpager.tools import all_profiles
 from agentpager.transcripts import skim
 from agentpager.workspace import INTERNAL_ERROR
@@ -223,8 +224,12 @@ def test_no_arguments_make_a_call_raise(call) -> None:
 def test_search_finds_exactly_the_lines_that_contain_the_pattern(body: bytes, needle: str, block_size: int) -> None:
     data = b"x" + body
     expected = [number for number, line in enumerate(contract_lines(data), 1) if needle in line]
-    with workspace_with(data, block_size, 0) as workspace, workspace.open_view("f.txt").open() as reader:
-        assert list(reader.search(re.compile(re.escape(needle), re.MULTILINE))) == expected
+    with (
+        workspace_with(data, block_size, 0) as workspace,
+        workspace.open_view("f.txt").open() as reader,
+        compile_regex(re.escape(needle), re.MULTILINE) as pattern,
+    ):
+        assert list(reader.search(pattern)) == expected
 
 
 @PROPERTY_SETTINGS
@@ -318,3 +323,18 @@ def test_a_skimmed_line_agrees_with_the_line(value: dict, compact: bool, ascii: 
     assert again is not None and agrees(again[0], value)
     if skimmer.closing:
         assert again == first
+
+
+@PROPERTY_SETTINGS
+@given(body=text_files, block_size=block_sizes, limit=st.integers(1, 6), data=st.data())
+def test_line_prefixes_are_the_starts_of_the_lines(
+    body: bytes, block_size: int, limit: int, data: st.DataObject
+) -> None:
+    content = b"x" + body
+    lines = contract_lines(content)
+    first = data.draw(st.integers(1, len(lines)))
+    last = data.draw(st.integers(first, len(lines)))
+    with workspace_with(content, block_size, 0) as workspace, workspace.open_view("f.txt").open() as reader:
+        assert list(reader.line_prefixes(first, last, limit)) == [
+            (line[:limit], len(line) > limit) for line in lines[first - 1 : last]
+        ]

@@ -15,10 +15,11 @@ from agentpager.engine.lineindex import FileChanged
 from agentpager.engine.tokens import count_tokens
 from agentpager.fileview import FileView, ViewError
 from agentpager.tools import get_profile
+from agentpager.tools.args import echoed
 from agentpager.tools.base import Call, Coverage, Shown, schema_of
 from agentpager.tools.errors import ToolError
 from agentpager.tools.guard import GuardSettings, guard, kept_part
-from agentpager.tools.listing import ListingCache
+from agentpager.tools.listing import ListingCache, matcher
 from agentpager.tools.paths import Root, resolve
 
 _ATTEMPTS = 3
@@ -80,11 +81,12 @@ class Workspace:
         found = self.profile.tool(tool)
         if found is None:
             names = ", ".join(t.spec.name for t in self.profile.tools)
-            return self._error(tool, f"Unknown tool '{tool}'. Tools: {names}.")
+            return self._error(tool, f"Unknown tool '{echoed(str(tool))}'. Tools: {names}.")
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, Mapping):
-            return self._error(tool, f"Arguments must be a JSON object, got {json.dumps(arguments, default=repr)}.")
+            got = echoed(json.dumps(arguments, default=repr))
+            return self._error(tool, f"Arguments must be a JSON object, got {got}.")
         guard_settings = self.guard_settings if self.profile.guarded else None
         state = self.states.setdefault(self.profile.name, {})
         for _ in range(_ATTEMPTS):
@@ -202,7 +204,8 @@ class Workspace:
     def files(self) -> list[str]:
         """Every file ``list_files`` would list under the root, recursively, sorted (for a file
         finder). It walks the whole tree: keep it off a UI thread."""
-        return self.listings.files(self.root, resolve(self.root, ".", "directory"), "*", True, False)
+        with matcher("*", use_regex=False) as everything:
+            return self.listings.files(self.root, resolve(self.root, ".", "directory"), everything, True)
 
     @staticmethod
     def count_tokens(text: str) -> int:

@@ -372,14 +372,14 @@ async def test_output_view_shows_the_exact_text(workspace_dir: Path) -> None:
 
 
 async def test_escape_cancels_a_slow_document_conversion(workspace_dir: Path, monkeypatch) -> None:
-    from agentpager.engine.content import ContentStore
+    from agentpager.engine import content
     from agentpager.engine.lineindex import Cancelled
 
-    def slow_conversion(self, real_path, found, stamp, cancel) -> None:
+    def slow_conversion(fd, document_type, cancel, limits) -> str:
         cancel.wait(10)
         raise Cancelled()
 
-    monkeypatch.setattr(ContentStore, "_convert_in_child", slow_conversion)
+    monkeypatch.setattr(content, "convert_document", slow_conversion)
     (workspace_dir / "slow.pdf").write_bytes(pdf_bytes(["never shown"]))
     app = make_app(workspace_dir, "slow.pdf")
     async with app.run_test(size=SIZE) as pilot:

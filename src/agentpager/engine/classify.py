@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import zipfile
 from dataclasses import dataclass
 from typing import Literal
 
@@ -84,6 +83,8 @@ def _document_type(kind: filetype.Type | None, path: str, display_name: str) -> 
 
 
 def _zip_has_folder(path: str, folder: str) -> bool:
+    import zipfile
+
     try:
         with zipfile.ZipFile(path) as archive:
             return any(name.startswith(folder) for name in archive.namelist())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 
 EAGER_BYTES = 1 << 20
@@ -46,6 +47,16 @@ class LazyText:
 
 
 Text = str | LazyText
+
+
+def join_lines(lines: Iterable[str], batch: int = 1 << 12) -> str:
+    """``"\\n".join(lines)`` without a list of every line at once: join makes one first, and for
+    50 million short lines that list alone took gigabytes."""
+    iterator = iter(lines)
+    joined = []
+    while chunk := list(itertools.islice(iterator, batch)):
+        joined.append("\n".join(chunk))
+    return "\n".join(joined)
 
 
 def head(text: Text, limit: int) -> str:

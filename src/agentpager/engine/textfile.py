@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import re
 import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agentpager.engine import lineindex
 from agentpager.engine.lazytext import LazyText, Text
@@ -21,7 +20,11 @@ from agentpager.engine.lineindex import (
     iter_text,
     read_exact,
 )
+from agentpager.engine.savedindex import SAVED_MIN_BYTES, IndexStore
 from agentpager.engine.utf8 import decode_chunks
+
+if TYPE_CHECKING:
+    from agentpager.engine.patterns import Matcher
 
 SEARCH_LINE_LIMIT = 32 << 20
 """Lines up to this many bytes are searched whole; longer ones a block at a time."""
@@ -46,24 +49,46 @@ class TextFile:
     """A file whose bytes after ``base`` (a byte-order mark) are UTF-8 text.
 
     The index survives between reads while the file is unchanged, is extended when the file grows
-    and rebuilt when it is replaced or truncated.
+    and rebuilt when it is replaced or truncated. With ``saved``, the index of a big file is also
+    kept for other processes once it is complete, and a process starts from the one kept.
     """
 
-    def __init__(self, path: str, base: int = 0) -> None:
+    def __init__(self, path: str, base: int = 0, saved: IndexStore | None = None) -> None:
         self.path = path
         self.index = LineIndex(base)
+        self._saved = saved
+        self._restore = saved is not None
+        """Start from a saved index: only on the first open (a saved index found wrong is not reused)."""
+        self._saved_version: tuple[Stamp, int] | None = None
+        """The version of the file and the index generation last saved or restored."""
 
     @contextmanager
     def open(self) -> Iterator[TextReader]:
         """A reader over the file as it is now. Use what it returns before the block ends."""
         fd, st = open_regular(self.path)
         try:
+            stamp = Stamp.of(st)
             with self.index.lock:
-                self.index.sync(fd, Stamp.of(st))
+                if self._saved is not None and self._restore and st.st_size >= SAVED_MIN_BYTES:
+                    self._restore = False
+                    found = self._saved.load(self.path)
+                    if found is not None and self.index.restore(fd, found):
+                        self._saved_version = found.stamp, self.index.generation
+                self.index.sync(fd, stamp)
                 generation = self.index.generation
             yield TextReader(fd, self.index, generation)
+            self._save()
         finally:
             os.close(fd)
+
+    def _save(self) -> None:
+        """Keep a complete index of a big file that was not kept yet at this version."""
+        if self._saved is None or self.index.size < SAVED_MIN_BYTES:
+            return
+        found = self.index.checkpoints()
+        if found is not None and (found.stamp, self.index.generation) != self._saved_version:
+            self._saved.save(self.path, found)
+            self._saved_version = found.stamp, self.index.generation
 
 
 class TextReader:
@@ -116,24 +141,47 @@ class TextReader:
             self._check()
             return self.index.line_count(self.fd) if self.index.complete else self.index.newline_count
 
-    def line_prefixes(self, first: int, last: int, limit: int) -> list[tuple[str, bool]]:
+    def line_prefixes(self, first: int, last: int, limit: int) -> Iterator[tuple[str, bool]]:
         """Each of lines ``first..last``: its first ``limit`` characters, and whether it is longer.
 
-        Only as much of the file is indexed as these lines need.
+        Only as much of the file is indexed as these lines need; they are read a block at a time and
+        what a line holds past a block is skipped, so memory holds one block, whatever the range.
+        Use it before the reader's block ends.
         """
-        prefixes = []
+        # A character takes at most four bytes: this many bytes always hold ``limit`` of them.
+        prefix_bytes = 4 * limit + 4
+        read_size = max(lineindex.BLOCK_SIZE, 2 * prefix_bytes)
         self.index.scan_to_line(self.fd, last, self.generation)
         with self.index.lock:
             self._check()
-            spans = [
-                (self.index.line_start(self.fd, n), self.index.line_end(self.fd, n)) for n in range(first, last + 1)
-            ]
-        for start, end in spans:
-            # A character takes at most four bytes: this many bytes always hold ``limit`` of them.
-            data = read_exact(self.fd, min(end - start, 4 * limit + 4), start)
-            text = data.decode("utf-8", "replace")
-            prefixes.append((text[:limit], len(text) > limit or start + len(data) < end))
-        return prefixes
+            position = self.index.line_start(self.fd, first)
+            end = self.index.line_end(self.fd, last)
+        line = first
+        while line <= last:
+            data = read_exact(self.fd, min(read_size, end - position), position)
+            at_end = position + len(data) >= end
+            if not at_end:
+                newline = data.rfind(b"\n")
+                if newline < 0:  # a line longer than a read: its prefix, then on to the next line
+                    yield data[:prefix_bytes].decode("utf-8", "replace")[:limit], True
+                    line += 1
+                    if line <= last:
+                        with self.index.lock:
+                            self._check()
+                            position = self.index.line_start(self.fd, line)
+                    continue
+                data = data[: newline + 1]
+            position += len(data)
+            # Whole lines decode as the whole file does: a newline always starts a character afresh.
+            text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+            texts = (text if at_end else text[:-1]).split("\n")  # the range's end is the last line's
+            line += len(texts)
+            yield from [(text[:limit], len(text) > limit) for text in texts]
+
+    def sample(self, start: int, length: int) -> str:
+        """About ``length`` bytes of the file's text from byte ``start``, for an estimate (a character
+        the end cuts in two becomes U+FFFD)."""
+        return "".join(iter_text(self.fd, start, min(start + length, self.index.size), join_lines=False))
 
     def line_span(self, first: int, last: int) -> tuple[int, int]:
         """Byte offsets of lines ``first..last`` in the file, the last line's break included."""
@@ -189,7 +237,7 @@ class TextReader:
 
     def search(
         self,
-        pattern: re.Pattern[str],
+        pattern: Matcher,
         cancel: threading.Event | None = None,
         progress: Callable[[int, int], None] | None = None,
     ) -> Iterator[int]:
@@ -211,7 +259,7 @@ class TextReader:
             else:
                 cut = data.rfind(b"\n")
             if cut < 0:
-                if self._line_matches(pattern, line):
+                if self._line_matches(pattern, line, cancel):
                     yield line
                 line += 1
                 position = self.index.line_start(self.fd, line) if line <= total else end
@@ -220,9 +268,9 @@ class TextReader:
             if text.endswith("\r") and cut < len(data):
                 text = text[:-1]  # the CR of the CRLF that ends this chunk
             counted, counted_lines, last_found = 0, line, 0
-            for match in pattern.finditer(text):
-                counted_lines += text.count("\n", counted, match.start())
-                counted = match.start()
+            for start in pattern.starts(text, cancel):
+                counted_lines += text.count("\n", counted, start)
+                counted = start
                 if counted_lines != last_found:
                     last_found = counted_lines
                     yield counted_lines
@@ -231,11 +279,11 @@ class TextReader:
             if progress is not None:
                 progress(position, end)
 
-    def _line_matches(self, pattern: re.Pattern[str], line: int) -> bool:
+    def _line_matches(self, pattern: Matcher, line: int, cancel: threading.Event | None) -> bool:
         start, end = self.index.line_start(self.fd, line), self.index.line_end(self.fd, line)
         if end - start <= SEARCH_LINE_LIMIT:
-            return pattern.search(str(self.lines_text(line, line))) is not None
-        return any(pattern.search(text) for text in decode_chunks(iter_bytes(self.fd, start, end)))
+            return pattern.search(str(self.lines_text(line, line)), cancel)
+        return any(pattern.search(text, cancel) for text in decode_chunks(iter_bytes(self.fd, start, end)))
 
     def line_spans(self, first: int = 1) -> Iterator[tuple[int, int, int, bool]]:
         """``(number, start, end, ended)``: the byte offsets of each line's text from line ``first``

@@ -24,6 +24,18 @@ REQUIRED: Any = _Required()
 """The default of a parameter that must be given."""
 
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+MAX_ECHO_CHARS = 200
+
+
+def echoed(text: str) -> str:
+    """``text`` as an error message quotes it: past MAX_ECHO_CHARS, its start and its length.
+
+    Forge, Claude Code and Codex have no output guard: a 50,000-character value sent back whole
+    would be the whole answer.
+    """
+    if len(text) <= MAX_ECHO_CHARS:
+        return text
+    return f"{text[:MAX_ECHO_CHARS]}… ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)
@@ -96,7 +108,7 @@ class Param:
             return value
         expected = {"integers": "an array of integers", "strings": "an array of strings"}.get(self.type, self.type)
         expected = "an object" if self.type == "object" else expected
-        raise ToolError(f"Invalid value for '{self.name}': expected {expected}, got {_as_json(value)}.")
+        raise ToolError(f"Invalid value for '{self.name}': expected {expected}, got {echoed(_as_json(value))}.")
 
 
 def _integer(value: Any) -> int | None:
@@ -139,7 +151,7 @@ class ToolSpec:
         names = [param.name for param in self.params]
         for name in arguments:
             if name not in names:
-                raise ToolError(f"Unknown argument '{name}'. Valid arguments: {', '.join(names)}.")
+                raise ToolError(f"Unknown argument '{echoed(str(name))}'. Valid arguments: {', '.join(names)}.")
         for param in self.params:
             if param.required and param.name not in arguments:
                 raise ToolError(f"Missing required argument '{param.name}'.")

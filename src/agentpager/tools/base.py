@@ -41,6 +41,10 @@ class Call:
         text, self.truncated = guard(parts, self.tool, self.guard)
         return text
 
+    def cuts(self, length: int) -> bool:
+        """Whether the output guard cuts an output of ``length`` characters."""
+        return self.guard is not None and length > self.guard.max_chars
+
     def text_of(self, resolved: Resolved, cancel: threading.Event | None = None) -> TextContent:
         """The text a line or character tool reads; ToolError for binary files and failed conversions."""
         content = self.store.content(resolved.real, resolved.display, cancel)

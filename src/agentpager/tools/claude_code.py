@@ -48,6 +48,10 @@ from agentpager.tools.paths import Resolved, resolve
 
 MAX_SIZE_BYTES = 256 * 1024
 MAX_TOKENS = 25000
+BUILD_LIMIT = 32 << 20
+"""A selection of more bytes is never built (a 2 GB line took 4.2 GB and aborted in tiktoken): every
+version refuses it, and its token count is estimated from its first TOKEN_SAMPLE_BYTES."""
+TOKEN_SAMPLE_BYTES = 256 * 1024
 LINE_FORMATS = ("tab", "arrow")
 TOKEN_BUDGET = 15_000_000
 """Where Claude Code's ``<total_tokens>`` countdown starts (it subtracts the tokens the API reports used)."""
@@ -296,6 +300,14 @@ def _not_utf8(reader: TextReader, text: str, first: int, last: int) -> bool:
     return False
 
 
+class _TooLarge(Exception):
+    """A selection past BUILD_LIMIT: its estimated tokens, and its ``length`` in JavaScript (when asked)."""
+
+    def __init__(self, tokens: int, length: int) -> None:
+        super().__init__(tokens, length)
+        self.tokens, self.length = tokens, length
+
+
 def _selection(
     call: Call, behaviour: Behaviour, resolved: Resolved, offset: int | None, limit: int | None
 ) -> tuple[list[str], int, str]:
@@ -308,6 +320,15 @@ def _selection(
         if start > lines:
             return [], lines, ""
         last_real = min(last, total)
+        if start <= last_real:
+            span_start, span_end = reader.line_span(start, last_real)
+            if span_end - span_start > BUILD_LIMIT:
+                sample = reader.sample(span_start, TOKEN_SAMPLE_BYTES)
+                tokens = count_tokens(sample) * (span_end - span_start) // max(len(sample.encode()), 1)
+                length = 0
+                if behaviour.checks_selection_size:  # its size in the message: counted a block at a time
+                    length = sum(map(js_length, reader.lines_text(start, last_real))) + last - last_real
+                raise _TooLarge(tokens, length)
         texts = str(reader.lines_text(start, last_real)).split("\n") if start <= last_real else []
         texts += [""] * (last - max(last_real, start - 1))
         note = ""
@@ -459,7 +480,17 @@ def read_as(behaviour: Behaviour):  # noqa: ANN201 - the tool's run function
             text = f"File content ({size_text(size)}) exceeds maximum allowed size (256KB). {behaviour.advice}"
             text += behaviour.size_error_suffix
             raise answer.error(error_form(text) if behaviour.wrapped_size_error else text)
-        lines, total, note = _selection(call, behaviour, resolved, offset, limit)
+        try:
+            lines, total, note = _selection(call, behaviour, resolved, offset, limit)
+        except _TooLarge as large:
+            call.uncertain = f"a selection over {BUILD_LIMIT >> 20} MB is not built: its token count is estimated"
+            if behaviour.checks_selection_size:
+                raise answer.error(
+                    f"File content ({size_text(large.length)}) exceeds maximum allowed size (256KB). {behaviour.advice}"
+                ) from None
+            raise answer.error(
+                f"File content ({large.tokens} tokens) exceeds maximum allowed tokens ({MAX_TOKENS}). {behaviour.advice}"
+            ) from None
         first = 1 if offset is None else offset
         content = "\n".join(lines)
         if behaviour.checks_selection_size and js_length(content) > MAX_SIZE_BYTES:

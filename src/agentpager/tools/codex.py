@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentpager.engine.lazytext import join_lines
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import (
     Call,
@@ -32,6 +33,8 @@ SHELL_TOOLS = ("shell", "shell_command", "exec_command", "local_shell", "contain
 
 def _cut(line: str) -> str:
     """The line, cut at MAX_LINE_BYTES of UTF-8 on a character boundary."""
+    if len(line) * 4 <= MAX_LINE_BYTES:
+        return line
     data = line.encode("utf-8", "surrogatepass")
     if len(data) <= MAX_LINE_BYTES:
         return line
@@ -55,10 +58,10 @@ def read_file(call: Call, file_path: str, offset: int, limit: int) -> str:
             raise ToolError("offset exceeds file length")
         # 500 characters hold at least 500 bytes: a prefix that long is all a cut line needs.
         prefixes = reader.line_prefixes(offset, min(total, offset + limit - 1), MAX_LINE_BYTES)
-    return "\n".join(
-        f"L{number}: {_cut(text if cut else text.removesuffix(chr(13)))}"
-        for number, (text, cut) in enumerate(prefixes, offset)
-    )
+        return join_lines(
+            f"L{number}: {_cut(text if cut else text.removesuffix(chr(13)))}"
+            for number, (text, cut) in enumerate(prefixes, offset)
+        )
 
 
 class Codex(Profile):

@@ -7,17 +7,17 @@ through a huge listing does not walk the tree again.
 
 from __future__ import annotations
 
-import fnmatch
-import functools
 import os
-import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import Resolved, Root, is_within
+
+if TYPE_CHECKING:
+    from agentpager.engine.patterns import Matcher
 
 DirStamp = tuple[str, int, int]
 
@@ -39,24 +39,23 @@ class Listing:
         return True
 
 
-@functools.lru_cache(maxsize=64)
-def matcher(pattern: str, use_regex: bool) -> Callable[[str], object]:
-    """A test of a relative path against a glob (``fnmatchcase``) or a regex (``re.search``)."""
-    if use_regex:
-        try:
-            return re.compile(pattern).search
-        except (re.error, RecursionError, OverflowError) as error:
-            raise ToolError(f"Invalid regex pattern '{pattern}': {error}.") from None
-    return re.compile(fnmatch.translate(pattern)).match
+def matcher(pattern: str, use_regex: bool) -> Matcher:
+    """A test of a relative path against a glob (``fnmatchcase``) or a regex (``re.search``), in linear
+    time; ToolError for a pattern too long or a bad regex. Close it after use."""
+    from agentpager.engine.patterns import InvalidPattern, PatternError, compile_glob, compile_regex
+
+    try:
+        match = compile_regex(pattern) if use_regex else compile_glob(pattern)
+        match.check()
+        return match
+    except InvalidPattern as error:
+        raise ToolError(f"Invalid regex pattern '{pattern}': {error.message}.") from None
+    except PatternError as error:
+        raise ToolError(error.message) from None
 
 
-def walk(
-    root: Root, directory: Resolved, match: Callable[[str], object], recursive: bool, everything: bool = False
-) -> Listing:
-    """Files below ``directory`` whose path relative to it matches, as paths relative to the root.
-
-    ``everything`` skips matching (the ``*`` glob matches every path).
-    """
+def walk(root: Root, directory: Resolved, recursive: bool) -> Listing:
+    """Files below ``directory``, as paths relative to the root."""
     prefix = "" if directory.display == "." else directory.display + "/"
     files: list[str] = []
     walked: list[DirStamp] = []
@@ -69,16 +68,12 @@ def walk(
             with os.scandir(path) as entries:
                 for entry in entries:
                     if entry.is_file(follow_symlinks=False):  # the common case: d_type alone tells
-                        name = relative + entry.name
-                        if everything or match(name):
-                            files.append(prefix + name)
+                        files.append(prefix + relative + entry.name)
                     elif entry.is_dir(follow_symlinks=False):
                         if recursive:
                             pending.append((entry.path, relative + entry.name + "/"))
                     elif _is_file_inside(entry, root):
-                        name = relative + entry.name
-                        if everything or match(name):
-                            files.append(prefix + name)
+                        files.append(prefix + relative + entry.name)
         except OSError:
             continue  # an unreadable directory is skipped
     files.sort()
@@ -93,6 +88,18 @@ def _is_file_inside(entry: os.DirEntry[str], root: Root) -> bool:
         return False
 
 
+def _matching(files: list[str], directory: Resolved, match: Matcher) -> list[str]:
+    """The files whose path relative to ``directory`` the pattern matches."""
+    from agentpager.engine.patterns import PatternError
+
+    skip = 0 if directory.display == "." else len(directory.display) + 1
+    try:
+        found = match.matches([file[skip:] for file in files])
+    except PatternError as error:
+        raise ToolError(error.message) from None
+    return [file for file, matched in zip(files, found, strict=True) if matched]
+
+
 class ListingCache:
     """Recent listings, reused while every directory they walked is unchanged."""
 
@@ -101,13 +108,14 @@ class ListingCache:
         self._capacity = capacity
         self._lock = threading.Lock()
 
-    def files(self, root: Root, directory: Resolved, pattern: str, recursive: bool, use_regex: bool) -> list[str]:
-        key = (root, directory.real, directory.display, pattern, recursive, use_regex)
+    def files(self, root: Root, directory: Resolved, match: Matcher, recursive: bool) -> list[str]:
+        key = (root, directory.real, directory.display, match.source, match.flags, recursive)
         with self._lock:
             listing = self._entries.get(key)
         if listing is None or not listing.still_valid():
-            everything = pattern == "*" and not use_regex
-            listing = walk(root, directory, matcher(pattern, use_regex), recursive, everything)
+            listing = walk(root, directory, recursive)
+            if not match.matches_everything:
+                listing = Listing(_matching(listing.files, directory, match), listing.walked)
         with self._lock:
             self._entries[key] = listing
             self._entries.move_to_end(key)

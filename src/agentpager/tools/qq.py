@@ -60,9 +60,9 @@ def read_file(call: Call, path: str, start_line: int, num_lines: int) -> str:
 def _matching_files(
     call: Call, pattern: str, recursive: bool, use_regex: bool, path: str
 ) -> tuple[Resolved, list[str]]:
-    matcher(pattern, use_regex)  # a bad regex is reported before the path
-    directory = resolve(call.root, path, "directory")
-    return directory, call.listings.files(call.root, directory, pattern, recursive, use_regex)
+    with matcher(pattern, use_regex) as match:  # a bad regex is reported before the path
+        directory = resolve(call.root, path, "directory")
+        return directory, call.listings.files(call.root, directory, match, recursive)
 
 
 def _is_root(call: Call, directory: Resolved) -> bool:

@@ -14,6 +14,8 @@ from typing import Literal
 from rich.style import Style
 from rich.text import Text
 
+from agentpager.engine.patterns import Matcher, compile_regex
+
 TAB_SIZE = 4
 CUT_NOTE = " ✂ the output guard cuts here"
 DISPLAY_CUT_NOTE = " …cut for display"
@@ -34,11 +36,11 @@ def display_column(text: str, index: int) -> int:
     return len(text[:index].expandtabs(TAB_SIZE))
 
 
-def smart_case(pattern: str) -> re.Pattern[str]:
+def smart_case(pattern: str) -> Matcher:
     """Compile a search as ``less -i`` does: case matters only when the pattern has a capital letter
-    (an escape such as ``\\S`` is not one). ``re.error`` for a bad pattern."""
+    (an escape such as ``\\S`` is not one). PatternError for a bad pattern."""
     capitals = any(char.isupper() for char in _ESCAPED.sub("", pattern))
-    return re.compile(pattern, re.MULTILINE | (0 if capitals else re.IGNORECASE))
+    return compile_regex(pattern, re.MULTILINE | (0 if capitals else re.IGNORECASE))
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def paint(
     cut_for_display: bool,
     style: Callable[[str], Style],
     shading: Shading | None = None,
-    pattern: re.Pattern[str] | None = None,
+    pattern: Matcher | None = None,
     current: bool = False,
 ) -> Text:
     """Line ``number`` as shown: the columns the call covers shaded, those the guard cut off marked
@@ -98,8 +100,9 @@ def paint(
     if lost_from is not None:
         line.stylize(style("viewer--lost"), display_column(raw, lost_from))
     line.highlight_regex(_PICTURE, style("viewer--control"))
-    if pattern is not None:
-        line.highlight_regex(pattern, style("viewer--current" if current else "viewer--match"))
+    if pattern is not None:  # RE2's spans; a line only re could match (in a child) is not highlighted
+        for start, end in pattern.spans(line.plain) or ():
+            line.stylize(style("viewer--current" if current else "viewer--match"), start, end)
     if cut_for_display:
         line.append(DISPLAY_CUT_NOTE, style("viewer--cut"))
     if shading is not None and shading.cut is not None and shading.cut[0] == number:

@@ -8,13 +8,13 @@ instead of handling every report of a fast scroll or a long scan.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from agentpager.engine.patterns import Matcher
     from agentpager.fileview import FileView
     from agentpager.tui.tool_panel import Outcome
     from agentpager.tui.viewer import FileViewer, Window
@@ -82,9 +82,11 @@ class Indexed(Message):
 class Searched(Message):
     """Matches of a search so far (the worker keeps appending to ``matches`` until ``complete``)."""
 
-    pattern: re.Pattern[str]
+    pattern: Matcher
     matches: list[int]
     complete: bool
+    problem: str = ""
+    """Why the search stopped early (re, in its child, took too long), if it did."""
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, Searched) and message.matches is self.matches

@@ -10,7 +10,6 @@ being written.
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -32,12 +31,15 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from agentpager.engine.lineindex import Cancelled
+from agentpager.engine.patterns import Matcher, PatternError
 from agentpager.transcripts import Transcript, short_arguments
 from agentpager.transcripts.formats import ToolCall
 from agentpager.transcripts.replay import Replay, Replayer
 from agentpager.tui.context_view import ContextView
 from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.lines import smart_case
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.rows import row_styles
 from agentpager.tui.screens.prompt import PromptScreen
@@ -50,8 +52,6 @@ NARROW_COLUMNS = f"{'#':>5}  {'tool':<12}  {'chars':>7}  {'tokens':>6}  {'replay
 WIDE_FROM = 120
 SHORT_STATUS = {"not replayable": "not repl."}
 FILTERS = ("all calls", "calls that differ", "errors", "this tool")
-SEARCH_PATTERN_LIMIT = 500
-"""Longer search patterns are refused (plain ``re``: a bounded pattern keeps a search interruptible)."""
 FOLLOW_SECONDS = 0.5
 
 
@@ -404,37 +404,49 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
                 self._apply_filter()
                 return
             self.search_text = pattern
-            self._search(re.compile(pattern, re.IGNORECASE))
+            self._search(smart_case(pattern))
 
+        hint = "Case matters only with a capital letter."
         self.app.push_screen(
-            PromptScreen("Search the session (regex; empty: all calls)", "pattern", _pattern_problem), searched
+            PromptScreen("Search the session (regex; empty: all calls)", "pattern", _pattern_problem, hint=hint),
+            searched,
         )
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, pattern: re.Pattern[str]) -> None:
-        """Calls whose arguments, output or surrounding conversation match."""
+    def _search(self, pattern: Matcher) -> None:
+        """Calls whose arguments, output or surrounding conversation match: in linear time (RE2), or
+        by ``re`` in a child process, stopped past its time limit or when the search is replaced."""
         worker = get_current_worker()
+        cancel = worker.cancelled_event
         transcript = self.transcript
         found: set[ToolCall] = set()
         last_call: ToolCall | None = None
         pending_text = False
-        for event in list(transcript.events):  # conversation matches count for the next call
-            if event.kind == "call" and event.tool_call is not None:
-                if pending_text:
-                    found.add(event.tool_call)
-                pending_text, last_call = False, event.tool_call
-            elif pattern.search(event.text):
-                pending_text = True
-        if pending_text and last_call is not None:
-            found.add(last_call)
-        for call in list(transcript.calls):
-            if worker.is_cancelled:
-                return
-            if call not in found and (
-                pattern.search(short_arguments(call.arguments, 100_000))
-                or pattern.search(transcript.recorded(call) or "")
-            ):
-                found.add(call)
+        try:
+            for event in list(transcript.events):  # conversation matches count for the next call
+                if event.kind == "call" and event.tool_call is not None:
+                    if pending_text:
+                        found.add(event.tool_call)
+                    pending_text, last_call = False, event.tool_call
+                elif pattern.search(event.text, cancel):
+                    pending_text = True
+            if pending_text and last_call is not None:
+                found.add(last_call)
+            for call in list(transcript.calls):
+                if worker.is_cancelled:
+                    return
+                if call not in found and (
+                    pattern.search(short_arguments(call.arguments, 100_000), cancel)
+                    or pattern.search(transcript.recorded(call) or "", cancel)
+                ):
+                    found.add(call)
+        except Cancelled:
+            return
+        except PatternError as error:  # re, in its child, took too long
+            self.app.call_from_thread(self.notify, f"Search stopped: {error.message}", severity="warning")
+            return
+        finally:
+            pattern.close()
         self.app.call_from_thread(self._searched, found)
 
     def _searched(self, hits: set[ToolCall]) -> None:
@@ -526,12 +538,10 @@ def _recorded_size(call: ToolCall, short: bool = False) -> str:
 
 
 def _pattern_problem(text: str) -> str | None:
-    if len(text) > SEARCH_PATTERN_LIMIT:
-        return f"At most {SEARCH_PATTERN_LIMIT} characters."
     try:
-        re.compile(text)
-    except re.error as error:
-        return f"Not a regex: {error}."
+        smart_case(text).close()
+    except PatternError as error:
+        return f"Invalid regex: {error.message}"
     return None
 
 

@@ -9,7 +9,6 @@ O(window) too: the scroll position is still the top line, and only the lines on 
 from __future__ import annotations
 
 import bisect
-import re
 import textwrap
 import threading
 import time
@@ -29,6 +28,7 @@ from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
 from agentpager.engine.lineindex import Cancelled
+from agentpager.engine.patterns import Matcher, PatternError
 from agentpager.fileview import FileView, ViewError
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.lines import Shading, marker, paint, smart_case
@@ -148,7 +148,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._frame_rows: list[tuple[int, int]] = []
         """Wrapped: the (line, row of it) on each screen row of the frame being drawn."""
         self._widest = 0
-        self._pattern: re.Pattern[str] | None = None
+        self._pattern: Matcher | None = None
         self._matches: list[int] = []
         self._match = -1
         self._search_from = 1
@@ -351,7 +351,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             last = min(first + WINDOW_LINES - 1, self.line_count)
             try:
                 with self.view.open() as reader:  # type: ignore[union-attr]
-                    lines = reader.line_prefixes(first, last, DISPLAY_LIMIT)
+                    lines = list(reader.line_prefixes(first, last, DISPLAY_LIMIT))
             except (OSError, IndexError):
                 return []  # the file moved under us; the next index report redraws
             self._windows[index] = lines
@@ -675,8 +675,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             return "Open a file to search it."
         try:
             compiled = smart_case(pattern)
-        except re.error as error:
-            return f"Invalid regex: {error}"
+        except PatternError as error:
+            return f"Invalid regex: {error.message}"
         self._pattern = compiled
         self._clear_strips()
         self._matches, self._match = [], -1
@@ -687,7 +687,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         return None
 
     @work(thread=True, group="search", exclusive=True, exit_on_error=False)
-    def _search(self, view: FileView, pattern: re.Pattern[str]) -> None:
+    def _search(self, view: FileView, pattern: Matcher) -> None:
+        """Matches in linear time (RE2), or by re in a child process that Escape kills."""
         worker = get_current_worker()
         matches: list[int] = []
         reported = time.monotonic()
@@ -701,8 +702,13 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         except Cancelled:
             self.post_message(Searched(pattern, matches, False))
             return
+        except PatternError as error:  # re, in its child, took too long or refused the pattern
+            self.post_message(Searched(pattern, matches, False, error.message))
+            return
         except OSError:
             pass  # the file changed under the search: what was found so far stands
+        finally:
+            pattern.close()
         self.post_message(Searched(pattern, matches, True))
 
     @on(Searched)
@@ -712,8 +718,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._matches = event.matches
         more = "" if event.complete else "+"
         if not event.matches:
-            if event.complete:
-                self._search_note = f"/{event.pattern.pattern}/: no match"
+            if event.complete or event.problem:
+                self._search_note = f"/{event.pattern.pattern}/: " + (event.problem or "no match")
             self._show_where()
             return
         if self._match < 0:
