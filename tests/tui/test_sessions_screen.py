@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from agentpager import Workspace
 from agentpager.sessions import SessionInfo, count_sessions
+from agentpager.transcripts import open_transcript
 from agentpager.tui import sessions_screen
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.sessions_screen import SessionList, SessionsScreen
@@ -48,6 +49,42 @@ async def test_browse_and_open_a_session(root: Path) -> None:
         await pilot.press("down", "enter")
         await settle(pilot)
         assert isinstance(app.screen, TranscriptScreen)
+        assert len(app.screen.query_one(CallList).calls) == 3
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+
+
+async def test_the_browser_over_a_transcript(root: Path) -> None:
+    home = home_with_sessions()
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # s2: one call
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)
+        assert len(app.screen.query_one(CallList).calls) == 1
+        await pilot.press("S")  # back to the browser it was opened from
+        await settle(pilot)
+        assert [type(screen).__name__ for screen in app.screen_stack] == ["Screen", "SessionsScreen"]
+        await pilot.press("down", "enter")  # s1: three calls
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)
+        assert len(app.screen.query_one(CallList).calls) == 3
+    transcript = next(home.glob(".claude/projects/*/s2.jsonl"))
+    app = AgentPagerApp.for_transcript(open_transcript(str(transcript)), str(root))
+    app.sessions_home = str(home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("S")  # a browser over the transcript the app started with
+        await settle(pilot)
+        await pilot.press("down", "enter")  # s1
+        await settle(pilot)
+        assert [type(screen).__name__ for screen in app.screen_stack] == [
+            "Screen",
+            "SessionsScreen",
+            "TranscriptScreen",
+        ]
         assert len(app.screen.query_one(CallList).calls) == 3
         await pilot.press("escape")
         await settle(pilot)
