@@ -211,8 +211,6 @@ def _context(transcript) -> int:  # noqa: ANN001 - a Transcript
 
 def _sessions(options: argparse.Namespace) -> int:
     """Every agent session on this machine, by project, newest first."""
-    from dataclasses import asdict
-
     from agentpager.sessions import duration_of, list_sessions
     from agentpager.wording import plural
 
@@ -225,9 +223,13 @@ def _sessions(options: argparse.Namespace) -> int:
             "their calls show as … (null in --json); --full counts them, and the count is kept",
             file=sys.stderr,
         )
-    if options.json:
-        for info in sessions:
-            out.write(json.dumps(asdict(info) | {"duration_seconds": duration_of(info)}, ensure_ascii=False) + "\n")
+    if options.json:  # its members are plain values: vars, not asdict's deep copy (a third of the time)
+        out.write(
+            "".join(
+                json.dumps(vars(info) | {"duration_seconds": duration_of(info)}, ensure_ascii=False) + "\n"
+                for info in sessions
+            )
+        )
         return 0
     if not sessions:
         print("agentpager: no Claude Code, Codex or Gemini CLI sessions found.", file=sys.stderr)
