@@ -14,7 +14,7 @@ from agentpager import Workspace
 from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.messages import FileChosen
-from agentpager.tui.transcript_screen import CallList, TranscriptScreen
+from agentpager.tui.transcript_screen import CallList, TranscriptScreen, _pattern_problem
 from agentpager.tui.tree import WorkspaceTree
 
 SIZE = (200, 55)
@@ -143,6 +143,9 @@ async def test_filter_search_copy_and_the_conversation(root: Path) -> None:
         await pilot.press("slash", *"big.txt", "enter")
         await settle(pilot)
         assert calls.rows == [0, 1, 2, 3, 4, 5], "the shell calls printed big.txt"
+        await pilot.press("slash", *"Stale", "enter")  # case matters with a capital letter
+        await settle(pilot)
+        assert calls.rows == []
         await pilot.press("slash", *"stale", "enter")
         await settle(pilot)
         assert calls.rows == [1, 4]
@@ -201,3 +204,9 @@ async def test_following_a_session_with_subagents(tmp_path: Path) -> None:
         assert calls.calls[2] in calls.summaries, "the new call is replayed"
         await pilot.press("F")
         app.screen.workers.cancel_all()
+
+
+def test_a_session_search_pattern_is_checked_as_the_viewer_checks_it() -> None:
+    assert _pattern_problem("(") == "Invalid regex: missing ), unterminated subpattern at position 0"
+    assert _pattern_problem("x" * 1001) == "Invalid regex: Pattern is too long: 1,001 characters (at most 1,000)."
+    assert _pattern_problem("(a+)+$") is None

@@ -442,8 +442,8 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
                     found.add(call)
         except Cancelled:
             return
-        except PatternError as error:  # re, in its child, took too long
-            self.app.call_from_thread(self.notify, f"Search stopped: {error.message}", severity="warning")
+        except PatternError as error:  # re, in its child, took too long or refused the pattern
+            self.app.call_from_thread(self.notify, f"Cannot search: {error.message}", severity="warning")
             return
         finally:
             pattern.close()
