@@ -3,7 +3,10 @@
 as the real one does (one streamed turn, a Read, the result sent back), so the runner and the mock
 are tested end to end without npm.
 
-``FAKE_AGENT_MODE=hang`` starts a child that sleeps and then sleeps itself, to test the timeout.
+It answers a Read with the file's text in capitals, unless ``FAKE_AGENT_MODE`` says otherwise:
+``numbered`` answers as Claude Code 2.1.330 does with its default model for a plain UTF-8 file
+(``{n}\t{line}`` from ``offset``, at most ``limit`` lines); ``hang`` starts a child that sleeps
+and then sleeps itself, to test the timeout and cancelling.
 """
 
 from __future__ import annotations
@@ -42,6 +45,14 @@ def tool_use(stream: bytes) -> dict:
     return block | {"input": json.loads(partial)}
 
 
+def numbered(text: str, arguments: dict) -> str:
+    first = arguments.get("offset") or 1
+    lines = text.split("\n")[first - 1 :]
+    if arguments.get("limit"):
+        lines = lines[: arguments["limit"]]
+    return "\n".join(f"{n}\t{line}" for n, line in enumerate(lines, first))
+
+
 def main() -> int:
     if "--version" in sys.argv:
         print("9.8.7 (Fake Agent)")
@@ -57,7 +68,9 @@ def main() -> int:
     )
     try:
         with open(call["input"]["file_path"], encoding="utf-8") as file:
-            result, is_error = file.read().upper(), False
+            text = file.read()
+        numbering = os.environ.get("FAKE_AGENT_MODE") == "numbered"
+        result, is_error = (numbered(text, call["input"]) if numbering else text.upper()), False
     except OSError as error:
         result, is_error = f"<tool_use_error>{error.strerror}</tool_use_error>", True
     block = {"type": "tool_result", "tool_use_id": call["id"], "content": result, "is_error": is_error}

@@ -10,18 +10,21 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from agentpager.agents import AgentNotInstalled, ProbeError, find, install_hint, probe
+from agentpager.agents import AgentNotInstalled, Cancelled, ProbeError, find, install, install_hint, probe
 from agentpager.agents.anthropic import AnthropicMessages, estimated_tokens
 from agentpager.agents.catalog import get_agent
 from agentpager.agents.gemini import GEMINI_CALL_ID, GeminiAPI
 from agentpager.agents.installation import cached_versions
 from agentpager.agents.mock import CALL_ID, MockServer, Request, sse
 from agentpager.agents.responses import RESPONSES_CALL_ID, OpenAIResponses
+from agentpager.agents.volatile import compare
 
 FAKE_AGENT = Path(__file__).parent / "fake_agent.py"
 
@@ -246,9 +249,9 @@ def test_probe_runs_the_agent_against_the_mock_and_returns_its_result(tmp_path: 
     assert (missing.text, missing.is_error) == ("<tool_use_error>No such file or directory</tool_use_error>", True)
 
 
-def test_an_agent_that_never_answers_is_killed_with_its_children(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def hanging_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake agent, started as Claude Code, starts a sleeping child and sleeps itself."""
     from agentpager.agents import catalog
 
     agent = catalog.AGENTS["claude-code"]
@@ -256,6 +259,10 @@ def test_an_agent_that_never_answers_is_killed_with_its_children(
         agent.launch(*args).arguments, {**agent.launch(*args).env, "FAKE_AGENT_MODE": "hang"}
     )  # noqa: E731
     monkeypatch.setitem(catalog.AGENTS, "claude-code", catalog.Agent(**{**agent.__dict__, "launch": hanging}))
+
+
+@pytest.mark.usefixtures("hanging_agent")
+def test_an_agent_that_never_answers_is_killed_with_its_children(tmp_path: Path) -> None:
     before = set(os.listdir("/proc"))
     with pytest.raises(ProbeError, match="no tool result within 2 s"):
         probe("claude-code", "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), timeout=2)
@@ -297,3 +304,107 @@ def test_cli_probe_without_the_agent_exits_2_with_the_npm_command(tmp_path: Path
     )
     unknown = agentpager("probe", "cursor", "read", env=env)
     assert unknown.returncode == 2 and b"Agents: claude-code, codex, gemini-cli." in unknown.stderr
+
+
+def test_answers_compare_byte_for_byte_but_for_the_agents_volatile_parts() -> None:
+    volatile = get_agent("claude-code").volatile
+    countdown = "\n\n<system-reminder>\n<total_tokens>{} tokens left</total_tokens>\n</system-reminder>"
+    profile = "1\talpha" + countdown.format(15000000)
+    same = compare(profile, False, profile, False, volatile)
+    assert (same.exact, same.same, same.verdict, same.not_counted) == (True, True, "the same, byte for byte", ())
+    budget = compare(profile, False, "1\talpha" + countdown.format(14999989), False, volatile)
+    assert (budget.exact, budget.same, budget.verdict) == (
+        False,
+        True,
+        "the same, apart from what changes from run to run",
+    )
+    assert [part.placeholder for part in budget.not_counted] == ["⟦tokens_left⟧"]
+    assert budget.agent_text == "1\talpha" + countdown.format("⟦tokens_left⟧")
+    differs = compare(profile, False, "1\talpha " + countdown.format(14999989), False, volatile)
+    assert (differs.same, differs.verdict) == (False, "differs")
+    assert not compare("x", False, "x", True, volatile).same, "an error and a plain answer differ"
+    codex = get_agent("codex").volatile
+    shell = "Chunk ID: {}\nWall time: {} seconds\nProcess exited with code 0\nOutput:\nalpha\n"
+    assert compare(shell.format("3fa9c1", "0.0101"), False, shell.format("a01b2c", "0.0513"), False, codex).same
+    assert not compare(shell.format("3fa9c1", "0.0101"), False, shell.format("3fa9c1", "0.0101 "), False, codex).same
+
+
+def npm_stand_in(bin_dir: Path, script: str) -> None:
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    (bin_dir / "npm").write_text("#!/bin/sh\nPATH=/usr/bin:/bin\n" + script)
+    (bin_dir / "npm").chmod(0o755)
+
+
+def test_install_hands_on_each_line_npm_writes_and_says_why_it_failed(no_agents: Path) -> None:
+    npm_stand_in(no_agents.parent / "bin", "echo fetching\necho 'npm error 404 Not Found' >&2\nexit 1\n")
+    lines: list[str] = []
+    with pytest.raises(RuntimeError) as raised:
+        install("claude-code", "2.1.84", progress=lines.append)
+    assert lines == [
+        f"Installing @anthropic-ai/claude-code@2.1.84 into {no_agents}/claude-code@2.1.84 ...",
+        "fetching",
+        "npm error 404 Not Found",
+    ]
+    assert str(raised.value) == "npm install failed (1): fetching\nnpm error 404 Not Found"
+
+
+def test_a_cancelled_install_stops_npm_and_its_children(no_agents: Path) -> None:
+    npm_stand_in(no_agents.parent / "bin", "echo started\nsleep 600 & wait\n")
+    cancel = threading.Event()
+
+    def line(text: str) -> None:
+        cancel.set()  # as soon as npm says anything
+
+    before = set(os.listdir("/proc"))
+    with pytest.raises(Cancelled):
+        install("claude-code", "2.1.84", progress=line, cancel=cancel)
+    sleepers = [
+        pid
+        for pid in set(os.listdir("/proc")) - before
+        if pid.isdigit() and Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"sleep\x00600")
+    ]
+    assert sleepers == []
+
+
+def test_a_version_not_in_the_cache_is_the_one_on_path_when_it_is_that_version(no_agents: Path) -> None:
+    claude = no_agents.parent / "bin" / "claude"
+    claude.parent.mkdir()
+    claude.write_text("#!/bin/sh\necho '2.1.330 (Claude Code)'\n")
+    claude.chmod(0o755)
+    assert find("claude-code", "2.1.330").command == (str(claude),)
+    with pytest.raises(AgentNotInstalled) as raised:
+        find("claude-code", "2.1.84")
+    assert raised.value.reason == (
+        f"claude-code 2.1.84 is not installed in {no_agents}/claude-code@2.1.84 (claude on PATH is 2.1.330)."
+    )
+
+
+@pytest.mark.usefixtures("hanging_agent")
+def test_a_cancelled_probe_stops_the_agent_and_its_children(tmp_path: Path) -> None:
+    before = set(os.listdir("/proc"))
+
+    def sleepers() -> list[str]:
+        found = []
+        for pid in set(os.listdir("/proc")) - before:
+            try:
+                if pid.isdigit() and b"time.sleep(600)" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(pid)
+            except OSError:
+                pass  # it ended meanwhile
+        return found
+
+    cancel, seen = threading.Event(), []
+
+    def cancel_once_its_child_sleeps() -> None:
+        for _ in range(600):
+            if found := sleepers():
+                seen.extend(found)
+                break
+            time.sleep(0.05)
+        cancel.set()
+
+    threading.Thread(target=cancel_once_its_child_sleeps).start()
+    with pytest.raises(Cancelled):
+        probe("claude-code", "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), cancel=cancel)
+    assert seen, "the agent had started its child"
+    assert sleepers() == []

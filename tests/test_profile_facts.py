@@ -335,3 +335,21 @@ def test_the_files_a_file_finder_offers_are_the_files_list_files_lists(big: Path
     assert workspace.files() == ["big.txt", "image.png", "sub/a.py", "é.txt"]
     listed = workspace.call("list_files", {"recursive": True, "limit": 100}).text
     assert listed.splitlines()[1:-1] == workspace.files()
+
+
+def test_a_real_agent_is_one_agentpager_can_run_at_a_version_its_goldens_were_recorded_from() -> None:
+    from agentpager.agents import AGENT_NAMES
+
+    goldens = Path(__file__).parent / "goldens"
+    real = {profile.name: profile.real_agent for profile in all_profiles() if profile.real_agent is not None}
+    assert {name: (agent.agent, agent.version) for name, agent in real.items()}.items() >= {
+        "claude-code": ("claude-code", "2.1.330"),
+        "claude-code@2.1.84": ("claude-code", "2.1.84"),
+        "claude-code@2.0": ("claude-code", "2.0.21"),
+        "gemini-cli": ("gemini-cli", "0.61.0"),
+    }.items()
+    for agent in real.values():
+        assert agent.agent in AGENT_NAMES
+        assert (goldens / agent.agent / agent.version).is_dir()
+    for name in ("qq", "forge", "crush", "vault", "openhands", "swe-agent"):
+        assert name not in real

@@ -39,6 +39,7 @@ KEYS: dict[str, tuple[str, str]] = {
     "copy_call": ("y", "copy the call as JSON"),
     "copy_pair": ("C", "copy the call and its result as a message pair"),
     "toggle_pin": ("p", "pin the call, or follow the viewer again"),
+    "ask_agent": ("a", "ask the real agent for the call, beside the profile's answer"),
     "transcript": ("t", "show the transcript"),
     "sessions": ("S", "browse every agent session"),
     "goto_line": ("colon", "go to a line"),

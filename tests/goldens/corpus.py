@@ -16,6 +16,9 @@ from typing import Any
 
 from samples import pdf_bytes, png_bytes
 
+from agentpager.agents.catalog import get_agent
+from agentpager.agents.volatile import Volatile
+
 ROOT = "⟦root⟧"
 """Stands for the absolute path of the corpus root in arguments and recorded outputs."""
 
@@ -103,16 +106,6 @@ class Case:
 
 
 @dataclass(frozen=True)
-class Volatile:
-    """A part of a recorded output that changes from run to run, and why."""
-
-    placeholder: str
-    pattern: str
-    """A regular expression (re.MULTILINE) for the part alone."""
-    why: str
-
-
-@dataclass(frozen=True)
 class AgentCases:
     cases: tuple[Case, ...]
     volatile: tuple[Volatile, ...] = ()
@@ -172,19 +165,7 @@ CLAUDE_CODE = AgentCases(
         _read("relative_dotdot", "dir/../plain.txt", "a relative path through .."),
         _read("absolute", f"{ROOT}/plain.txt", "an absolute path"),
     ),
-    (
-        Volatile(
-            "⟦tokens⟧",
-            r"(?<=File content \()\d+(?= tokens\) exceeds maximum allowed tokens)",
-            "counted by the API with Claude's tokenizer; the mock answers count_tokens with characters / 4",
-        ),
-        Volatile(
-            "⟦tokens_left⟧",
-            r"(?<=<total_tokens>)\d+(?= tokens left</total_tokens>)",
-            "Claude Code's token budget countdown: a budget minus the tokens the API reported used so far "
-            "(the mock reports 11), so only the model's server knows it.",
-        ),
-    ),
+    get_agent("claude-code").volatile,
     notes=(
         "Run as `claude -p PROMPT --model MODEL` against the mock (ANTHROPIC_BASE_URL). The output is the "
         "tool_result's content as the next request carries it: a string as it is; a list of blocks (an image, "
@@ -242,10 +223,7 @@ CODEX = AgentCases(
         _exec("stderr_and_stdout", "cat plain.txt missing.txt", "both streams, exit code 1"),
         _exec("exit_code_3", "echo out; exit 3"),
     ),
-    (
-        Volatile("⟦chunk_id⟧", r"(?<=^Chunk ID: )[0-9a-f]+$", "a random id per output chunk"),
-        Volatile("⟦wall_time⟧", r"(?<=^Wall time: )\d+\.\d+(?= seconds$)", "how long the command took"),
-    ),
+    get_agent("codex").volatile,
     notes=(
         "Run as `codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m gpt-5.5` with a "
         "custom model provider (wire_api = responses) in $CODEX_HOME/config.toml pointing at the mock. With "

@@ -20,7 +20,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from goldens.corpus import ROOT, Volatile
+from goldens.corpus import ROOT
+
+from agentpager.agents.volatile import Volatile
+from agentpager.agents.volatile import with_placeholders as volatile_as_placeholders
 
 GOLDENS_DIR = Path(__file__).parent
 
@@ -89,9 +92,7 @@ def with_placeholders(text: str, root: str | os.PathLike[str], volatile: tuple[V
     """``text`` with the root's path and every volatile part replaced by their placeholders."""
     for path in _roots(root):
         text = text.replace(path, ROOT)
-    for part in volatile:
-        text = re.sub(part.pattern, part.placeholder, text, flags=re.MULTILINE)
-    return text
+    return volatile_as_placeholders(text, volatile)
 
 
 def with_root(value: Any, root: str | os.PathLike[str]) -> Any:

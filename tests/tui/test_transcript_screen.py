@@ -20,9 +20,9 @@ from agentpager.tui.tree import WorkspaceTree
 SIZE = (200, 55)
 
 
-def shown(widget: Static) -> str:
-    """What a Static shows, as plain text."""
-    console = Console(width=200, record=True, color_system=None)
+def shown(widget: Static, width: int = 200) -> str:
+    """What a Static shows, as plain text (drawn ``width`` columns wide)."""
+    console = Console(width=width, record=True, color_system=None)
     console.print(widget.content)
     return console.export_text()
 

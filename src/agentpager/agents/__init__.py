@@ -1,7 +1,8 @@
 """The real agents on call: each runs once against a mock of its model API on 127.0.0.1.
 
 ``probe(agent, tool, arguments, root)`` returns the exact tool result the agent sends its model;
-``find`` and ``install`` locate or install a version (npm, into the cache dir). No Textual here.
+``find`` and ``install`` locate or install a version (npm, into the cache dir); ``compare`` (in
+``volatile``) sets a profile's answer against the agent's. No Textual here.
 Exports load lazily, so importing this package costs nothing until a name is used.
 """
 
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 __all__ = [
     "AGENT_NAMES",
     "AgentNotInstalled",
+    "Cancelled",
     "Installed",
     "ProbeError",
     "ProbeResult",
@@ -25,11 +27,13 @@ __all__ = [
 if TYPE_CHECKING:
     from agentpager.agents.catalog import AGENT_NAMES
     from agentpager.agents.installation import AgentNotInstalled, Installed, find, install, install_hint
+    from agentpager.agents.processes import Cancelled
     from agentpager.agents.runner import ProbeError, ProbeResult, probe
 
 _EXPORTS = {
     "AGENT_NAMES": "agentpager.agents.catalog",
     "AgentNotInstalled": "agentpager.agents.installation",
+    "Cancelled": "agentpager.agents.processes",
     "Installed": "agentpager.agents.installation",
     "find": "agentpager.agents.installation",
     "install": "agentpager.agents.installation",

@@ -17,6 +17,7 @@ from agentpager.agents.anthropic import AnthropicMessages
 from agentpager.agents.gemini import GeminiAPI, parts_text
 from agentpager.agents.mock import Dialect, Request, ToolResult
 from agentpager.agents.responses import OpenAIResponses
+from agentpager.agents.volatile import Volatile
 
 PROMPT = "Use the tool you are given."
 CODEX_MODEL = "gpt-5.5"
@@ -50,6 +51,8 @@ class PromptTool:
 @dataclass(frozen=True)
 class Agent:
     name: str
+    title: str
+    """Its name for people: ``Claude Code``."""
     package: str
     """The npm package."""
     executable: str
@@ -62,6 +65,8 @@ class Agent:
     launch: Callable[[Path, str, str | None, str], Launch]
     """``launch(home, mock_url, model, prompt)``: writes any config into ``home``."""
     prompt_tools: Mapping[str, PromptTool] = field(default_factory=dict)
+    volatile: tuple[Volatile, ...] = ()
+    """The parts of its answers that change from run to run (not counted when answers are compared)."""
 
 
 def _platform() -> str:
@@ -165,6 +170,7 @@ AGENTS: dict[str, Agent] = {
     for agent in (
         Agent(
             "claude-code",
+            "Claude Code",
             "@anthropic-ai/claude-code",
             "claude",
             None,
@@ -175,18 +181,37 @@ AGENTS: dict[str, Agent] = {
                 "node_modules/@anthropic-ai/claude-code/cli.js",
             ),
             _claude_code,
+            volatile=(
+                Volatile(
+                    "⟦tokens⟧",
+                    r"(?<=File content \()\d+(?= tokens\) exceeds maximum allowed tokens)",
+                    "counted by the API with Claude's tokenizer; the mock answers count_tokens with characters / 4",
+                ),
+                Volatile(
+                    "⟦tokens_left⟧",
+                    r"(?<=<total_tokens>)\d+(?= tokens left</total_tokens>)",
+                    "Claude Code's token budget countdown: a budget minus the tokens the API reported used so far "
+                    "(the mock reports 11), so only the model's server knows it.",
+                ),
+            ),
         ),
         Agent(
             "codex",
+            "Codex",
             "@openai/codex",
             "codex",
             CODEX_MODEL,
             OpenAIResponses,
             ("node_modules/@openai/codex/bin/codex.js",),
             _codex,
+            volatile=(
+                Volatile("⟦chunk_id⟧", r"(?<=^Chunk ID: )[0-9a-f]+$", "a random id per output chunk"),
+                Volatile("⟦wall_time⟧", r"(?<=^Wall time: )\d+\.\d+(?= seconds$)", "how long the command took"),
+            ),
         ),
         Agent(
             "gemini-cli",
+            "Gemini CLI",
             "@google/gemini-cli",
             "gemini",
             GEMINI_MODEL,

@@ -11,11 +11,13 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from agentpager.agents.catalog import Agent, get_agent
+from agentpager.agents.processes import stream_lines
 
 INSTALL_TIMEOUT = 900
 VERSION_TIMEOUT = 30
@@ -29,6 +31,7 @@ class AgentNotInstalled(LookupError):
 
     def __init__(self, message: str, hint: str) -> None:
         super().__init__(f"{message}\nInstall it with:\n  {hint}")
+        self.reason = message
         self.hint = hint
 
 
@@ -130,7 +133,8 @@ def version_of(command: tuple[str, ...]) -> str:
 
 def find(agent: str, version: str | None = None) -> Installed:
     """An installed agent: ``version`` None is the one on PATH, else the newest in the cache; a
-    version such as ``2.1.84`` is that version in the cache; a path is that executable.
+    version such as ``2.1.84`` is that version in the cache, else the one on PATH if it is that
+    version; a path is that executable.
 
     Raises AgentNotInstalled with the npm command that installs it.
     """
@@ -153,9 +157,14 @@ def find(agent: str, version: str | None = None) -> Installed:
         version = cached[-1]
     prefix = prefix_of(agent, version)
     command = _command_in(prefix, spec)
-    if command is None:
-        raise AgentNotInstalled(f"{agent} {version} is not installed in {prefix}.", install_hint(agent, version))
-    return Installed(spec, _package_version(prefix, spec) or version, command)
+    if command is not None:
+        return Installed(spec, _package_version(prefix, spec) or version, command)
+    on_path = shutil.which(spec.executable)
+    path_version = version_of((on_path,)) if on_path is not None else None
+    if on_path is not None and path_version == version:
+        return Installed(spec, version, (on_path,))
+    elsewhere = f" ({spec.executable} on PATH is {path_version})" if path_version else ""
+    raise AgentNotInstalled(f"{agent} {version} is not installed in {prefix}{elsewhere}.", install_hint(agent, version))
 
 
 def resolve_version(agent: str, version: str) -> str:
@@ -175,8 +184,14 @@ def resolve_version(agent: str, version: str) -> str:
     return found[-1] if isinstance(found, list) else str(found)
 
 
-def install(agent: str, version: str = "latest", progress: Progress | None = None) -> Installed:
-    """Install ``version`` of the agent into the cache (a no-op when it is there) and return it."""
+def install(
+    agent: str, version: str = "latest", progress: Progress | None = None, cancel: threading.Event | None = None
+) -> Installed:
+    """Install ``version`` of the agent into the cache (a no-op when it is there) and return it.
+
+    ``progress`` gets what is being done and each line npm writes; ``cancel`` set stops npm (and
+    raises Cancelled).
+    """
     exact = resolve_version(agent, version)
     prefix = prefix_of(agent, exact)
     spec = get_agent(agent)
@@ -186,15 +201,27 @@ def install(agent: str, version: str = "latest", progress: Progress | None = Non
         if progress:
             progress(f"Installing {spec.package}@{exact} into {prefix} ...")
         prefix.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
+        written: list[str] = []
+
+        def line(text: str) -> None:
+            written.append(text)
+            if progress:
+                progress(text)
+
+        with subprocess.Popen(
             install_command(agent, exact),
-            capture_output=True,
-            text=True,
-            timeout=INSTALL_TIMEOUT,
             stdin=subprocess.DEVNULL,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"npm install failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        ) as npm:
+            try:
+                stream_lines(npm, line, cancel, INSTALL_TIMEOUT)
+            except TimeoutError as error:
+                raise RuntimeError(f"npm install {error}") from None
+        if npm.returncode != 0:
+            output = "\n".join(written).strip()[-2000:]
+            raise RuntimeError(f"npm install failed ({npm.returncode}): {output}")
     if progress:
         progress(f"{agent} {exact} is installed.")
     return find(agent, exact)

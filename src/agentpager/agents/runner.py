@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,6 +16,7 @@ from typing import Any
 from agentpager.agents.catalog import PROMPT
 from agentpager.agents.installation import Installed, Progress, find
 from agentpager.agents.mock import MockServer, Recording
+from agentpager.agents.processes import Cancelled, stop
 
 PROBE_TIMEOUT = 180.0
 """Seconds from start until the tool result must have arrived."""
@@ -64,28 +65,21 @@ def agent_environment(home: Path, extra: Mapping[str, str]) -> dict[str, str]:
     return env | dict(extra)
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Kill the agent's whole process group (it was started in a session of its own)."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    process.wait()
-
-
-def _wait(process: subprocess.Popen[bytes], recording: Recording, timeout: float) -> None:
+def _wait(
+    process: subprocess.Popen[bytes], recording: Recording, timeout: float, cancel: threading.Event | None
+) -> None:
     deadline = time.monotonic() + timeout
     while process.poll() is None and not recording.done.is_set():
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("cancelled")
         if time.monotonic() > deadline:
-            _stop(process)
             raise ProbeError(f"no tool result within {timeout:.0f} s")
         recording.done.wait(0.05)
-    try:
-        process.wait(EXIT_GRACE)
-    except subprocess.TimeoutExpired:
-        pass
+    grace = time.monotonic() + EXIT_GRACE
+    while process.poll() is None and time.monotonic() < grace and not (cancel is not None and cancel.is_set()):
+        time.sleep(0.05)
     if process.poll() is None:
-        _stop(process)
+        stop(process)
 
 
 def _model_asked_for(recording: Recording) -> str:
@@ -107,11 +101,13 @@ def probe(
     model: str | None = None,
     timeout: float = PROBE_TIMEOUT,
     installed: Installed | None = None,
+    cancel: threading.Event | None = None,
 ) -> ProbeResult:
     """Run the agent once in ``root``: the mock model calls ``tool`` with ``arguments``, and the
     result the agent sends back is returned byte for byte.
 
-    ``version``: see ``find``. Raises AgentNotInstalled, or ProbeError when no result came back.
+    ``version``: see ``find``. Raises AgentNotInstalled, or ProbeError when no result came back;
+    ``cancel`` set stops the agent and its children and raises Cancelled.
     """
     installed = installed or find(agent, version)
     spec = installed.agent
@@ -139,9 +135,9 @@ def probe(
                     start_new_session=True,
                 )
                 try:
-                    _wait(process, mock.recording, timeout)
+                    _wait(process, mock.recording, timeout, cancel)
                 except BaseException:
-                    _stop(process)
+                    stop(process)
                     raise
             output = (home / "agent.log").read_bytes().decode("utf-8", "replace")
         recording = mock.recording

@@ -137,6 +137,19 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class RealAgent:
+    """The program a profile's answers must equal, as ``agentpager.agents`` runs it."""
+
+    agent: str
+    """One of ``agentpager.agents.AGENT_NAMES``: ``claude-code``, ``codex``, ``gemini-cli``."""
+    version: str
+    """The exact version whose answers the profile equals (its goldens' version)."""
+
+
+CONTRACT = "its tools are defined by the contract, docs/TOOLS.md, which its tests check byte for byte"
+
+
+@dataclass(frozen=True)
 class Profile:
     """One agent's tool set, the form its errors take, and every fact the layers above need of it.
 
@@ -150,6 +163,10 @@ class Profile:
     tools: tuple[Tool, ...]
     error_form: Callable[[str], str]
     guarded: bool = True
+    real_agent: RealAgent | None = None
+    """The real agent that can be asked for any call of this profile's (``agentpager probe``), or None."""
+    ground_truth: str = CONTRACT
+    """What decides this profile's answers, in a phrase: says why when no real agent can be asked."""
 
     def tool(self, name: str) -> Tool | None:
         return next((tool for tool in self.tools if tool.spec.name == name), None)

@@ -35,6 +35,7 @@ from agentpager.tools.base import (
     Coverage,
     Opener,
     Profile,
+    RealAgent,
     RecordedCall,
     ShellCommand,
     Shown,
@@ -587,6 +588,8 @@ def _profile(name: str, behaviour: Behaviour, description: str) -> ClaudeCode:
         description=description,
         error_form=error_form,
         guarded=False,
+        real_agent=RealAgent("claude-code", behaviour.version),
+        ground_truth=f"the real Claude Code {behaviour.version}, recorded in tests/goldens/claude-code",
         tools=(
             Tool(
                 ToolSpec(

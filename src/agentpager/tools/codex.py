@@ -98,6 +98,10 @@ PROFILE = Codex(
     description="The Codex CLI's read_file tool: L-numbered lines, 500-byte line cap.",
     error_form=lambda message: message,
     guarded=False,
+    ground_truth=(
+        "Codex offered read_file only to its internal test models (removed upstream); real Codex reads with its "
+        "shell, which agentpager probe codex exec_command asks"
+    ),
     tools=(
         Tool(
             ToolSpec(

@@ -49,6 +49,7 @@ from agentpager.tools.base import (
     Coverage,
     Opener,
     Profile,
+    RealAgent,
     RecordedCall,
     Shown,
     Tool,
@@ -523,6 +524,8 @@ PROFILE = GeminiCli(
     description="Gemini CLI's read_file (2,000 lines, the truncation header), list_directory and @path references.",
     error_form=lambda message: message,
     guarded=False,
+    real_agent=RealAgent("gemini-cli", "0.61.0"),
+    ground_truth="the real Gemini CLI 0.61.0, recorded in tests/goldens/gemini-cli",
     tools=(
         Tool(
             ToolSpec(

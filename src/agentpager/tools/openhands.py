@@ -292,6 +292,7 @@ PROFILE = OpenHands(
     description="OpenHands' file editor, view command: `cat -n` numbering, 2-level directory listings, 16,000 chars.",
     error_form=lambda message: ERROR_HEADER + message,
     guarded=False,
+    ground_truth="its oracle is OpenHands' own file editor, Python code the tests run (tests/python_oracles.py)",
     tools=(
         Tool(
             ToolSpec(

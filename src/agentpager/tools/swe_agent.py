@@ -278,6 +278,7 @@ PROFILE = SweAgent(
     description="SWE-agent's windowed viewer: 100-line windows that stay where they were between calls.",
     error_form=lambda message: message,
     guarded=False,
+    ground_truth="its oracle is SWE-agent's own windowed tools, scripts the tests run (tests/python_oracles.py)",
     tools=(
         Tool(
             ToolSpec(

@@ -22,12 +22,14 @@ from textual.widgets import Footer
 
 from agentpager.config import DEFAULT_THEME, Config, ConfigError, save_setting
 from agentpager.exchange import call_and_result, call_json
+from agentpager.tools import get_profile
 from agentpager.transcripts import Transcript, TranscriptError, open_transcript, sniff
 from agentpager.transcripts.replay import Replayer
 from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
 from agentpager.tui.editor import editor_command
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.messages import DirectoryChosen, Failed, FileChosen, ProfileChosen, Ran, ShowLine, WindowChanged
+from agentpager.tui.probe_screen import ProbeScreen
 from agentpager.tui.screens.find_file import FindFile
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.screens.prompt import PromptScreen
@@ -43,7 +45,17 @@ from agentpager.workspace import Workspace
 SMALL_BELOW = 100
 """Below this many columns the tree is narrower, and the panel shows the call or the output (tabs)."""
 WORKSPACE_ACTIONS = frozenset(
-    {"edit_call", "open_file", "toggle_tree", "copy_output", "copy_call", "copy_pair", "toggle_pin", "leave_panel"}
+    {
+        "edit_call",
+        "open_file",
+        "toggle_tree",
+        "copy_output",
+        "copy_call",
+        "copy_pair",
+        "toggle_pin",
+        "leave_panel",
+        "ask_agent",
+    }
 )
 """App actions on the workspace screen's tree, viewer and panel."""
 _PERCENT = re.compile(r"(\d+(?:\.\d*)?)%")
@@ -83,6 +95,7 @@ class AgentPagerApp(ReportsFailures, App[None]):
         Binding("y", "copy_call", "Copy call", show=False, id="copy_call"),
         Binding("C", "copy_pair", "Copy pair", show=False, id="copy_pair"),
         Binding("p", "toggle_pin", "Pin/follow", id="toggle_pin"),
+        Binding("a", "ask_agent", "Ask agent", show=False, id="ask_agent"),
         Binding("t", "transcript", "Transcript", show=False, id="transcript"),
         Binding("S", "sessions", "Sessions", id="sessions"),
         Binding("q", "quit", "Quit", id="quit"),
@@ -432,6 +445,25 @@ class AgentPagerApp(ReportsFailures, App[None]):
     def action_toggle_pin(self) -> None:
         self.panel.toggle_pin()
 
+    def action_ask_agent(self) -> None:
+        """Ask the real agent the profile stands for to answer the panel's call (or say why there is none)."""
+        outcome = self.panel.outcome
+        if outcome is None:
+            self.notify(
+                "No call yet: open a file, then a asks the real agent for the panel's call.", severity="warning"
+            )
+            return
+        profile = get_profile(outcome.profile)
+        if profile.real_agent is None:
+            self.notify(
+                f"The {profile.name} profile has no real agent to ask: {profile.ground_truth}.",
+                title="Ask the real agent",
+                timeout=12,
+            )
+            return
+        workspace = self.workspace.with_profile(profile.name)
+        self.push_screen(ProbeScreen(workspace, outcome.tool, outcome.arguments, profile.real_agent))
+
     def action_copy_output(self) -> None:
         if outcome := self._outcome():
             self._copy(outcome.result.text, "the output")
@@ -481,6 +513,11 @@ class AgentPagerApp(ReportsFailures, App[None]):
             ("Previous match", "Go to the previous search match (N)", self.action_previous_match),
             ("Follow the file", "Follow a growing file, or stop (f)", self.action_follow),
             ("Pin or follow", "Pin the tool call, or let it follow the viewer again (p)", self.action_toggle_pin),
+            (
+                "Ask the real agent",
+                "Run the call with the installed agent the profile stands for, and compare (a)",
+                self.action_ask_agent,
+            ),
             ("Copy output", "Copy the exact tool output (c)", self.action_copy_output),
             ("Copy call", "Copy the tool call as JSON (y)", self.action_copy_call),
             ("Copy call and result", "Copy both as an OpenAI or Anthropic message pair (C)", self.action_copy_pair),

@@ -1,5 +1,5 @@
-"""A recorded output against its replay, coloured: unified where the difference is drawn narrow,
-side by side where there is room. Texts that do not end with a newline are marked so, never joined
+"""A recorded output against its replay (or a profile's answer against the real agent's), coloured:
+unified where the difference is drawn narrow, side by side where there is room. Texts that do not end with a newline are marked so, never joined
 to the next line (difflib's unified_diff joins them).
 
 The layout is chosen when the difference is drawn, for the width it is drawn at, so it follows the
@@ -30,6 +30,8 @@ NUMBER_STYLE = Style(dim=True)
 BAR = " │ "
 CONTINUED = "↪"
 """In place of a unified line's marker where the line goes on under itself."""
+REPLAY = ("recorded", "replayed now")
+"""The names of the two texts, old first, as the transcript screen compares them."""
 
 
 def _lines(text: str) -> list[str]:
@@ -41,10 +43,10 @@ def _lines(text: str) -> list[str]:
     return [*lines[:-1], lines[-1] + " ⏎̸"] if lines else lines
 
 
-def unified(recorded: str, replayed: str) -> Text:
-    """A coloured unified diff (``-`` recorded, ``+`` replayed now)."""
+def unified(recorded: str, replayed: str, names: tuple[str, str] = REPLAY) -> Text:
+    """A coloured unified diff (``-`` the first text, ``+`` the second)."""
     out = Text(no_wrap=False)
-    lines = list(difflib.unified_diff(_lines(recorded), _lines(replayed), "recorded", "replayed now", lineterm="", n=3))
+    lines = list(difflib.unified_diff(_lines(recorded), _lines(replayed), *names, lineterm="", n=3))
     for number, line in enumerate(lines):
         if number >= MAX_DIFF_LINES:
             out.append(f"… {len(lines) - MAX_DIFF_LINES:,} more lines of difference\n", "dim")
@@ -101,10 +103,11 @@ def _pieces(line: str, width: int) -> list[str]:
 class Difference:
     """What the difference tab draws: side by side from SIDE_BY_SIDE_FROM columns, else unified."""
 
-    def __init__(self, recorded: str, replayed: str) -> None:
+    def __init__(self, recorded: str, replayed: str, names: tuple[str, str] = REPLAY) -> None:
         self.left, self.right = _lines(recorded), _lines(replayed)
+        self.names = names
         self.rows = side_by_side_rows(self.left, self.right)
-        self.unified = unified(recorded, replayed)
+        self.unified = unified(recorded, replayed, names)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = options.max_width
@@ -129,10 +132,11 @@ class Difference:
         digits = max(len(f"{last:,}"), len("line"))
         side = (width - 2 * (digits + len(BAR)) - 2) // 2
         title = Text(no_wrap=True)
-        for name in ("recorded", "replayed now"):
+        first, second = self.names
+        for name in (f"{first[:side]:<{side}}  ", second):
             title.append(f"{'line':>{digits}}", NUMBER_STYLE)
             title.append(BAR, NUMBER_STYLE)
-            title.append(f"{name:<{side}}  " if name == "recorded" else name, "bold")
+            title.append(name, "bold")
         yield title
         for row in self.rows:
             if row.left is None and row.right is None:
@@ -159,12 +163,12 @@ class Difference:
             yield Text("… more (the outputs themselves are in their tabs)", "dim")
 
 
-def difference(recorded: str | None, replayed: str | None) -> RenderableType:
-    """What the difference tab shows for a call."""
+def difference(recorded: str | None, replayed: str | None, names: tuple[str, str] = REPLAY) -> RenderableType:
+    """What the difference tab shows for a call (or the probe screen for an answer)."""
     if replayed is None:
         return Text("(not replayable)", "dim")
     if recorded is None:
         return Text("(no result recorded)", "dim")
     if recorded == replayed:
         return Text("(the same, byte for byte)", "green")
-    return Difference(recorded, replayed)
+    return Difference(recorded, replayed, names)

@@ -16,9 +16,10 @@ from textual.message import Message
 if TYPE_CHECKING:
     from agentpager.engine.patterns import Matcher
     from agentpager.fileview import FileView
+    from agentpager.tui.probe_screen import AgentAnswer
     from agentpager.tui.tool_panel import Outcome
     from agentpager.tui.viewer import FileViewer, Window
-    from agentpager.workspace import Workspace
+    from agentpager.workspace import ToolResult, Workspace
 
 
 # -- the tree -------------------------------------------------------------------------------------
@@ -137,3 +138,52 @@ class ProfileChosen(Message):
     """The panel's profile changed: the tree marks the paths this profile refuses."""
 
     workspace: Workspace
+
+
+# -- asking the real agent (the probe screen) -----------------------------------------------------
+
+
+@dataclass
+class ProbePhase(Message):
+    """What asking the real agent is doing now (``starting Claude Code 2.1.330``), timed on screen."""
+
+    text: str
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ProbePhase)
+
+
+@dataclass
+class ProbeLogged(Message):
+    """A line for the probe's log: what the probe is doing, or a line npm wrote."""
+
+    line: str
+
+
+@dataclass
+class ProfileAnswered(Message):
+    """The profile's answer to the call the agent is asked."""
+
+    result: ToolResult
+
+
+@dataclass
+class AgentAnswered(Message):
+    """The real agent answered: its answer set against the profile's."""
+
+    answer: AgentAnswer
+
+
+@dataclass
+class AgentMissing(Message):
+    """The agent (that version of it) is not installed: why, and the npm command that installs it."""
+
+    reason: str
+    hint: str
+
+
+@dataclass
+class ProbeFailed(Message):
+    """The agent (or npm) failed: what it said."""
+
+    reason: str

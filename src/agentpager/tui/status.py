@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -16,6 +16,12 @@ if TYPE_CHECKING:
 
 SHORT_BELOW = 100
 """Below this many columns the status uses fewer words."""
+
+
+def call_line(tool: str, arguments: dict[str, Any]) -> str:
+    """``read_file path="big.txt" start_line=450``: a call in one line."""
+    shown = (f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in arguments.items())
+    return f"{tool} {' '.join(shown)}".rstrip()
 
 
 class CallStatus(Horizontal):
@@ -38,11 +44,7 @@ class CallStatus(Horizontal):
         """The call and its cost; in a small terminal, in fewer words."""
         short = self.size.width < SHORT_BELOW
         mode = "[b $warning]pinned[/] " if pinned else "" if short else "[dim]following[/] "
-        if outcome is None:
-            call = "no call yet"
-        else:
-            arguments = (f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in outcome.arguments.items())
-            call = f"{outcome.tool} {' '.join(arguments)}".rstrip()
+        call = "no call yet" if outcome is None else call_line(outcome.tool, outcome.arguments)
         self.query_one("#call-summary", Label).update(mode + escape(call))
         self.query_one("#call-cost", Label).update(self._cost(outcome, short))
 

@@ -33,6 +33,8 @@ lines in the viewer, and its exact output.
   `Tab` next field, `Escape` back to the viewer
 - `p` pin the call, or follow the viewer again
 - `c` copy the output, `y` the call as JSON, `C` both as an OpenAI or Anthropic message pair
+- `a` ask the real agent the profile stands for (an installed Claude Code or Gemini CLI) for the
+  call: its answer beside the profile's, the difference, and whether they are the same
 - the shaded lines are what the call returns; `✂` marks where the output guard cuts it
 - the line under the screen: the call, its characters, its tokens, and whether it was cut
 
