@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import tempfile
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -64,11 +66,45 @@ def public_root() -> Iterator[Path]:
     shutil.rmtree(base)
 
 
+class _CapabilityHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapabilitySets(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+_CAPABILITY_VERSION_3 = 0x20080522
+_PERMISSION_OVERRIDES = (1 << 1) | (1 << 2)  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+
+
+def drop_permission_overrides() -> None:
+    """Give up the capabilities that let root ignore permission bits, keeping its uid.
+
+    The process can then read only what its owner bits allow: a file with mode 0 is unreadable,
+    while the package it imports (owned by the same user) stays readable wherever it was cloned,
+    even under a directory only its owner can enter (``mktemp -d``).
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    header = _CapabilityHeader(_CAPABILITY_VERSION_3, 0)
+    sets = (_CapabilitySets * 2)()
+    if libc.capget(ctypes.byref(header), sets) != 0:
+        raise OSError(ctypes.get_errno(), "capget failed")
+    for entry in sets:
+        entry.effective &= ~_PERMISSION_OVERRIDES
+        entry.permitted &= ~_PERMISSION_OVERRIDES
+        entry.inheritable &= ~_PERMISSION_OVERRIDES
+    if libc.capset(ctypes.byref(header), sets) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+
+
 @pytest.fixture
 def unprivileged() -> Callable[[Callable[[], str]], str]:
     """Run a function that returns text as a user who cannot read what it has no permission for.
 
-    Root reads everything, so as root the function runs in a forked child turned into ``nobody``.
+    Root reads everything, so as root the function runs in a forked child that has given up the
+    capabilities that override permissions. An exception in the child is raised here with its
+    traceback, never swallowed.
     """
 
     def run(function: Callable[[], str]) -> str:
@@ -77,17 +113,23 @@ def unprivileged() -> Callable[[Callable[[], str]], str]:
         reader, writer = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: drop privileges, answer through the pipe, never return to pytest
+            status = 1
             try:
                 os.close(reader)
-                os.setgid(65534)
-                os.setuid(65534)
-                os.write(writer, function().encode())
+                drop_permission_overrides()
+                answer = b"answer\0" + function().encode()
+                status = 0
+            except BaseException:
+                answer = b"error\0" + traceback.format_exc().encode()
             finally:
-                os._exit(0)
+                os.write(writer, answer)
+                os._exit(status)
         os.close(writer)
-        with os.fdopen(reader) as answer:
-            result = answer.read()
+        with os.fdopen(reader, "rb") as pipe:
+            kind, _, text = pipe.read().partition(b"\0")
         os.waitpid(pid, 0)
-        return result
+        if kind != b"answer":
+            raise AssertionError("the unprivileged child failed:\n" + text.decode(errors="replace"))
+        return text.decode()
 
     return run

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import threading
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,15 @@ def write_docx_bomb(path: Path, xml_mb: int) -> Path:
         archive.writestr("_rels/.rels", _RELS)
         archive.writestr("word/document.xml", document)
     return path
+
+
+@contextmanager
+def opened(path: Path) -> Iterator[int]:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
 def test_a_docx_bomb_is_too_large(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -67,13 +78,14 @@ def test_the_child_converts_the_open_descriptor(root: Path) -> None:
         assert convert_document(fd, "pdf") == "Opened first\n\n", "the descriptor's offset does not matter"
     finally:
         os.close(fd)
-    assert convert_document(str(path), "docx") == "Swapped in"
+    with opened(path) as fd:
+        assert convert_document(fd, "docx") == "Swapped in"
 
 
 def test_a_damaged_document_gives_the_converters_reason(root: Path) -> None:
     (root / "broken.pdf").write_bytes(pdf_bytes(["Hello"])[:150])
-    with pytest.raises(ConversionError) as caught:
-        convert_document(str(root / "broken.pdf"), "pdf")
+    with opened(root / "broken.pdf") as fd, pytest.raises(ConversionError) as caught:
+        convert_document(fd, "pdf")
     assert caught.value.reason.startswith("the PDF is damaged or unreadable (")
 
 
@@ -81,8 +93,8 @@ def test_cancel_kills_the_child(root: Path) -> None:
     (root / "paper.pdf").write_bytes(pdf_bytes(["Hello"]))
     cancel = threading.Event()
     cancel.set()
-    with pytest.raises(Cancelled):
-        convert_document(str(root / "paper.pdf"), "pdf", cancel, ConversionLimits(seconds=60))
+    with opened(root / "paper.pdf") as fd, pytest.raises(Cancelled):
+        convert_document(fd, "pdf", cancel, ConversionLimits(seconds=60))
 
 
 def test_limits_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

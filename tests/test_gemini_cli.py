@@ -120,7 +120,8 @@ def test_audio_is_announced_for_the_next_turn(plain: Path) -> None:
 
 def test_a_long_line_is_cut_in_utf16_units(plain: Path) -> None:
     text, _ = call(plain, "read_file", {"file_path": "surrogate.txt"})
-    assert text == HEADER.format(1, 2, 2, 3) + "a" * 1999 + "\ud83d... [truncated]\n"
+    # Gemini CLI leaves half of the emoji's surrogate pair; outputs are valid UTF-8, so it shows as U+FFFD.
+    assert text == HEADER.format(1, 2, 2, 3) + "a" * 1999 + "\ufffd... [truncated]\n"
 
 
 def test_read_file_errors(plain: Path) -> None:
@@ -206,6 +207,18 @@ def test_listing_ignore_globs_match_names_case_sensitively(plain: Path) -> None:
     ]
 
 
+def test_listing_ignore_globs_run_in_linear_time(tmp_path: Path) -> None:
+    """``*a*a...b`` against a long name of ``a`` backtracked for ever in ``re``; RE2 answers at once."""
+    write(tmp_path, "a" * 200, b"")
+    write(tmp_path, "a" * 20 + "b", b"")
+    text, _ = call(tmp_path, "list_directory", {"dir_path": ".", "ignore": ["*a" * 12 + "b"]})
+    assert text == "Directory listing for ROOT:\n" + "a" * 200 + " (0 bytes)"
+    assert call(tmp_path, "list_directory", {"dir_path": ".", "ignore": ["*" * 600]}) == (
+        "An ignore pattern is too long: 600 characters, 1,202 as a regex (at most 1,000).",
+        True,
+    )
+
+
 def test_listing_errors(plain: Path) -> None:
     assert call(plain, "list_directory", {"dir_path": "nope"}) == (
         "Error listing directory: ENOENT: no such file or directory, stat 'ROOT/nope'",
@@ -263,6 +276,23 @@ def test_at_references(plain: Path, repo: Path) -> None:
     )
     assert call(repo, "read_many_files", {"include": ["app.log", "ok.txt"]})[0] == (
         "\n--- Content from referenced files ---\nContent from @ok.txt:\ncontent\n--- End of content ---"
+    )
+
+
+def test_a_referenced_directory_follows_symlinks_inside_once_and_never_out(tmp_path: Path) -> None:
+    """A symlinked directory inside is read under the name it was found by; one out of the root is not
+    entered, and a loop (``loop -> ..``) only until it would enter a directory already on its way."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    write(root, "d/a.txt", b"a\n")
+    write(root, "other/b.txt", b"b\n")
+    write(outside, "secret.txt", b"SECRET\n")
+    (root / "d" / "linked").symlink_to(root / "other")
+    (root / "d" / "loop").symlink_to("..")
+    (root / "d" / "out").symlink_to(outside)
+    text, _ = call(root, "read_many_files", {"include": ["d"]})
+    assert text == (
+        "\n--- Content from referenced files ---\nContent from @d/a.txt:\na\nContent from @d/linked/b.txt:\nb\n"
+        "Content from @d/loop/other/b.txt:\nb\n--- End of content ---"
     )
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
+
+import agentpager
 
 CHECK = """
 import importlib, pkgutil, sys
@@ -27,6 +30,32 @@ def test_call_path_imports_no_textual_markitdown_or_mcp(root: Path) -> None:
     done = subprocess.run([sys.executable, "-c", CHECK, str(root)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == "0 []", "small files are read without numpy, Textual, markitdown or mcp"
+
+
+def imported_modules(source: str) -> set[str]:
+    """Every module a Python source imports, absolute or relative, at any depth (lazy imports too)."""
+    modules = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, "relative imports would hide where a name comes from"
+            modules.add(node.module or "")
+            modules.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return modules
+
+
+def test_the_tui_reads_through_workspace_and_fileview_only() -> None:
+    """One way in for file text: the TUI imports nothing from the tools or the engine."""
+    package = Path(agentpager.__file__).parent / "tui"
+    below = ("agentpager.tools", "agentpager.engine")
+    reaching_down = {
+        f"{path.relative_to(package)}: {module}"
+        for path in sorted(package.rglob("*.py"))
+        for module in imported_modules(path.read_text(encoding="utf-8"))
+        if module in below or module.startswith(tuple(name + "." for name in below))
+    }
+    assert reaching_down == set()
 
 
 LEAN = """

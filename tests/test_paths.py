@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 import socket
 import stat
@@ -158,3 +159,75 @@ def test_unreadable_file_and_directory(public_root: Path, unprivileged) -> None:
 )
 def test_display_path(root: Path, argument: str, display: str) -> None:
     assert Workspace(root).root.display(argument) == display
+
+
+def test_a_trailing_slash_names_a_directory(root: Path, call) -> None:
+    (root / "a.txt").write_text("x\n")
+    (root / "sub").mkdir()
+    for argument in ("a.txt/", "a.txt/.", "a.txt//", "./a.txt/"):
+        assert call("read_file", path=argument).text == f"Error: File '{argument}' does not exist."
+        assert call("file_read", profile="crush", filename=argument).text == (
+            f"Error: File '{argument}' does not exist."
+        )
+    assert call("read_file", path="sub/").text == "Error: 'sub/' is a directory."
+    assert call("list_files", path="a.txt/").text == "Error: Directory 'a.txt/' does not exist."
+    assert call("list_files", path="sub/").text == "No files found matching the criteria."
+
+
+def make_deep_file(root: Path, depth: int, content: str) -> str:
+    """A file below ``depth`` directories of 200 characters, made through descriptors (its path is too long
+    for the system calls that take one); returns its path relative to ``root``."""
+    names = [f"{level:03d}" + "d" * 197 for level in range(depth)]
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in names:
+            os.mkdir(name, dir_fd=fd)
+            child = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        out = os.open("deep.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(out, content.encode())
+        os.close(out)
+    finally:
+        os.close(fd)
+    return "/".join([*names, "deep.txt"])
+
+
+def test_paths_longer_than_path_max_are_read_and_listed(root: Path, call) -> None:
+    deep = make_deep_file(root, 25, "deep line\n")
+    assert len(str(root / deep).encode()) > os.pathconf("/", "PC_PATH_MAX")
+    assert call("read_file", path=deep).text == (
+        f"[File: {deep} | Lines 1-1 of 1]\n[Note: Output limited to 200 lines max per request.]\n"
+        f"{'-' * 40}\ndeep line\n{'-' * 40}\n[File read completed. Total lines: 1]"
+    )
+    assert call("read_file", path=str(root / deep)).text.startswith(f"[File: {deep} | Lines 1-1 of 1]")
+    assert json.loads(call("fs_read", profile="forge", path=deep).text)["content"] == "deep line\n"
+    assert call("list_files", recursive=True).text == deep
+    assert call("count_files", recursive=True).text.endswith("Total files recursively: 1\n\nBy extension:\n  .txt: 1")
+    assert call("list_files", path=deep.rsplit("/", 1)[0]).text == deep
+
+
+def test_an_agent_listing_never_follows_a_symlink_out_of_the_root(root: Path, outside: Path) -> None:
+    """OpenHands lists two levels: a symlink to a directory inside is one, a symlink out is an entry."""
+    (root / "sub").mkdir()
+    (root / "sub" / "a.txt").write_text("a\n")
+    (root / "insub").symlink_to("sub")
+    (root / "outdir").symlink_to(outside)
+    listed = Workspace(root, "openhands").call("file_editor", {"command": "view", "path": str(root)}).text
+    assert listed == (
+        f"Here's the files and directories up to 2 levels deep in {root}, excluding hidden items:\n"
+        f"{root}/\n{root}/insub/\n{root}/insub/a.txt\n{root}/outdir\n{root}/sub/\n{root}/sub/a.txt"
+    )
+
+
+def test_gemini_context_files_are_read_beneath_the_root(root: Path, outside: Path) -> None:
+    """Gemini CLI appends the GEMINI.md of a file's directory: one that links out of the workspace is skipped."""
+    (root / "sub").mkdir()
+    (root / "sub" / "a.txt").write_text("a\n")
+    (root / "sub" / "GEMINI.md").symlink_to(outside / "secret.txt")
+    (root / "other").mkdir()
+    (root / "other" / "b.txt").write_text("b\n")
+    (root / "other" / "GEMINI.md").write_text("inside context\n")
+    workspace = Workspace(root, "gemini-cli")
+    assert "secret" not in workspace.call("read_file", {"file_path": "sub/a.txt"}).text
+    assert "inside context" in workspace.call("read_file", {"file_path": "other/b.txt"}).text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,15 @@ from hypothesis import strategies as st
 
 from agentpager.engine import lineindex
 from agentpager.engine.pytext import Utf8Text, measure_utf8
+
+
+def measured(path: Path) -> Utf8Text:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return measure_utf8(fd, os.fstat(fd).st_size)
+    finally:
+        os.close(fd)
+
 
 _PIECES = [
     b"a",
@@ -35,21 +45,21 @@ def test_the_same_as_read_text_whatever_the_blocks(
     path.write_bytes(data)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lineindex, "BLOCK_SIZE", block)
-        measured = measure_utf8(str(path))
+        found = measured(path)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
-        assert measured == Utf8Text(str(error), 0, 0, False)
+        assert found == Utf8Text(str(error), 0, 0, False)
         return
     lone_cr = "\r" in data.decode().replace("\r\n", "")
-    assert measured == Utf8Text("", len(text.split("\n")), len(text.splitlines()), lone_cr)
+    assert found == Utf8Text("", len(text.split("\n")), len(text.splitlines()), lone_cr)
 
 
 def test_literal_counts(tmp_path: Path) -> None:
     path = tmp_path / "f"
     path.write_bytes(b"one\r\ntwo\rthree\x0cfour\n")
-    assert measure_utf8(str(path)) == Utf8Text("", 4, 4, True)
+    assert measured(path) == Utf8Text("", 4, 4, True)
     path.write_bytes(b"")
-    assert measure_utf8(str(path)) == Utf8Text("", 1, 0, False)
+    assert measured(path) == Utf8Text("", 1, 0, False)
     path.write_bytes(b"ok\n\xff")
-    assert measure_utf8(str(path)).error == "'utf-8' codec can't decode byte 0xff in position 3: invalid start byte"
+    assert measured(path).error == "'utf-8' codec can't decode byte 0xff in position 3: invalid start byte"

@@ -47,7 +47,7 @@ def _call(options: argparse.Namespace) -> int:
         names = ", ".join(tool.spec.name for tool in workspace.profile.tools)
         raise CommandError(f"Profile '{workspace.profile.name}' has no tool '{options.tool}'. Tools: {names}.")
     result = workspace.call(options.tool, arguments)
-    sys.stdout.buffer.write(result.text.encode("utf-8", "surrogatepass"))
+    sys.stdout.buffer.write(result.text.encode("utf-8"))
     sys.stdout.buffer.flush()
     return 1 if result.is_error else 0
 
@@ -142,6 +142,7 @@ def _open_transcript(path: str):  # noqa: ANN202 - a Transcript
 
 def _replay(options: argparse.Namespace) -> int:
     """One line per call: recorded output, replayed output, and whether they are the same."""
+    from agentpager.exchange import to_json
     from agentpager.transcripts import short_arguments
     from agentpager.transcripts.replay import Replayer
     from agentpager.wording import plural
@@ -169,7 +170,7 @@ def _replay(options: argparse.Namespace) -> int:
                 "agent": call.agent,
                 "parent": call.parent,
             }
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.write(to_json(record) + "\n")
         else:
             recorded = "no result" if replay.recorded is None else plural(len(replay.recorded), "char")
             indent = "  " * call.depth

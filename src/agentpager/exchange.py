@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
 PAIR_FORMATS = ("openai", "anthropic")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def to_json(value: Any, indent: int | None = None) -> str:
+    """``value`` as JSON that encodes as UTF-8: other characters as they are, and lone surrogates (a file
+    name's undecodable bytes) as ``\\udcff`` escapes, which read back as the same value."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def call_json(name: str, arguments: Mapping[str, Any]) -> str:
     """The call as ``{"name": ..., "arguments": {...}}``."""
-    return json.dumps({"name": name, "arguments": dict(arguments)}, indent=2, ensure_ascii=False)
+    return to_json({"name": name, "arguments": dict(arguments)}, indent=2)
 
 
 def call_and_result(
@@ -31,7 +40,7 @@ def call_and_result(
                     {
                         "id": call_id,
                         "type": "function",
-                        "function": {"name": name, "arguments": json.dumps(dict(arguments), ensure_ascii=False)},
+                        "function": {"name": name, "arguments": to_json(dict(arguments))},
                     }
                 ],
             },

@@ -1,4 +1,7 @@
-"""A file as a viewer shows it: the same text, and the same index, the agent's tools read."""
+"""A file as a viewer shows it: the same text, and the same index, the agent's tools read.
+
+The viewer reads files only through this module and Workspace: what it needs of the engine is here.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +9,16 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agentpager.engine.content import TextContent
+from agentpager.engine.lineindex import Cancelled, FileChanged
 from agentpager.engine.textfile import TextReader
+
+if TYPE_CHECKING:
+    from agentpager.engine.patterns import Matcher
+
+__all__ = ["Cancelled", "FileChanged", "FileView", "Matcher", "ViewError", "compile_search"]
 
 
 @dataclass(frozen=True)
@@ -24,11 +33,24 @@ class ViewError(Exception):
         return self.message
 
 
+def compile_search(pattern: str, flags: int) -> Matcher:
+    """A search (a Python regex with ``re`` flags) that runs in linear time (RE2, else ``re`` in a child
+    process); ViewError for a bad pattern. The patterns module loads on the first search."""
+    from agentpager.engine.patterns import PatternError, compile_regex
+
+    try:
+        return compile_regex(pattern, flags)
+    except PatternError as error:
+        raise ViewError(error.message) from None
+
+
 class FileView:
     """One file's text for a viewer: line windows, the line count with progress, offsets, search.
 
-    Every method opens the file as it is now, so a viewer sees appends and replacements; the index
-    is shared with the tools, so a window the viewer has indexed costs the agent's call nothing.
+    Every method opens the file as it is now (beneath the workspace root, as the tools do), so a
+    viewer sees appends and replacements; the index is shared with the tools, so a window the
+    viewer has indexed costs the agent's call nothing. A file that changed so that it can no longer
+    be read raises FileChanged (an OSError).
     """
 
     def __init__(self, name: str, content: TextContent) -> None:
@@ -61,6 +83,27 @@ class FileView:
             reader.build_index(progress, cancel)
             return reader.line_count()
 
+    def available_lines(self) -> int:
+        """Lines that can be shown now: all of them once indexed, else those already scanned whole."""
+        with self.open() as reader:
+            return reader.available_lines()
+
+    def line_prefixes(self, first: int, last: int, limit: int) -> list[tuple[str, bool]]:
+        """Each of lines ``first..last``: its first ``limit`` characters, and whether it is longer."""
+        with self.open() as reader:
+            return list(reader.line_prefixes(first, last, limit))
+
+    def search(self, pattern: Matcher, cancel: threading.Event | None = None) -> Iterator[int]:
+        """Numbers of the lines where ``pattern`` matches, in order (see TextReader.search); ViewError
+        when ``re``, in its child, takes too long or refuses the pattern."""
+        from agentpager.engine.patterns import PatternError
+
+        with self.open() as reader:
+            try:
+                yield from reader.search(pattern, cancel=cancel)
+            except PatternError as error:
+                raise ViewError(error.message) from None
+
     def position(self, offset: int, unit: Literal["char", "byte"]) -> tuple[int, int]:
         """The line holding character (or byte) ``offset``, and the characters of that line before it.
 
@@ -78,5 +121,4 @@ class FileView:
     @property
     def indexed(self) -> tuple[int, int]:
         """Bytes indexed so far, of how many."""
-        index = self._file.index
-        return index.scanned - index.base, index.size - index.base
+        return self._file.indexed

@@ -1,7 +1,12 @@
-"""The Python API: a workspace root and a profile, answering tool calls with the contract's text."""
+"""The Python API: a workspace root and a profile, answering tool calls with the contract's text.
+
+With ``fileview``, this is all the TUI sees of the layers below: what it needs of the tools (a tool's
+spec, the error its argument checks raise, the listing settings) is exported here.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -13,14 +18,35 @@ from typing import Any
 from agentpager.engine.content import ContentStore, TextContent
 from agentpager.engine.lineindex import FileChanged
 from agentpager.engine.tokens import count_tokens
+from agentpager.engine.utf8 import printable
 from agentpager.fileview import FileView, ViewError
-from agentpager.tools import get_profile
-from agentpager.tools.args import echoed
-from agentpager.tools.base import Call, Coverage, Shown, schema_of
+from agentpager.tools import get_profile, profile_names
+from agentpager.tools.args import ToolSpec, echoed
+from agentpager.tools.base import Call, Coverage, NotText, RealAgent, Shown, schema_of, text_of
 from agentpager.tools.errors import ToolError
-from agentpager.tools.guard import GuardSettings, guard, kept_part
-from agentpager.tools.listing import ListingCache, matcher
+from agentpager.tools.guard import GuardSettings, guard, kept_part, overflow_severity
+from agentpager.tools.listing import DirectoryEntries, ListingCache, matcher, read_directory
 from agentpager.tools.paths import Root, resolve
+from agentpager.tools.qq import MAX_FILES_PER_LIST, MAX_FILES_WARNING_THRESHOLD
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "LISTING_PAGE_SIZE",
+    "LISTING_WARNING_THRESHOLD",
+    "DirectoryEntries",
+    "RealAgent",
+    "ToolError",
+    "ToolResult",
+    "ToolSpec",
+    "Workspace",
+    "overflow_severity",
+    "printable",
+]
+
+LISTING_PAGE_SIZE = MAX_FILES_PER_LIST
+"""Files per page of a listing (qq's ``max_files_per_list``): the tree pages its directories by it."""
+LISTING_WARNING_THRESHOLD = MAX_FILES_WARNING_THRESHOLD
+"""More files than this make ``list_files`` warn instead of listing (the tree marks such directories)."""
 
 _ATTEMPTS = 3
 INTERNAL_ERROR = "Internal error in agentpager"
@@ -72,12 +98,25 @@ class Workspace:
             other.settings = dict(settings)
         return other
 
+    @staticmethod
+    def profile_names() -> tuple[str, ...]:
+        """Every profile's name, variants included, in the order the app lists them."""
+        return profile_names()
+
     def tools(self) -> list[dict[str, Any]]:
         """The profile's tools: name, description and JSON Schema of the arguments."""
         return schema_of(self.profile)
 
     def call(self, tool: str, arguments: Any = None) -> ToolResult:
-        """Run one tool call. Never raises: whatever is sent is answered, bad calls with an error text."""
+        """Run one tool call. Never raises: whatever is sent is answered, bad calls with an error text.
+
+        The text is always printable: a file name that is not UTF-8, or an argument with a lone
+        surrogate, shows U+FFFD where the name has a byte UTF-8 cannot decode.
+        """
+        result = self._answer(tool, arguments)
+        return replace(result, text=printable(result.text))
+
+    def _answer(self, tool: str, arguments: Any) -> ToolResult:
         found = self.profile.tool(tool)
         if found is None:
             names = ", ".join(t.spec.name for t in self.profile.tools)
@@ -98,10 +137,12 @@ class Workspace:
                 return self._error(tool, error.message, error.whole, call.uncertain)
             except FileChanged:
                 continue
-            except OSError as error:
-                return self._error(tool, f"Could not read the file: {error.strerror or error}.")
+            except OSError as error:  # never the path: it may be the file's real one, outside the root
+                return self._error(tool, f"Could not read the file: {error.strerror or type(error).__name__}.")
             except Exception as error:  # a bug: answer, so that no agent or UI goes down with it
                 return self._error(tool, f"{INTERNAL_ERROR}: {type(error).__name__}: {error}")
+            finally:
+                call.close()
         return self._error(tool, "The file kept changing while it was being read; try again.")
 
     def _error(self, tool: str, message: str, whole: bool = False, uncertain: str = "") -> ToolResult:
@@ -120,15 +161,21 @@ class Workspace:
         (raising Cancelled).
         """
         try:
-            resolved = resolve(self.root, path, "file")
+            with resolve(self.root, path, "file") as resolved:
+                try:
+                    content = text_of(self.store, resolved, functools.partial(self._reopen, path), cancel)
+                except NotText as error:
+                    raise ViewError(error.message, error.mime, resolved.st.st_size) from None
+                return FileView(resolved.display, content)
         except ToolError as error:
             raise ViewError(error.message) from None
-        call = Call(self.root, self.store, self.listings, "", None)
+
+    def _reopen(self, path: str) -> int:
+        """The file at ``path`` opened again beneath the root, as it is now (for a viewer that follows it)."""
         try:
-            return FileView(resolved.display, call.text_of(resolved, cancel))
-        except ToolError as error:  # binary, or a document that could not be converted
-            found, stamp = self.store.inspect(resolved.real, resolved.display)
-            raise ViewError(error.message, found.mime, stamp.size) from None
+            return resolve(self.root, path, "file").fd  # the reader that asked closes it
+        except ToolError as error:
+            raise FileChanged(error.message) from None
 
     # -- what the profile says about what a viewer shows ----------------------------------------------
 
@@ -155,7 +202,7 @@ class Workspace:
         call = Call(self.root, self.store, self.listings, tool, None)
 
         def open_text(path: str) -> TextContent:
-            return call.text_of(resolve(self.root, path, "file"))
+            return call.text_of(call.resolve(path, "file"))
 
         try:
             bound = found.spec.bind(arguments)
@@ -166,6 +213,8 @@ class Workspace:
                 coverage = replace(coverage, cut=self._cut(coverage, tool, bound, cut_output, open_text))
         except (ToolError, OSError, ValueError, LookupError):
             return None
+        finally:
+            call.close()
         return replace(coverage, path=self.root.display(coverage.path))
 
     def _cut(
@@ -187,6 +236,11 @@ class Workspace:
         with open_text(coverage.path).file.open() as reader:
             return reader.position(coverage.start + length, coverage.unit)
 
+    def read_directory(self, path: str) -> DirectoryEntries:
+        """The entries of directory ``path`` as ``list_files`` sees them (its files are exactly the ones it
+        lists), or why it cannot be read. Keep it off a UI thread."""
+        return read_directory(self.root, path)
+
     def listing_call(self, path: str, offset: int | None = None) -> tuple[str, dict[str, Any]] | None:
         """The call that lists directory ``path``: the page from its ``offset``-th file, or the call an
         agent makes first; None without a listing tool."""
@@ -204,8 +258,8 @@ class Workspace:
     def files(self) -> list[str]:
         """Every file ``list_files`` would list under the root, recursively, sorted (for a file
         finder). It walks the whole tree: keep it off a UI thread."""
-        with matcher("*", use_regex=False) as everything:
-            return self.listings.files(self.root, resolve(self.root, ".", "directory"), everything, True)
+        with matcher("*", use_regex=False) as everything, resolve(self.root, ".", "directory") as root:
+            return self.listings.files(self.root, root, everything, True)
 
     @staticmethod
     def count_tokens(text: str) -> int:

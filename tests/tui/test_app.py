@@ -190,14 +190,20 @@ async def test_editing_an_argument_pins_the_call_and_moves_the_viewer(workspace_
         assert call_shown(app)[1]["start_line"] == 10, "unpinned, it follows the viewer again"
 
 
+async def expanded(app: AgentPagerApp, pilot, label: str):
+    """The tree's top-level node with ``label``, expanded and loaded."""
+    await settle(pilot)
+    node = next(node for node in app.query_one(WorkspaceTree).root.children if str(node.label) == label)
+    node.expand()
+    await settle(pilot)
+    return node
+
+
 async def test_tree_pages_a_big_directory_and_shows_its_listing(workspace_dir: Path) -> None:
     app = make_app(workspace_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        many = await expanded(app, pilot, "many/")
         tree = app.query_one(WorkspaceTree)
-        many = next(node for node in tree.root.children if str(node.label) == "many/")
-        many.expand()
-        await settle(pilot)
         assert "250 files ⚠" in str(many.label)
         labels = [str(child.label) for child in many.children]
         assert len(labels) == 101 and labels[0] == "f000.txt" and labels[-1] == "files 101-200 of 250 ▶"
@@ -238,6 +244,26 @@ async def test_copy_output_call_and_pairs(workspace_dir: Path, monkeypatch) -> N
         assistant, user = json.loads(app.clipboard)
         assert assistant["content"][0]["input"] == {"path": "big.txt", "start_line": 1}
         assert user["content"][0]["content"] == output_text(app)
+
+
+async def test_a_name_that_is_not_utf8_is_shown_printable_and_copied_as_json(root: Path, monkeypatch) -> None:
+    monkeypatch.setattr("agentpager.tui.app.system_clipboard", lambda: None)
+    name = os.fsdecode(b"\xff\xfe_bad.txt")
+    (root / name).write_text("bad name content\n")
+    app = make_app(root, name)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert [str(node.label) for node in app.query_one(WorkspaceTree).root.children] == ["\ufffd\ufffd_bad.txt"]
+        assert app.viewer.border_title == "\ufffd\ufffd_bad.txt"
+        assert output_text(app).startswith("[File: \ufffd\ufffd_bad.txt | Lines 1-1 of 1]\n")
+        await pilot.press("y")
+        await settle(pilot)
+        assert "\\udcff\\udcfe_bad.txt" in app.clipboard, "the call as JSON that reads back the same name"
+        assert json.loads(app.clipboard) == {"name": "read_file", "arguments": {"path": name, "start_line": 1}}
+        await pilot.press("C")
+        await settle(pilot)
+        assistant, tool = json.loads(app.clipboard)
+        assert json.loads(assistant["tool_calls"][0]["function"]["arguments"])["path"] == name
 
 
 async def test_copy_uses_pyperclip_when_it_works(workspace_dir: Path, monkeypatch) -> None:
@@ -299,7 +325,6 @@ def test_permission_denied(public_root: Path, unprivileged) -> None:
 
         return asyncio.run(scenario())
 
-    # The first run loads every module: the unprivileged child could not read them from here.
     assert shown("readable.txt").endswith("|" + Workspace(public_root).call("read_file", {"path": "readable.txt"}).text)
     assert unprivileged(lambda: shown("secret.txt")) == (
         "Permission denied: 'secret.txt'.|Error: Permission denied: 'secret.txt'."
@@ -395,13 +420,42 @@ async def test_escape_cancels_a_slow_document_conversion(workspace_dir: Path, mo
 
 
 def test_unreadable_and_vanished_directories_in_the_tree(public_root: Path, unprivileged) -> None:
-    from agentpager.tools.paths import Root
-    from agentpager.tui.tree import read_directory
-
     (public_root / "locked").mkdir(mode=0)
-    root = Root.of(public_root)
-    assert unprivileged(lambda: read_directory(root, "locked").error) == "unreadable"
-    assert read_directory(root, "gone").error == "No such file or directory"
+    workspace = Workspace(public_root)
+    assert unprivileged(lambda: workspace.read_directory("locked").error) == "unreadable"
+    assert workspace.read_directory("gone").error == "Directory 'gone' does not exist."
+
+
+async def test_the_tree_counts_the_files_list_files_lists(root: Path, tmp_path: Path) -> None:
+    """A FIFO, a broken symlink and symlinks out of the workspace are shown but not counted."""
+    mixed = root / "mixed"
+    mixed.mkdir()
+    for n in range(19):
+        (mixed / f"f{n:02d}.txt").write_text("x\n")
+    os.mkfifo(mixed / "pipe")
+    (mixed / "broken").symlink_to("nowhere")
+    (tmp_path / "secret.txt").write_text("secret\n")
+    (mixed / "out.txt").symlink_to(tmp_path / "secret.txt")
+    (mixed / "outdir").symlink_to(tmp_path)
+    (mixed / "alias.txt").symlink_to("f00.txt")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        node = await expanded(app, pilot, "mixed/")
+        assert str(node.label) == "mixed/ 20 files", "no warning: list_files lists them"
+        labels = [str(child.label) for child in node.children]
+        files = ["alias.txt"] + [f"f{n:02d}.txt" for n in range(19)]
+        assert labels[:20] == files
+        assert labels[20:] == [
+            "broken",
+            "out.txt → outside the workspace",
+            "outdir → outside the workspace",
+            "pipe",
+        ]
+        assert Workspace(root).call("list_files", {"path": "mixed"}).text == "\n".join(f"mixed/{f}" for f in files)
+        app.query_one(WorkspaceTree).select_node(node)
+        await settle(pilot)
+        assert call_shown(app) == ("list_files", {"path": "mixed"})
+        assert output_text(app) == "\n".join(f"mixed/{f}" for f in files), "the files the tree counts"
 
 
 async def test_a_failing_background_job_is_reported_not_fatal(workspace_dir: Path, monkeypatch) -> None:

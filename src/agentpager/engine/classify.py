@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Literal
 
@@ -45,10 +46,11 @@ class Classification:
     """``pdf``, ``docx``, ``pptx`` or ``xlsx`` for documents."""
 
 
-def classify(head: bytes, path: str, display_name: str) -> Classification:
+def classify(head: bytes, fd: int, display_name: str) -> Classification:
     """Classify a file from ``head`` (its first 8192 bytes).
 
-    ``path`` is opened only to look inside a zip whose ``display_name`` has an Office extension.
+    The file open as ``fd`` is read further only to look inside a zip whose ``display_name`` has an
+    Office extension.
     """
     if not head:
         return Classification("text")
@@ -56,7 +58,7 @@ def classify(head: bytes, path: str, display_name: str) -> Classification:
         if head.startswith(bom):
             return Classification("text", encoding=encoding, bom_length=len(bom))
     kind = filetype.guess(head)
-    document = _document_type(kind, path, display_name)
+    document = _document_type(kind, fd, display_name)
     if document:
         return Classification("document", mime=DOCUMENT_MIMES[document], document_type=document)
     mime = kind.mime if kind else "application/octet-stream"
@@ -68,7 +70,7 @@ def classify(head: bytes, path: str, display_name: str) -> Classification:
     return Classification("text")
 
 
-def _document_type(kind: filetype.Type | None, path: str, display_name: str) -> str:
+def _document_type(kind: filetype.Type | None, fd: int, display_name: str) -> str:
     if kind is None:
         return ""
     for document, mime in DOCUMENT_MIMES.items():
@@ -77,16 +79,18 @@ def _document_type(kind: filetype.Type | None, path: str, display_name: str) -> 
     if kind.mime == "application/zip":
         extension = display_name.rsplit(".", 1)[-1].lower() if "." in display_name else ""
         folder = _ZIP_DOCUMENT_FOLDERS.get(extension)
-        if folder and _zip_has_folder(path, folder):
+        if folder and _zip_has_folder(fd, folder):
             return extension
     return ""
 
 
-def _zip_has_folder(path: str, folder: str) -> bool:
+def _zip_has_folder(fd: int, folder: str) -> bool:
     import zipfile
 
     try:
-        with zipfile.ZipFile(path) as archive:
+        with os.fdopen(os.dup(fd), "rb") as file, zipfile.ZipFile(file) as archive:
             return any(name.startswith(folder) for name in archive.namelist())
     except (OSError, zipfile.BadZipFile, ValueError):
         return False
+    finally:
+        os.lseek(fd, 0, os.SEEK_SET)  # the copy shares the offset: leave it where readers expect it

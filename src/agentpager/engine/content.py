@@ -1,7 +1,8 @@
-"""From a real path to what the tools read: UTF-8 text, a refusal for binary, or a failed conversion.
+"""From an opened file to what the tools read: UTF-8 text, a refusal for binary, or a failed conversion.
 
 Every kind of text ends up as a UTF-8 file read through one TextFile: plain UTF-8 files directly
-(after a BOM), UTF-16/32 text re-encoded once into the cache, documents converted once into it.
+(after a BOM), UTF-16/32 text re-encoded once into the cache, documents converted once into it. The
+file is classified, converted and re-encoded from the descriptor its caller opened, never by name.
 """
 
 from __future__ import annotations
@@ -13,13 +14,25 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from agentpager.engine import cache
 from agentpager.engine.classify import HEAD_SIZE, Classification, classify
 from agentpager.engine.documents import ConversionError, ConversionLimits, convert_document
-from agentpager.engine.lineindex import Stamp, iter_bytes
+from agentpager.engine.lineindex import LineIndex, Stamp, iter_bytes
 from agentpager.engine.savedindex import IndexStore
-from agentpager.engine.textfile import TextFile, open_regular
+from agentpager.engine.textfile import Reopener, SharedIndex, TextFile, path_opener
+
+
+class Opened(Protocol):
+    """A file its caller opened (and closes)."""
+
+    fd: int
+    st: os.stat_result
+    real: str
+    """Its real path, which names it in the caches."""
+    display: str
+    """Its display path: a zip's extension there decides whether it is a document."""
 
 
 @dataclass(frozen=True)
@@ -36,104 +49,103 @@ class BinaryContent:
 @dataclass(frozen=True)
 class UnconvertibleContent:
     reason: str
+    mime: str
 
 
 Content = TextContent | BinaryContent | UnconvertibleContent
 
 
 class ContentStore:
-    """Classifies files and keeps their TextFiles, with their indexes, between calls."""
+    """Classifies files and keeps their indexes between calls (a big file's also in the cache dir)."""
 
     def __init__(
         self, cache_dir: Path | None = None, capacity: int = 64, limits: ConversionLimits | None = None
     ) -> None:
         self.cache = cache.CacheDir(cache_dir or cache.cache_root())
-        self._indexes = IndexStore(self.cache)
+        self._saved = IndexStore(self.cache)
         self.limits = limits
         """Memory and time a conversion may take (None: ConversionLimits.from_env())."""
-        self._files: OrderedDict[tuple[str, int], TextFile] = OrderedDict()
+        self._indexes: OrderedDict[tuple[str, int], SharedIndex] = OrderedDict()
         self._capacity = capacity
+        self._lock = threading.Lock()
 
-    def inspect(self, real_path: str, display_name: str) -> tuple[Classification, Stamp]:
-        """Classify the file from its head; also say which version of it was looked at."""
-        fd, st = open_regular(real_path)
-        try:
-            head = os.pread(fd, HEAD_SIZE, 0)
-        finally:
-            os.close(fd)
-        return classify(head, real_path, display_name), Stamp.of(st)
+    def inspect(self, opened: Opened) -> Classification:
+        """What the file holds (binary, document, or text and its encoding), decided from its head."""
+        return classify(os.pread(opened.fd, HEAD_SIZE, 0), opened.fd, opened.display)
 
-    def content(self, real_path: str, display_name: str, cancel: threading.Event | None = None) -> Content:
+    def content(self, opened: Opened, reopen: Reopener, cancel: threading.Event | None = None) -> Content:
         """What a text tool reads from the file (converting a document on first use).
 
-        A conversion runs in a child process, which setting ``cancel`` kills (raising Cancelled).
+        ``reopen`` gives each reader of a plain text file its descriptor. A conversion runs in a child
+        process given ``opened.fd``, which setting ``cancel`` kills (raising Cancelled).
         """
-        found, stamp = self.inspect(real_path, display_name)
+        found = self.inspect(opened)
+        stamp = Stamp.of(opened.st)
         if found.kind == "binary":
             return BinaryContent(found.mime)
         if found.kind == "document":
             try:
-                path = self.convert(real_path, found, stamp, cancel)
+                path = self.convert(opened, found, stamp, cancel)
             except ConversionError as error:
-                return UnconvertibleContent(error.reason)
-            return TextContent(self._text_file(str(path), 0), found)
+                return UnconvertibleContent(error.reason, found.mime)
+            return TextContent(self._derived_file(path), found)
         if found.encoding != "utf-8":
-            path = self._reencode(real_path, found, stamp)
-            return TextContent(self._text_file(str(path), 0), found)
-        return TextContent(self._text_file(real_path, found.bom_length), found)
+            return TextContent(self._derived_file(self._reencode(opened, found, stamp)), found)
+        return TextContent(TextFile(reopen, self._index(opened.real, found.bom_length)), found)
 
-    def utf8_file(self, real_path: str) -> TextFile:
-        """The file's bytes as UTF-8 text, as they are: not classified, no byte-order mark skipped
-        (for agents that read every file as UTF-8)."""
-        return self._text_file(real_path, 0)
+    def utf8_file(self, real_path: str, reopen: Reopener, base: int = 0) -> TextFile:
+        """The file's bytes after ``base`` as UTF-8 text, as they are: not classified, no byte-order mark
+        skipped unless ``base`` says so (for agents that read every file as UTF-8). ``reopen`` as for
+        ``content``."""
+        return TextFile(reopen, self._index(real_path, base))
 
-    def _text_file(self, path: str, base: int) -> TextFile:
-        key = (path, base)
-        found = self._files.get(key)
-        if found is None:
-            found = self._files[key] = TextFile(path, base, self._indexes)
-            if len(self._files) > self._capacity:
-                self._files.popitem(last=False)
-        else:
-            self._files.move_to_end(key)
-        return found
+    def _derived_file(self, path: Path) -> TextFile:
+        """A converted or re-encoded text in the cache (which is ours: it is opened by its name)."""
+        return TextFile(path_opener(str(path)), self._index(str(path), 0))
+
+    def _index(self, key: str, base: int) -> SharedIndex:
+        """The index of the file whose real path is ``key``, kept between calls (the least recently
+        used dropped past the capacity)."""
+        with self._lock:
+            found = self._indexes.get((key, base))
+            if found is None:
+                found = self._indexes[key, base] = SharedIndex(LineIndex(base), self._saved, key)
+                if len(self._indexes) > self._capacity:
+                    self._indexes.popitem(last=False)
+            else:
+                self._indexes.move_to_end((key, base))
+            return found
 
     def convert(
-        self, real_path: str, found: Classification, stamp: Stamp, cancel: threading.Event | None = None
+        self, opened: Opened, found: Classification, stamp: Stamp, cancel: threading.Event | None = None
     ) -> Path:
-        """The cached Markdown of a document, converted now if need be; ConversionError if it cannot
-        be (that is cached too), Cancelled when ``cancel`` is set first."""
-        markdown = self.cache.entry("documents", real_path, stamp, ".md")
+        """The cached Markdown of the document open as ``opened.fd``, converted now (in a child given
+        that descriptor) if need be; ConversionError if it cannot be (that is cached too), Cancelled
+        when ``cancel`` is set first."""
+        markdown = self.cache.entry("documents", opened.real, stamp, ".md")
         failure = markdown.with_suffix(".failed")
         if self.cache.lookup(markdown):
             return markdown
         if self.cache.lookup(failure):
             raise ConversionError(failure.read_text(encoding="utf-8"))
-        fd, _ = open_regular(real_path)
         try:
-            text = convert_document(fd, found.document_type, cancel, self.limits)
+            text = convert_document(opened.fd, found.document_type, cancel, self.limits)
         except ConversionError as error:
             self.cache.write(failure, [error.reason.encode("utf-8")])
             raise
-        finally:
-            os.close(fd)
         self.cache.write(markdown, [text.encode("utf-8", "replace")])
         return markdown
 
-    def _reencode(self, real_path: str, found: Classification, stamp: Stamp) -> Path:
-        target = self.cache.entry("reencoded", real_path, stamp, ".txt")
+    def _reencode(self, opened: Opened, found: Classification, stamp: Stamp) -> Path:
+        target = self.cache.entry("reencoded", opened.real, stamp, ".txt")
         if not self.cache.lookup(target):
-            self.cache.write(target, _reencoded(real_path, found))
+            self.cache.write(target, _reencoded(opened.fd, found, stamp.size))
         return target
 
 
-def _reencoded(path: str, found: Classification) -> Iterator[bytes]:
+def _reencoded(fd: int, found: Classification, size: int) -> Iterator[bytes]:
     """The text of a UTF-16/32 file, after its BOM, as UTF-8 (invalid units become U+FFFD)."""
     decoder = codecs.getincrementaldecoder(found.encoding)("replace")
-    fd, st = open_regular(path)
-    try:
-        for chunk in iter_bytes(fd, found.bom_length, st.st_size):
-            yield decoder.decode(chunk).encode("utf-8")
-        yield decoder.decode(b"", final=True).encode("utf-8")
-    finally:
-        os.close(fd)
+    for chunk in iter_bytes(fd, found.bom_length, size):
+        yield decoder.decode(chunk).encode("utf-8")
+    yield decoder.decode(b"", final=True).encode("utf-8")

@@ -66,12 +66,13 @@ def _positive(text: str | None) -> float | None:
 
 
 def convert_document(
-    file: int | str,
+    fd: int,
     document_type: str,
     cancel: threading.Event | None = None,
     limits: ConversionLimits | None = None,
 ) -> str:
-    """The Markdown markitdown 0.1.8 gives for the document (an open descriptor, or a path).
+    """The Markdown markitdown 0.1.8 gives for the document open as ``fd`` (the caller's descriptor,
+    opened beneath the workspace root: the child converts that file, never a path).
 
     ConversionError when it fails or passes a limit; Cancelled (the child killed) when ``cancel``
     is set.
@@ -79,18 +80,13 @@ def convert_document(
     import subprocess
 
     limits = limits or ConversionLimits.from_env()
-    fd = file if isinstance(file, int) else os.open(file, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "agentpager.engine.documents", str(fd), document_type],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            pass_fds=(fd,),
-        )
-    finally:
-        if not isinstance(file, int):
-            os.close(fd)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "agentpager.engine.documents", str(fd), document_type],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        pass_fds=(fd,),
+    )
     name = document_type.upper()
     too_large = ConversionError(f"the {name} is too large to convert (it needs more than {limits.memory_mb} MB)")
     deadline = time.monotonic() + limits.seconds

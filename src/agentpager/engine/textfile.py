@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from agentpager.engine import lineindex
@@ -28,67 +30,96 @@ if TYPE_CHECKING:
 
 SEARCH_LINE_LIMIT = 32 << 20
 """Lines up to this many bytes are searched whole; longer ones a block at a time."""
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+Reopener = Callable[[], int]
+"""Opens the file as it is now and returns a descriptor the caller closes."""
 
 
-class NotRegularFile(OSError):
-    """The path turned into something that is not a regular file after it was checked."""
+def path_opener(path: str) -> Reopener:
+    """An opener of a file named by a path that is not a workspace's (a transcript, a cache entry).
+
+    It does not block on a FIFO; TextFile refuses anything that is not a regular file.
+    """
+    return functools.partial(os.open, path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
 
 
-def open_regular(path: str) -> tuple[int, os.stat_result]:
-    """Open ``path`` for reading without blocking on a FIFO; refuse anything but a regular file."""
-    fd = os.open(path, _OPEN_FLAGS)
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise NotRegularFile(path)
-    return fd, st
+def path_of(fd: int) -> str:
+    """A name that opens the file ``fd`` is open on, whatever becomes of its own name: for libraries
+    that take a path. On Linux it is opened afresh, at its start; elsewhere ``/dev/fd`` shares the
+    descriptor's offset (which only ``pread`` is used with, so it stays at 0)."""
+    return f"{_descriptor_directory()}/{fd}"
+
+
+@functools.cache
+def _descriptor_directory() -> str:
+    return "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
+
+
+@dataclass
+class SharedIndex:
+    """A file's LineIndex, shared by the TextFiles that read the file, and the copy of it saved in the
+    cache dir (``saved``, under ``key``: the file's real path) for other processes."""
+
+    index: LineIndex
+    saved: IndexStore | None = None
+    key: str = ""
+    restore: bool = True
+    """Start from the saved copy: only on the first open (a saved index found wrong is not reused)."""
+    saved_version: tuple[Stamp, int] | None = None
+    """The version of the file and the index generation last saved or restored."""
 
 
 class TextFile:
     """A file whose bytes after ``base`` (a byte-order mark) are UTF-8 text.
 
-    The index survives between reads while the file is unchanged, is extended when the file grows
-    and rebuilt when it is replaced or truncated. With ``saved``, the index of a big file is also
-    kept for other processes once it is complete, and a process starts from the one kept.
+    ``opener`` gives a descriptor of the file each time it is read: a copy of one a tool call
+    opened, or the file opened again beneath the workspace root for a viewer that follows it. The
+    index (``shared``) survives between reads while the file is unchanged, is extended when the file
+    grows and rebuilt when it is replaced or truncated; a big file's complete index is also kept in
+    the cache dir for other processes, and a process starts from the one kept (see SharedIndex).
     """
 
-    def __init__(self, path: str, base: int = 0, saved: IndexStore | None = None) -> None:
-        self.path = path
-        self.index = LineIndex(base)
-        self._saved = saved
-        self._restore = saved is not None
-        """Start from a saved index: only on the first open (a saved index found wrong is not reused)."""
-        self._saved_version: tuple[Stamp, int] | None = None
-        """The version of the file and the index generation last saved or restored."""
+    def __init__(self, opener: Reopener, shared: SharedIndex | None = None) -> None:
+        self._opener = opener
+        self._shared = shared or SharedIndex(LineIndex())
+        self._index = self._shared.index
+
+    @property
+    def indexed(self) -> tuple[int, int]:
+        """Bytes indexed so far, of how many (both after the base)."""
+        return self._index.scanned - self._index.base, self._index.size - self._index.base
 
     @contextmanager
     def open(self) -> Iterator[TextReader]:
         """A reader over the file as it is now. Use what it returns before the block ends."""
-        fd, st = open_regular(self.path)
+        fd = self._opener()
         try:
-            stamp = Stamp.of(st)
-            with self.index.lock:
-                if self._saved is not None and self._restore and st.st_size >= SAVED_MIN_BYTES:
-                    self._restore = False
-                    found = self._saved.load(self.path)
-                    if found is not None and self.index.restore(fd, found):
-                        self._saved_version = found.stamp, self.index.generation
-                self.index.sync(fd, stamp)
-                generation = self.index.generation
-            yield TextReader(fd, self.index, generation)
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise FileChanged("the file is no longer a regular file")
+            shared = self._shared
+            with self._index.lock:
+                if shared.saved is not None and shared.restore and st.st_size >= SAVED_MIN_BYTES:
+                    shared.restore = False
+                    found = shared.saved.load(shared.key)
+                    if found is not None and self._index.restore(fd, found):
+                        shared.saved_version = found.stamp, self._index.generation
+                self._index.sync(fd, Stamp.of(st))
+                generation = self._index.generation
+            yield TextReader(fd, self._index, generation)
             self._save()
         finally:
             os.close(fd)
 
     def _save(self) -> None:
         """Keep a complete index of a big file that was not kept yet at this version."""
-        if self._saved is None or self.index.size < SAVED_MIN_BYTES:
+        shared = self._shared
+        if shared.saved is None or self._index.size < SAVED_MIN_BYTES:
             return
-        found = self.index.checkpoints()
-        if found is not None and (found.stamp, self.index.generation) != self._saved_version:
-            self._saved.save(self.path, found)
-            self._saved_version = found.stamp, self.index.generation
+        found = self._index.checkpoints()
+        if found is not None and (found.stamp, self._index.generation) != shared.saved_version:
+            shared.saved.save(shared.key, found)
+            shared.saved_version = found.stamp, self._index.generation
 
 
 class TextReader:
@@ -100,46 +131,98 @@ class TextReader:
     """
 
     def __init__(self, fd: int, index: LineIndex, generation: int) -> None:
-        self.fd = fd
-        self.index = index
-        self.generation = generation
+        self._fd = fd
+        self._index = index
+        self._generation = generation
 
     def _check(self) -> None:
-        if self.index.generation != self.generation:
+        if self._index.generation != self._generation:
             raise FileChanged("the file was replaced or truncated during the read")
 
     @property
     def size(self) -> int:
         """The file's size in bytes, as this reader sees it."""
-        return self.index.size
+        return self._index.size
+
+    def ends_with_newline(self) -> bool:
+        """Whether the last line ends with a newline (False for an empty file)."""
+        total = self.line_count()
+        with self._index.lock:
+            self._check()
+            return total > 0 and self._index.newline_count == total
+
+    @property
+    def generation(self) -> int:
+        """Which version of the file this reader reads: another reader of the same TextFile reads
+        the same bytes while it has the same generation."""
+        return self._generation
+
+    def read_at(self, offset: int, length: int) -> bytes:
+        """Up to ``length`` bytes of the file at byte ``offset`` (from its very start, a BOM included)."""
+        return os.pread(self._fd, length, offset)
+
+    def read_exact(self, offset: int, length: int) -> bytes:
+        """``length`` bytes at byte ``offset``; FileChanged when the file no longer holds them."""
+        return read_exact(self._fd, length, offset)
+
+    def byte_chunks(self, start: int = 0, end: int | None = None) -> Iterator[bytes]:
+        """The bytes ``[start, end)`` of the file (default: to its end), a block at a time."""
+        return iter_bytes(self._fd, start, self._index.size if end is None else end)
+
+    def newline_count(self) -> int:
+        """Newlines in the whole file (scanning what is not yet indexed)."""
+        self.build_index()
+        with self._index.lock:
+            self._check()
+            return self._index.newline_count
+
+    def line_offset(self, line: int) -> int:
+        """Byte offset where line ``line`` (1-based) starts; the size when the file has fewer lines.
+
+        Only as far as that line is indexed: a block first (the first lines need no more), then as many
+        blocks at once as the scan threads count.
+        """
+        index = self._index
+        if line <= 1:
+            return 0
+        while index.newline_count < line - 1 and not index.complete:
+            step = min(2 * lineindex.SCAN_THREADS * lineindex.BLOCK_SIZE, max(lineindex.BLOCK_SIZE, index.scanned))
+            index.scan(self._fd, until=index.scanned + step, generation=self._generation)
+        with index.lock:
+            self._check()
+            return index.line_start(self._fd, line) if index.newline_count >= line - 1 else index.size
+
+    def decoded(self) -> Iterator[str]:
+        """The whole text, decoded a block at a time (invalid bytes become U+FFFD)."""
+        return decode_chunks(iter_bytes(self._fd, self._index.base, self._index.size))
 
     def build_index(
         self,
         progress: Callable[[int, int], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> None:
-        self.index.scan(self.fd, progress=progress, cancel=cancel, generation=self.generation)
+        self._index.scan(self._fd, progress=progress, cancel=cancel, generation=self._generation)
 
     def line_count(self) -> int:
         """Lines in the whole file (scanning what is not yet indexed)."""
         self.build_index()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            return self.index.line_count(self.fd)
+            return self._index.line_count(self._fd)
 
     def lines_text(self, first: int, last: int) -> Text:
         """Lines ``first..last`` (1-based, inclusive, existing) joined by ``\\n``."""
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            start = self.index.line_start(self.fd, first)
-            end = self.index.line_end(self.fd, last)
-        return LazyText.of(lambda: iter_text(self.fd, start, end, join_lines=True), end - start)
+            start = self._index.line_start(self._fd, first)
+            end = self._index.line_end(self._fd, last)
+        return LazyText.of(lambda: iter_text(self._fd, start, end, join_lines=True), end - start)
 
     def available_lines(self) -> int:
         """Lines that can be read now: all of them once indexed, else those already scanned whole."""
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            return self.index.line_count(self.fd) if self.index.complete else self.index.newline_count
+            return self._index.line_count(self._fd) if self._index.complete else self._index.newline_count
 
     def line_prefixes(self, first: int, last: int, limit: int) -> Iterator[tuple[str, bool]]:
         """Each of lines ``first..last``: its first ``limit`` characters, and whether it is longer.
@@ -151,14 +234,14 @@ class TextReader:
         # A character takes at most four bytes: this many bytes always hold ``limit`` of them.
         prefix_bytes = 4 * limit + 4
         read_size = max(lineindex.BLOCK_SIZE, 2 * prefix_bytes)
-        self.index.scan_to_line(self.fd, last, self.generation)
-        with self.index.lock:
+        self._index.scan_to_line(self._fd, last, self._generation)
+        with self._index.lock:
             self._check()
-            position = self.index.line_start(self.fd, first)
-            end = self.index.line_end(self.fd, last)
+            position = self._index.line_start(self._fd, first)
+            end = self._index.line_end(self._fd, last)
         line = first
         while line <= last:
-            data = read_exact(self.fd, min(read_size, end - position), position)
+            data = read_exact(self._fd, min(read_size, end - position), position)
             at_end = position + len(data) >= end
             if not at_end:
                 newline = data.rfind(b"\n")
@@ -166,9 +249,9 @@ class TextReader:
                     yield data[:prefix_bytes].decode("utf-8", "replace")[:limit], True
                     line += 1
                     if line <= last:
-                        with self.index.lock:
+                        with self._index.lock:
                             self._check()
-                            position = self.index.line_start(self.fd, line)
+                            position = self._index.line_start(self._fd, line)
                     continue
                 data = data[: newline + 1]
             position += len(data)
@@ -181,41 +264,41 @@ class TextReader:
     def sample(self, start: int, length: int) -> str:
         """About ``length`` bytes of the file's text from byte ``start``, for an estimate (a character
         the end cuts in two becomes U+FFFD)."""
-        return "".join(iter_text(self.fd, start, min(start + length, self.index.size), join_lines=False))
+        return "".join(iter_text(self._fd, start, min(start + length, self._index.size), join_lines=False))
 
     def line_span(self, first: int, last: int) -> tuple[int, int]:
         """Byte offsets of lines ``first..last`` in the file, the last line's break included."""
-        self.index.scan_to_line(self.fd, last + 1, self.generation)
-        with self.index.lock:
+        self._index.scan_to_line(self._fd, last + 1, self._generation)
+        with self._index.lock:
             self._check()
-            start = self.index.line_start(self.fd, first)
-            end = self.index.line_start(self.fd, last + 1) if last <= self.index.newline_count else self.index.size
+            start = self._index.line_start(self._fd, first)
+            end = self._index.line_start(self._fd, last + 1) if last <= self._index.newline_count else self._index.size
         return start, end
 
     def char_offset(self, line: int) -> int:
         """Characters of the decoded file before line ``line`` begins."""
         self.char_count()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            return self.index.char_offset_at(self.fd, self.index.line_start(self.fd, line))
+            return self._index.char_offset_at(self._fd, self._index.line_start(self._fd, line))
 
     def line_at_byte(self, position: int) -> int:
         """The line (1-based) that byte ``position`` of the file is in."""
         self.build_index()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            return self.index.newlines_before(self.fd, max(position, self.index.base)) + 1
+            return self._index.newlines_before(self._fd, max(position, self._index.base)) + 1
 
     def line_at_char(self, offset: int) -> int:
         """The line (1-based) that character ``offset`` of the decoded file is in."""
         self.char_count()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            start, start_chars = self.index.char_checkpoint(offset)
-            newlines = self.index.newlines_before(self.fd, start)
+            start, start_chars = self._index.char_checkpoint(offset)
+            newlines = self._index.newlines_before(self._fd, start)
         # The checkpoint is at most a block before the offset: decode that far and count.
         skip = offset - start_chars
-        for text in decode_chunks(iter_bytes(self.fd, start, self.index.size)):
+        for text in decode_chunks(iter_bytes(self._fd, start, self._index.size)):
             newlines += text.count("\n", 0, skip)
             skip -= len(text)
             if skip <= 0:
@@ -230,10 +313,10 @@ class TextReader:
             return line, offset - self.char_offset(line)
         line = min(self.line_at_byte(offset), max(self.line_count(), 1))
         self.char_count()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            start = self.index.line_start(self.fd, line)
-            return line, self.index.char_offset_at(self.fd, offset) - self.index.char_offset_at(self.fd, start)
+            start = self._index.line_start(self._fd, line)
+            return line, self._index.char_offset_at(self._fd, offset) - self._index.char_offset_at(self._fd, start)
 
     def search(
         self,
@@ -248,12 +331,12 @@ class TextReader:
         is missed there.
         """
         total = self.line_count()
-        line, position = 1, self.index.base
-        end = self.index.size
+        line, position = 1, self._index.base
+        end = self._index.size
         while line <= total:
             if cancel is not None and cancel.is_set():
                 raise Cancelled()
-            data = read_exact(self.fd, min(lineindex.BLOCK_SIZE, end - position), position)
+            data = read_exact(self._fd, min(lineindex.BLOCK_SIZE, end - position), position)
             if position + len(data) == end:  # the rest of the file: its last line ends at the end
                 cut = len(data) - 1 if data.endswith(b"\n") else len(data)
             else:
@@ -262,7 +345,7 @@ class TextReader:
                 if self._line_matches(pattern, line, cancel):
                     yield line
                 line += 1
-                position = self.index.line_start(self.fd, line) if line <= total else end
+                position = self._index.line_start(self._fd, line) if line <= total else end
                 continue
             text = data[:cut].replace(b"\r\n", b"\n").decode("utf-8", "replace")
             if text.endswith("\r") and cut < len(data):
@@ -280,15 +363,15 @@ class TextReader:
                 progress(position, end)
 
     def _line_matches(self, pattern: Matcher, line: int, cancel: threading.Event | None) -> bool:
-        start, end = self.index.line_start(self.fd, line), self.index.line_end(self.fd, line)
+        start, end = self._index.line_start(self._fd, line), self._index.line_end(self._fd, line)
         if end - start <= SEARCH_LINE_LIMIT:
             return pattern.search(str(self.lines_text(line, line)), cancel)
-        return any(pattern.search(text, cancel) for text in decode_chunks(iter_bytes(self.fd, start, end)))
+        return any(pattern.search(text, cancel) for text in decode_chunks(iter_bytes(self._fd, start, end)))
 
     def line_spans(self, first: int = 1) -> Iterator[tuple[int, int, int, bool]]:
         """``(number, start, end, ended)``: the byte offsets of each line's text from line ``first``
         on and whether a newline ends it, indexing the file as it goes (see ``LineIndex.line_spans``)."""
-        return self.index.line_spans(self.fd, first, self.generation)
+        return self._index.line_spans(self._fd, first, self._generation)
 
     def iter_lines(self, first: int = 1, batch_bytes: int = 1 << 20) -> Iterator[tuple[int, str]]:
         """Numbered lines from ``first`` to the end, read about ``batch_bytes`` at a time.
@@ -306,25 +389,25 @@ class TextReader:
 
     def char_count(self) -> int:
         """Characters in the whole decoded file."""
-        self.index.want_chars()
+        self._index.want_chars()
         self.build_index()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            self.index.ensure_chars(self.fd)
-            return self.index.char_count()
+            self._index.ensure_chars(self._fd)
+            return self._index.char_count()
 
     def chars_text(self, offset: int, length: int) -> Text:
         """``length`` characters from character ``offset`` (both within the file)."""
         self.char_count()
-        with self.index.lock:
+        with self._index.lock:
             self._check()
-            start, start_chars = self.index.char_checkpoint(offset)
-            end = self.index.size
+            start, start_chars = self._index.char_checkpoint(offset)
+            end = self._index.size
         skip = offset - start_chars
 
         def chunks() -> Iterator[str]:
             to_skip, wanted = skip, length
-            for text in decode_chunks(iter_bytes(self.fd, start, end)):
+            for text in decode_chunks(iter_bytes(self._fd, start, end)):
                 if to_skip:
                     dropped = min(to_skip, len(text))
                     text, to_skip = text[dropped:], to_skip - dropped

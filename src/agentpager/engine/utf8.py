@@ -1,4 +1,4 @@
-"""UTF-8 facts the index and the byte-range tool share.
+"""UTF-8 facts the index, the byte-range tool and every output share.
 
 Python's decoder (``errors="replace"``) restarts at every byte that cannot continue the sequence in
 progress. Cutting the bytes at such a restart point and decoding the pieces separately gives exactly
@@ -8,7 +8,10 @@ the text of decoding the whole, which is what lets a window be decoded on its ow
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterable, Iterator
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def is_continuation(byte: int) -> bool:
@@ -46,3 +49,12 @@ def decode_chunks(chunks: Iterable[bytes]) -> Iterator[str]:
 def decoded_length(data: bytes | memoryview) -> int:
     """Characters in ``data`` decoded with replacement (``data`` must start at a restart point)."""
     return len(codecs.utf_8_decode(data, "replace", True)[0])
+
+
+def printable(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD, so that it encodes as UTF-8.
+
+    Surrogates come from file names that are not UTF-8 (Python decodes each such byte as one) and
+    from JSON arguments (``"\\udcff"``). One for one, so lengths measured before stay true.
+    """
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -10,11 +11,12 @@ from typing import Any, Literal
 
 from agentpager.engine.content import BinaryContent, ContentStore, TextContent, UnconvertibleContent
 from agentpager.engine.lazytext import Text
+from agentpager.engine.textfile import Reopener
 from agentpager.tools.args import ToolSpec
 from agentpager.tools.errors import ToolError, binary_message
 from agentpager.tools.guard import GuardSettings, guard
 from agentpager.tools.listing import ListingCache
-from agentpager.tools.paths import Resolved, Root, is_within
+from agentpager.tools.paths import Placed, Resolved, Root, Want, is_within, place, resolve
 
 
 @dataclass
@@ -33,6 +35,25 @@ class Call:
     truncated: bool = field(default=False, init=False)
     uncertain: str = field(default="", init=False)
     """Why the answer may not be the real agent's (it depends on what only the model's server knows)."""
+    _opened: list[Resolved | Placed] = field(default_factory=list, init=False, repr=False)
+
+    def resolve(self, argument: str, want: Want) -> Resolved:
+        """Check a path argument (contract section 1) and open it; it stays open until the call is closed."""
+        resolved = resolve(self.root, argument, want)
+        self._opened.append(resolved)
+        return resolved
+
+    def place(self, path: str, argument: str) -> Placed:
+        """``path`` opened beneath the root whatever is there (see ``paths.place``), until the call is closed."""
+        placed = place(self.root, path, argument)
+        self._opened.append(placed)
+        return placed
+
+    def close(self) -> None:
+        """Close what the call opened."""
+        for resolved in self._opened:
+            resolved.close()
+        self._opened.clear()
 
     def answer(self, *parts: Text) -> str:
         """The output made of ``parts``, through the output guard when the profile has one."""
@@ -45,14 +66,33 @@ class Call:
         """Whether the output guard cuts an output of ``length`` characters."""
         return self.guard is not None and length > self.guard.max_chars
 
-    def text_of(self, resolved: Resolved, cancel: threading.Event | None = None) -> TextContent:
-        """The text a line or character tool reads; ToolError for binary files and failed conversions."""
-        content = self.store.content(resolved.real, resolved.display, cancel)
-        if isinstance(content, BinaryContent):
-            raise ToolError(binary_message(content.mime))
-        if isinstance(content, UnconvertibleContent):
-            raise ToolError(f"Could not convert '{resolved.argument}' to text: {content.reason}.")
-        return content
+    def text_of(self, resolved: Resolved) -> TextContent:
+        """The text a line or character tool reads; NotText for binary files and failed conversions."""
+        return text_of(self.store, resolved, functools.partial(os.dup, resolved.fd))
+
+
+class NotText(ToolError):
+    """A file the text tools refuse: binary, or a document that could not be converted (``mime`` says which)."""
+
+    def __init__(self, message: str, mime: str) -> None:
+        super().__init__(message)
+        self.mime = mime
+
+
+def text_of(
+    store: ContentStore, resolved: Resolved, reopen: Reopener, cancel: threading.Event | None = None
+) -> TextContent:
+    """What the file holds, as the text tools and the viewer read it: the one place that decides.
+
+    ``reopen`` gives each reader a descriptor of the file (a copy of ``resolved.fd`` within a call).
+    Raises NotText for binary files and failed conversions; with ``cancel``, see ContentStore.content.
+    """
+    content = store.content(resolved, reopen, cancel)
+    if isinstance(content, BinaryContent):
+        raise NotText(binary_message(content.mime), content.mime)
+    if isinstance(content, UnconvertibleContent):
+        raise NotText(f"Could not convert '{resolved.argument}' to text: {content.reason}.", content.mime)
+    return content
 
 
 @dataclass(frozen=True)

@@ -17,16 +17,17 @@ overrides on replay.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import math
 import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agentpager.engine.lineindex import read_exact
-from agentpager.engine.textfile import TextFile, TextReader
+from agentpager.engine.textfile import TextFile, TextReader, path_of
 from agentpager.engine.tokens import count_tokens
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import (
@@ -45,7 +46,7 @@ from agentpager.tools.base import (
 from agentpager.tools.errors import ToolError
 from agentpager.tools.jsdiff_hunks import hunks_of_window
 from agentpager.tools.jsstrings import js_length, js_trim
-from agentpager.tools.paths import Resolved, resolve
+from agentpager.tools.paths import Resolved
 
 MAX_SIZE_BYTES = 256 * 1024
 MAX_TOKENS = 25000
@@ -281,13 +282,11 @@ def _check_tokens(call: Call, answer: _Answer, behaviour: Behaviour, text: str) 
 
 def _text_file(call: Call, resolved: Resolved, behaviour: Behaviour) -> TextFile:
     """The file's text as the version decodes it: a UTF-8 BOM kept or skipped, UTF-16 decoded or not."""
-    with open(resolved.real, "rb") as file:
-        head = file.read(3)
+    head = os.pread(resolved.fd, 3, 0)
     if behaviour.decodes_utf16 and head[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return call.text_of(resolved).file
     base = 3 if head == b"\xef\xbb\xbf" and not behaviour.keeps_bom else 0
-    files: dict[tuple[str, int], TextFile] = call.state.setdefault("claude_code_files", {})
-    return files.setdefault((resolved.real, base), TextFile(resolved.real, base))
+    return call.store.utf8_file(resolved.real, functools.partial(os.dup, resolved.fd), base)
 
 
 def _not_utf8(reader: TextReader, text: str, first: int, last: int) -> bool:
@@ -295,7 +294,7 @@ def _not_utf8(reader: TextReader, text: str, first: int, last: int) -> bool:
         return False
     start, end = reader.line_span(first, last)
     try:
-        read_exact(reader.fd, end - start, start).decode("utf-8")
+        reader.read_at(start, end - start).decode("utf-8")
     except UnicodeDecodeError:
         return True
     return False
@@ -316,7 +315,7 @@ def _selection(
     start = offset or 1
     with _text_file(call, resolved, behaviour).open() as reader:
         total = reader.line_count()
-        lines = total + (total == 0 or reader.index.newline_count == total)  # split on \n: one more
+        lines = total + (total == 0 or reader.ends_with_newline())  # split on \n: one more
         last = lines if limit is None else min(lines, start + limit - 1)
         if start > lines:
             return [], lines, ""
@@ -333,7 +332,7 @@ def _selection(
         texts = str(reader.lines_text(start, last_real)).split("\n") if start <= last_real else []
         texts += [""] * (last - max(last_real, start - 1))
         note = ""
-        if behaviour.notes_legacy_encoding and b"\0" in read_exact(reader.fd, min(8192, reader.index.size), 0):
+        if behaviour.notes_legacy_encoding and b"\0" in reader.read_at(0, 8192):
             note = NUL_NOTE
         elif (
             behaviour.notes_legacy_encoding
@@ -350,7 +349,7 @@ def _changes_note(resolved: Resolved, behaviour: Behaviour, call: Call, read: st
         return ""  # an mtime on a whole millisecond looks unchanged; a big file cannot be read again whole
     with _text_file(call, resolved, behaviour).open() as reader:
         whole = str(reader.lines_text(1, reader.line_count())) if reader.line_count() else ""
-        if reader.line_count() and reader.index.newline_count == reader.line_count():
+        if reader.ends_with_newline():
             whole += "\n"
     if math.ceil(js_length(whole) / 4) > MAX_TOKENS / 4:
         tokens = count_tokens(whole)
@@ -369,9 +368,9 @@ def _changes_note(resolved: Resolved, behaviour: Behaviour, call: Call, read: st
     return _CHANGED_NOTE.format(path=os.path.normpath(os.path.join(call.root.path, resolved.argument)), snippet=snippet)
 
 
-def _notebook(path: str, answer: _Answer) -> str:
+def _notebook(fd: int, answer: _Answer) -> str:
     """Cells as 2.0.21's ``mRQ``/``vN8``/``bN8`` show them, text blocks merged with a newline."""
-    with open(path, encoding="utf-8") as file:
+    with open(path_of(fd), encoding="utf-8") as file:
         notebook = json.load(file)
     language = (notebook.get("metadata", {}).get("language_info") or {}).get("name") or "python"
     blocks: list[dict[str, Any]] = []
@@ -420,13 +419,17 @@ def _absolute(call: Call, file_path: str) -> str:
     return os.path.normpath(os.path.join(call.root.path, file_path))
 
 
-def _similar(resolved_path: str) -> str | None:
-    """2.0.21's ``Jm1``: a file beside the missing one with the same name but another extension."""
-    folder, name = os.path.split(resolved_path)
+def _similar(call: Call, missing: str) -> str | None:
+    """2.0.21's ``Jm1``: a file beside the missing one with the same name but another extension (its
+    folder listed beneath the root, never through a symlink out of it)."""
+    folder, name = os.path.split(missing)
     stem = os.path.splitext(name)[0]
     try:
-        entries = sorted(os.listdir(folder or "."))
-    except OSError:
+        placed = call.place(folder, folder)
+        if placed.fd is None or placed.st is None or not stat.S_ISDIR(placed.st.st_mode):
+            return None
+        entries = sorted(os.listdir(placed.fd))
+    except (ToolError, OSError):
         return None
     return next((entry for entry in entries if os.path.splitext(entry)[0] == stem and entry != name), None)
 
@@ -439,11 +442,11 @@ def read_as(behaviour: Behaviour):  # noqa: ANN201 - the tool's run function
         if limit is not None and limit < 1:
             raise ToolError(f"limit must be >= 1 (got {limit}).")
         try:
-            resolved = resolve(call.root, file_path, "file")
+            resolved = call.resolve(file_path, "file")
         except ToolError as error:
             if error.reason == "missing":
                 text = "File does not exist."
-                similar = _similar(_absolute(call, file_path))
+                similar = _similar(call, _absolute(call, file_path))
                 if behaviour.missing_shows_cwd:
                     text += f" Note: your current working directory is {call.root.path}."
                 if similar:
@@ -465,18 +468,18 @@ def read_as(behaviour: Behaviour):  # noqa: ANN201 - the tool's run function
                 raise answer.error(error_form("Empty image files cannot be processed."))
             if size > IMAGE_PASSTHROUGH_BYTES:
                 call.uncertain = "Claude Code re-encodes large images (sharp) before it sends them"
-            with open(resolved.real, "rb") as file:
+            with open(path_of(resolved.fd), "rb") as file:
                 data = base64.b64encode(file.read()).decode()
             source = {"type": "base64", "data": data, "media_type": IMAGE_EXTENSIONS[extension]}
             return answer.blocks([{"type": "image", "source": source}])
         if extension == "pdf":
-            with open(resolved.real, "rb") as file:
+            with open(path_of(resolved.fd), "rb") as file:
                 data = base64.b64encode(file.read()).decode()
             text = f"PDF file read: {_absolute(call, file_path)} ({size_text(size)})"
             document = {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": data}}
             return answer.blocks([{"type": "text", "text": text}, document])
         if extension == "ipynb":
-            return _notebook(resolved.real, answer)
+            return _notebook(resolved.fd, answer)
         if offset is None and limit is None and size > MAX_SIZE_BYTES:
             text = f"File content ({size_text(size)}) exceeds maximum allowed size (256KB). {behaviour.advice}"
             text += behaviour.size_error_suffix

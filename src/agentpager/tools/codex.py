@@ -23,7 +23,6 @@ from agentpager.tools.base import (
     lines_covered,
 )
 from agentpager.tools.errors import ToolError
-from agentpager.tools.paths import resolve
 
 MAX_LINE_BYTES = 500
 SHELL_TOOLS = ("shell", "shell_command", "exec_command", "local_shell", "container.exec")
@@ -47,7 +46,7 @@ def read_file(call: Call, file_path: str, offset: int, limit: int) -> str:
     if limit < 1:
         raise ToolError("limit must be greater than zero")
     try:
-        resolved = resolve(call.root, file_path, "file")
+        resolved = call.resolve(file_path, "file")
     except ToolError as error:
         if error.reason == "missing":
             raise ToolError("failed to read file: No such file or directory (os error 2)") from None

@@ -23,7 +23,6 @@ from agentpager.tools.base import (
     move_end_with_start,
 )
 from agentpager.tools.errors import ToolError
-from agentpager.tools.paths import resolve
 
 LANGUAGES = {
     ".py": "python",
@@ -77,7 +76,7 @@ def file_read(call: Call, filename: str, start_line: int | None, end_line: int |
         raise ToolError(f"end_line must be >= 1 (got {end_line}).")
     if start_line is not None and end_line is not None and end_line < start_line:
         raise ToolError(f"end_line ({end_line}) must be >= start_line ({start_line}).")
-    resolved = resolve(call.root, filename, "file")
+    resolved = call.resolve(filename, "file")
     name = resolved.display
     content = call.text_of(resolved)
     is_document = content.classification.kind == "document"
@@ -91,7 +90,7 @@ def file_read(call: Call, filename: str, start_line: int | None, end_line: int |
             # The symbols come after the body: when the guard cuts before them, they are not looked for
             # (parsing a 16 MB Python file took 3.5 GB).
             cut = call.cuts(len(head) + len(body) + len(tail))
-            symbols = [] if is_document or cut else _symbols(lang, body, reader.index.size)
+            symbols = [] if is_document or cut else _symbols(lang, body, reader.size)
             section = "\n\n## Symbols\n" + "\n".join(symbols) if symbols else ""
             return call.answer(head, body, tail + section)
         first = start_line or 1

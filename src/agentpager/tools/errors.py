@@ -7,8 +7,8 @@ class ToolError(Exception):
     """An answer that is one of the contract's error texts, before the profile gives it its form.
 
     ``whole`` marks a message that already is the entire output (some agents' errors have no form).
-    ``reason`` names a path check that failed (``missing``, ``directory``), for the agent profiles
-    whose own tools word those failures differently.
+    ``reason`` names a path check that failed (``missing``, ``directory``, ``denied``), for the agent
+    profiles whose own tools word those failures differently, and for the tree's short labels.
     """
 
     def __init__(self, message: str, whole: bool = False, reason: str = "") -> None:

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from agentpager.engine.content import TextContent
 from agentpager.engine.lineindex import read_exact
-from agentpager.engine.textfile import open_regular
 from agentpager.engine.utf8 import is_continuation
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import Call, Coverage, Opener, Profile, Shown, Tool, move_end_with_start
 from agentpager.tools.errors import ToolError, binary_message
-from agentpager.tools.paths import resolve
 
 MAX_RANGE_BYTES = 65536
 _ALIGNMENT = "UTF-8 character boundary alignment"
@@ -33,17 +30,13 @@ def fs_read(call: Call, path: str, start_byte: int | None, end_byte: int | None)
             raise ToolError(f"Invalid range specified: {name} ({value}) must be >= 0.")
     if start_byte is not None and end_byte is not None and start_byte > end_byte:
         raise ToolError(f"Invalid range specified: start_byte ({start_byte}) is greater than end_byte ({end_byte}).")
-    resolved = resolve(call.root, path, "file")
-    found, _ = call.store.inspect(resolved.real, resolved.display)
+    resolved = call.resolve(path, "file")
+    found = call.store.inspect(resolved)
     if found.kind != "text":
         raise ToolError(binary_message(found.mime))
     if found.encoding != "utf-8":
         raise ToolError(f"Only UTF-8 text files are supported; '{path}' is {found.encoding}.")
-    fd, st = open_regular(resolved.real)
-    try:
-        return call.answer(_read_range(fd, st.st_size, resolved.display, start_byte, end_byte))
-    finally:
-        os.close(fd)
+    return call.answer(_read_range(resolved.fd, resolved.st.st_size, resolved.display, start_byte, end_byte))
 
 
 def _read_range(fd: int, size: int, name: str, start_byte: int | None, end_byte: int | None) -> str:

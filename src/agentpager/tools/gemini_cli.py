@@ -35,6 +35,7 @@ echoed in a response with data; default the probe's), ``respect_git_ignore``/``r
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -42,6 +43,7 @@ import stat
 from dataclasses import dataclass, replace
 from typing import Any
 
+from agentpager.engine.beneath import Found, open_beneath
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import (
     Call,
@@ -69,7 +71,7 @@ from agentpager.tools.gemini_content import (
 from agentpager.tools.gemini_discovery import JIT_PREFIX, JIT_SUFFIX, Discovery, has_blocked_segment, jit_context
 from agentpager.tools.icu_collation import sort_key
 from agentpager.tools.jsstrings import js_trim
-from agentpager.tools.paths import is_within
+from agentpager.tools.paths import Placed, is_within, look_up
 
 PROBE_CALL_ID = "agentpager_probe_01"
 """The id of the function call the probe's mock makes (the model's server chooses it)."""
@@ -143,20 +145,21 @@ class _Project:
             f"directories: {self.shown} or the project temp directory: {temp}"
         )
 
-    def checked(self, call: Call, shown_path: str) -> str:
-        """``validatePathAccess`` of a path the agent names: its real path here, or the error it gets."""
+    def checked(self, call: Call, shown_path: str) -> Found:
+        """``validatePathAccess`` of a path the agent names: where it leads here (looked up beneath the
+        root) and what is there, or the error it gets."""
         problem = _invalid_path(shown_path)
         if problem:
             raise ToolError(f"Invalid path: {problem}")
         local = self.local(shown_path)
         if local is None:
             raise self.outside(shown_path, call)
-        real = os.path.realpath(local)
-        if not is_within(real, self.real):
-            raise self.outside(real, call)
-        if has_blocked_segment(os.path.relpath(real, self.real)):
-            raise self.outside(self.name(real), call)
-        return real
+        found = look_up(call.root, local)
+        if not found.inside:
+            raise self.outside(found.real, call)
+        if has_blocked_segment(os.path.relpath(found.real, self.real)):
+            raise self.outside(self.name(found.real), call)
+        return found
 
 
 def _invalid_path(path: str) -> str:
@@ -212,13 +215,16 @@ def _with_data(call: Call, tool: str, output: str, inline: list[Inline]) -> str:
     return json.dumps(parts, ensure_ascii=False)
 
 
-def _defensive(project: _Project, argument: str) -> str:
+def _defensive(call: Call, project: _Project, argument: str) -> str:
     """``resolveDefensiveToolPath``: NULs dropped; ``@name`` read as ``name`` unless ``@name`` exists."""
     clean = argument.replace("\0", "")
 
     def exists(path: str) -> bool:
         local = project.local(project.resolve(path))
-        return local is not None and os.path.exists(local)
+        if local is None:
+            return False
+        found = look_up(call.root, local)
+        return not found.inside or found.st is not None  # one that leads outside is kept, to be refused
 
     if exists(clean) or not (clean.startswith("@") and len(clean) > 1):
         return clean
@@ -238,8 +244,8 @@ def read_file(call: Call, file_path: str, start_line: int | None, end_line: int 
     if file_path.strip() == "":
         raise ToolError("The 'file_path' parameter must be non-empty.")
     project = _Project.of(call)
-    sanitized = _defensive(project, file_path)
-    real = project.checked(call, project.resolve(sanitized))
+    sanitized = _defensive(call, project, file_path)
+    real = project.checked(call, project.resolve(sanitized)).real
     if start_line is not None and end_line is not None and start_line > end_line:
         raise ToolError("start_line cannot be greater than end_line")
     discovery = _discovery(call, project)
@@ -248,11 +254,13 @@ def read_file(call: Call, file_path: str, start_line: int | None, end_line: int 
     if discovery.ignores(literal, git=git, gemini=gemini) or discovery.ignores(real, git=git, gemini=gemini):
         raise ToolError(f"File path '{project.name(real)}' is ignored by configured ignore patterns.")
     shown = project.name(real)
+    placed = call.place(real, shown)
     try:
-        content = read_content(real, os.path.relpath(real, project.real).replace(os.sep, "/"), start_line, end_line)
+        relative = os.path.relpath(real, project.real).replace(os.sep, "/")
+        content = read_content(placed, real, relative, start_line, end_line)
     except ReadFailure as failure:
         raise ToolError(failure.message.replace(real, shown)) from None
-    context = _context(call, project, real if os.path.isdir(real) else os.path.dirname(real))
+    context = _context(call, project, os.path.dirname(real))  # a directory was refused above
     extra = f"{JIT_PREFIX}{context}{JIT_SUFFIX}" if context else ""
     if isinstance(content, Inline):
         return _with_data(call, "read_file", _data_output(content, extra), [content])
@@ -283,10 +291,27 @@ def _respects(call: Call, options: Any) -> tuple[bool, bool]:
     return git is not False, gemini is not False
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """``LSToolInvocation.shouldIgnore``: ``*`` any run of characters, ``?`` one, the rest literal."""
-    escaped = re.sub(r"[.+^${}()|\[\]\\]", lambda m: "\\" + m.group(0), pattern)
-    return re.compile("^" + escaped.replace("*", ".*").replace("?", ".") + "$")
+def _ignored_names(names: list[str], globs: list[str]) -> set[str]:
+    """``LSToolInvocation.shouldIgnore``: a glob's ``*`` is any run of characters, ``?`` one, the rest
+    literal, matched against the whole name; run by RE2 in linear time (``*a*a*a...b`` made ``re``
+    backtrack for ever)."""
+    from agentpager.engine.patterns import MAX_PATTERN_CHARS, PatternError, PatternTooLong, compile_regex
+
+    ignored: set[str] = set()
+    for glob in globs:
+        escaped = re.sub(r"[.+^${}()|\[\]\\]", lambda m: "\\" + m.group(0), glob)
+        regex = "^" + escaped.replace("*", ".*").replace("?", ".") + "$"
+        try:
+            with compile_regex(regex) as pattern:
+                ignored.update(name for name, hit in zip(names, pattern.matches(names), strict=True) if hit)
+        except PatternTooLong:
+            raise ToolError(
+                f"An ignore pattern is too long: {len(glob):,} characters, {len(regex):,} as a regex"
+                f" (at most {MAX_PATTERN_CHARS:,})."
+            ) from None
+        except PatternError as error:
+            raise ToolError(error.message) from None
+    return ignored
 
 
 def list_directory(call: Call, dir_path: str, ignore: list[str] | None, file_filtering_options: Any) -> str:
@@ -294,18 +319,18 @@ def list_directory(call: Call, dir_path: str, ignore: list[str] | None, file_fil
     shown = project.resolve(dir_path)
     project.checked(call, shown)
     local = project.local(shown) or shown
-    try:
-        st = os.stat(local)
-    except FileNotFoundError:
-        raise ToolError(f"Error listing directory: ENOENT: no such file or directory, stat '{shown}'") from None
-    except PermissionError:
-        raise ToolError(f"Error listing directory: EACCES: permission denied, stat '{shown}'") from None
-    if not stat.S_ISDIR(st.st_mode):
+    directory = call.place(local, shown)
+    if directory.st is None:
+        if directory.error == errno.EACCES:
+            raise ToolError(f"Error listing directory: EACCES: permission denied, stat '{shown}'")
+        raise ToolError(f"Error listing directory: ENOENT: no such file or directory, stat '{shown}'")
+    if not stat.S_ISDIR(directory.st.st_mode):
         raise ToolError(f"Error: Path is not a directory: {shown}")
-    try:
-        names = sorted(os.listdir(local), key=os.fsencode)  # libuv's scandir sorts with strcmp
-    except PermissionError:
-        raise ToolError(f"Error listing directory: EACCES: permission denied, scandir '{shown}'") from None
+    if directory.fd is None:
+        raise ToolError(f"Error listing directory: EACCES: permission denied, scandir '{shown}'")
+    with os.scandir(directory.fd) as found:
+        entries = {entry.name: entry for entry in found}
+    names = sorted(entries, key=os.fsencode)  # libuv's scandir sorts with strcmp
     if not names:
         return f"Directory {shown} is empty."
     discovery = _discovery(call, project)
@@ -315,28 +340,35 @@ def list_directory(call: Call, dir_path: str, ignore: list[str] | None, file_fil
         n for n in names if not discovery.ignores(os.path.normpath(os.path.join(relative_dir, n)), False, git, gemini)
     ]
     ignored = len(names) - len(kept)
-    patterns = [_glob_regex(p) for p in ignore or []]
-    entries = []
+    unwanted = _ignored_names(kept, ignore or [])
+    listed = []
     for name in kept:
-        child = os.path.join(local, name)
-        real = os.path.realpath(child)
-        if not is_within(real, project.real) or has_blocked_segment(os.path.relpath(real, project.real)):
+        if name in unwanted:
             continue
-        if any(p.search(name) for p in patterns):
-            continue
-        try:
-            child_st = os.stat(child)
-        except OSError:
+        real, child_st = _stat_entry(call, entries[name], directory.real)
+        if child_st is None or has_blocked_segment(os.path.relpath(real, project.real)):
             continue
         is_dir = stat.S_ISDIR(child_st.st_mode)
-        entries.append((not is_dir, sort_key(name), name, 0 if is_dir else child_st.st_size))
-    entries.sort(key=lambda entry: (entry[0], entry[1]))
-    lines = [f"{name} ({size} bytes)" if is_file else f"[DIR] {name}" for is_file, _, name, size in entries]
+        listed.append((not is_dir, sort_key(name), name, 0 if is_dir else child_st.st_size))
+    listed.sort(key=lambda entry: (entry[0], entry[1]))
+    lines = [f"{name} ({size} bytes)" if is_file else f"[DIR] {name}" for is_file, _, name, size in listed]
     text = f"Directory listing for {shown}:\n" + "\n".join(lines)
     if ignored:
         text += f"\n\n({ignored} ignored)"
     context = _context(call, project, local)
     return text + (f"{JIT_PREFIX}{context}{JIT_SUFFIX}" if context else "")
+
+
+def _stat_entry(call: Call, entry: os.DirEntry[str], directory: str) -> tuple[str, os.stat_result | None]:
+    """``fs.statSync`` of an entry of the directory whose real path is ``directory``: where it leads and
+    what is there, a symlink followed beneath the root; None when it cannot be stat'ed or leads outside."""
+    try:
+        if not entry.is_symlink():
+            return os.path.join(directory, entry.name), entry.stat(follow_symlinks=False)
+    except OSError:
+        return os.path.join(directory, entry.name), None
+    found = look_up(call.root, os.path.join(directory, entry.name))
+    return found.real, found.st if found.inside else None
 
 
 # -- @path references (read_many_files) ----------------------------------------------------------------
@@ -374,32 +406,70 @@ def _resolved_reference(call: Call, project: _Project, path: str) -> _Reference 
         return None
     shown = project.resolve(path)
     try:
-        project.checked(call, shown)
+        found = project.checked(call, shown)
     except ToolError:
         return None
     local = project.local(shown)
-    if local is None or not os.path.exists(local):
+    if local is None or found.st is None:
         call.uncertain = (
             f"Gemini CLI looks for **/*{path}* when @{path} does not exist (its glob tool); agentpager does not"
         )
         return None
     label = os.path.relpath(shown, project.shown) if os.path.isabs(path) else path
-    return _Reference(label, local, shown, os.path.isdir(local))
+    return _Reference(label, local, shown, stat.S_ISDIR(found.st.st_mode))
 
 
 def _files_of(call: Call, project: _Project, reference: _Reference) -> list[str]:
-    """The files a reference reads (paths here): the file, or the directory's files less the excludes."""
+    """The files a reference reads (paths here, as found): the file, or the regular files below the
+    directory less the excludes. Each directory is opened beneath the root and read through its
+    descriptor; symlinks are followed (as ``os.walk(followlinks=True)``), but only to places inside
+    the root, and never into a directory that contains them."""
     if not reference.is_directory:
         relative = os.path.relpath(reference.local, project.real).replace(os.sep, "/")
         return [] if _excluded(relative) else [reference.local]
-    found = []
-    for directory, subdirectories, names in os.walk(reference.local, followlinks=True):
-        subdirectories[:] = [d for d in subdirectories if d not in _EXCLUDED_DIRECTORIES]
-        for name in names:
-            local = os.path.join(directory, name)
-            if os.path.isfile(local) and not _excluded(os.path.relpath(local, project.real).replace(os.sep, "/")):
-                found.append(local)
-    return found
+    files = []
+    pending: list[tuple[str, str, frozenset[tuple[int, int]]]] = [(reference.local, reference.local, frozenset())]
+    while pending:
+        local, path, above = pending.pop()  # the path as found, the path to open, the directories above it
+        directory = open_beneath(project.real, path, "directory")
+        if directory.fd is None or directory.st is None:
+            continue
+        try:
+            here = (directory.st.st_dev, directory.st.st_ino)
+            if here in above:
+                continue
+            with os.scandir(directory.fd) as entries:
+                for entry in entries:
+                    child = os.path.join(local, entry.name)
+                    _, st = _stat_entry(call, entry, directory.real)
+                    if st is None:
+                        continue
+                    if stat.S_ISDIR(st.st_mode) and entry.name not in _EXCLUDED_DIRECTORIES:
+                        pending.append((child, os.path.join(directory.real, entry.name), above | {here}))
+                    elif stat.S_ISREG(st.st_mode) and not _excluded(os.path.relpath(child, project.real)):
+                        files.append(child)
+        except OSError:
+            continue  # unreadable, as os.walk skips it
+        finally:
+            os.close(directory.fd)
+    return files
+
+
+def _referenced_content(
+    placed: Placed, project: _Project, local: str, patterns: list[str]
+) -> str | TextRead | Inline | None:
+    """A referenced file's content, read through ``placed``; None when it is skipped: unreadable, or an
+    image, PDF or audio file that no reference names by extension or by stem."""
+    fd, regular = placed.fd, placed.st is not None and stat.S_ISREG(placed.st.st_mode)
+    if fd is not None and regular and file_type(local, os.pread(fd, 515, 0)) in ("image", "pdf", "audio"):
+        extension = node_extname(local).lower()
+        stem = os.path.basename(local)[: len(os.path.basename(local)) - len(extension) or None]
+        if not any(extension in p.lower() or stem in p for p in patterns):
+            return None
+    try:
+        return read_content(placed, local, os.path.relpath(local, project.real).replace(os.sep, "/"))
+    except ReadFailure:
+        return None
 
 
 def read_many_files(call: Call, include: list[str]) -> str:
@@ -425,20 +495,21 @@ def read_many_files(call: Call, include: list[str]) -> str:
             relative = os.path.relpath(local, project.real)
             if discovery.ignores(relative, git=git, gemini=gemini):
                 continue
-            real = os.path.realpath(local)
-            if is_within(real, project.real) and not has_blocked_segment(os.path.relpath(real, project.real)):
+            found = look_up(call.root, local)
+            if found.inside and not has_blocked_segment(os.path.relpath(found.real, project.real)):
                 candidates[local] = None
     parts: list[dict[str, Any]] = []
     for local in sorted(candidates, key=lambda path: project.name(path).encode("utf-16-be", "surrogatepass")):
         shown = project.name(local)
-        if file_type(local) in ("image", "pdf", "audio"):
-            extension = node_extname(local).lower()
-            stem = os.path.basename(local)[: len(os.path.basename(local)) - len(extension) or None]
-            if not any(extension in p.lower() or stem in p for p in patterns):
-                continue
         try:
-            content = read_content(local, os.path.relpath(local, project.real).replace(os.sep, "/"))
-        except ReadFailure:
+            placed = call.place(local, shown)
+        except ToolError:
+            continue  # it left the workspace since it was found
+        try:
+            content = _referenced_content(placed, project, local, patterns)
+        finally:
+            placed.close()  # a directory may hold many files: one open at a time
+        if content is None:
             continue
         if isinstance(content, Inline):
             parts.append({"inlineData": {"data": base64_text(content.data), "mimeType": content.mime}})

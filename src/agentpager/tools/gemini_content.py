@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 from agentpager.tools.jsstrings import js_length, js_prefix
+from agentpager.tools.paths import Placed
 
 MAX_LINES = 2000
 MAX_LINE_LENGTH = 2000
@@ -214,19 +215,9 @@ def is_binary_head(data: bytes) -> bool:
     return suspicious > 1 and _looks_like_protobuf(data, scan)
 
 
-def is_binary_file(path: str) -> bool:
-    """``isBinaryFile`` of fileUtils: false for what is not a regular file or cannot be read."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return False
-        with open(path, "rb") as file:
-            return is_binary_head(file.read(515))
-    except OSError:
-        return False
-
-
-def file_type(path: str) -> str:
-    """``detectFileType``: text, svg, image, audio, video, pdf or binary."""
+def file_type(path: str, head: bytes) -> str:
+    """``detectFileType`` of the file ``path`` names, whose first 515 bytes are ``head``: text, svg,
+    image, audio, video, pdf or binary."""
     extension = node_extname(path).lower()
     if extension in _SCRIPT_EXTENSIONS:
         return "text"
@@ -237,12 +228,12 @@ def file_type(path: str) -> str:
         if found.startswith("image/"):
             return "image"
         if found.startswith(("audio/", "video/")):
-            return found.split("/")[0] if is_binary_file(path) else "text"
+            return found.split("/")[0] if is_binary_head(head) else "text"
         if found == "application/pdf":
             return "pdf"
     if _audio_type(path):
-        return "audio" if is_binary_file(path) else "text"
-    if extension in BINARY_EXTENSIONS or is_binary_file(path):
+        return "audio" if is_binary_head(head) else "text"
+    if extension in BINARY_EXTENSIONS or is_binary_head(head):
         return "binary"
     return "text"
 
@@ -333,29 +324,34 @@ def text_lines(text: str, start_line: int | None, end_line: int | None) -> TextR
 
 
 def read_content(
-    real: str, relative: str, start_line: int | None = None, end_line: int | None = None
+    placed: Placed, real: str, relative: str, start_line: int | None = None, end_line: int | None = None
 ) -> str | TextRead | Inline:
     """A file's content as the tool reads it: a message (a binary file), its lines, or its data.
 
-    ``real`` is the path the tool resolved (shown in errors), ``relative`` the same path relative to
-    the project (shown in messages). Raises ReadFailure with the error the model receives.
+    ``placed`` is the file opened beneath the root, ``real`` the path the tool resolved (shown in
+    errors), ``relative`` the same path relative to the project (shown in messages). Raises
+    ReadFailure with the error the model receives. A FIFO or a device, which Node would wait on, is
+    refused.
     """
-    if not os.path.lexists(real) or not os.path.exists(real):
+    if placed.st is None:
         raise ReadFailure(f"File not found: {real}", "missing")
     try:
-        st = os.stat(real)
+        st = placed.st
         if stat.S_ISDIR(st.st_mode):
             raise ReadFailure(f"Path is a directory, not a file: {real}", "directory")
         failure = size_error(real, st.st_size)
         if failure:
             raise failure
-        kind = file_type(real)
+        if placed.fd is None:
+            if not stat.S_ISREG(st.st_mode):
+                raise ReadFailure(f"Error reading file {real}: not a regular file (a FIFO, socket or device)")
+            raise PermissionError(placed.error, os.strerror(placed.error))
+        kind = file_type(real, os.pread(placed.fd, 515, 0))
         if kind == "binary":
             return f"Cannot display content of binary file: {relative}"
         if kind == "svg" and st.st_size > SVG_MAX_BYTES:
             return f"Cannot display content of SVG file larger than 1MB: {relative}"
-        with open(real, "rb") as file:
-            data = file.read()
+        data = _read_all(placed.fd)
     except PermissionError:
         raise ReadFailure(f"Error reading file {real}: EACCES: permission denied, open '{real}'") from None
     except OSError as error:
@@ -370,6 +366,20 @@ def read_content(
             raise ReadFailure(f"Unsupported audio file format for {real}. Supported audio formats are {AUDIO_FORMATS}.")
         return Inline(mime, data)
     return Inline(media_type(real) or "application/octet-stream", data)
+
+
+def _read_all(fd: int) -> bytes:
+    """The file open as ``fd``, from its start to its end now, but no more than the size limit (it may
+    have grown since its size was checked)."""
+    limit = MAX_FILE_SIZE_MB * 1024 * 1024
+    chunks, offset = [], 0
+    while offset < limit:
+        chunk = os.pread(fd, min(1 << 20, limit - offset), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
 
 
 def base64_text(data: bytes) -> str:

@@ -23,8 +23,10 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import stat
 from collections.abc import Callable
 
+from agentpager.engine.beneath import open_beneath
 from agentpager.tools.jsstrings import js_trim
 from agentpager.tools.node_ignore import Ignore
 from agentpager.tools.paths import is_within
@@ -52,12 +54,24 @@ def has_blocked_segment(relative: str) -> bool:
     return False
 
 
-def _lines(path: str) -> list[str]:
+def _text(root: str, path: str) -> tuple[os.stat_result, str] | None:
+    """A file below ``root`` (an ignore file, a ``GEMINI.md``) opened beneath it: its stat and its text
+    (universal newlines, invalid bytes replaced), or None when it is not a readable regular file inside
+    the workspace (missing, a symlink out of it, a FIFO)."""
+    found = open_beneath(root, path, "file")
+    if found.fd is None or found.st is None:
+        return None
+    with open(found.fd, encoding="utf-8", errors="replace") as file:
+        return found.st, file.read()
+
+
+def _lines(root: str, path: str) -> list[str]:
+    """An ignore file's lines (none when ``_text`` finds no file)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            return re.split(r"\r\n|\n|\r", file.read())
+        read = _text(root, path)
     except OSError:
         return []
+    return re.split(r"\r\n|\n|\r", read[1]) if read else []
 
 
 def _rebased(patterns: list[str], base: str) -> list[str]:
@@ -91,16 +105,14 @@ class _GitIgnore:
     def __init__(self, root: str, extra: list[str]) -> None:
         self.root = root
         self.extra = Ignore().add(_rebased(extra, "."))
-        exclude = os.path.join(root, ".git", "info", "exclude")
-        self.exclude = Ignore().add(_rebased(_lines(exclude), ".")) if os.path.exists(exclude) else Ignore()
+        self.exclude = Ignore().add(_rebased(_lines(root, os.path.join(root, ".git", "info", "exclude")), "."))
         self.per_directory: dict[str, Ignore] = {}
 
     def _of(self, directory: str) -> Ignore:
         found = self.per_directory.get(directory)
         if found is None:
-            path = os.path.join(directory, ".gitignore")
             base = os.path.relpath(directory, self.root).replace(os.sep, "/")
-            found = Ignore().add(_rebased(_lines(path), base)) if os.path.exists(path) else Ignore()
+            found = Ignore().add(_rebased(_lines(self.root, os.path.join(directory, ".gitignore")), base))
             self.per_directory[directory] = found
         return found
 
@@ -124,7 +136,7 @@ class Discovery:
     def __init__(self, root: str) -> None:
         self.root = root
         gemini_path = os.path.join(root, ".geminiignore")
-        self.gemini_patterns = [line.strip() for line in _lines(gemini_path)]
+        self.gemini_patterns = [line.strip() for line in _lines(root, gemini_path)]
         self.gemini_patterns = [p for p in self.gemini_patterns if p and not p.startswith("#")]
         self.in_git = _git_root(root) is not None
         self.git = _GitIgnore(root, []) if self.in_git else None
@@ -158,10 +170,10 @@ class Discovery:
         absolute = os.path.join(self.root, path)
         if not os.path.islink(absolute):
             return False
-        real = os.path.realpath(absolute)
-        if not is_within(real, self.root) or real == self.root:
+        found = open_beneath(self.root, absolute, "nothing")  # realpath's answer, whatever changes meanwhile
+        if not found.inside or found.real == self.root:
             return True
-        return self._filters(real, os.path.isdir(real), git, gemini)
+        return self._filters(found.real, found.st is not None and stat.S_ISDIR(found.st.st_mode), git, gemini)
 
 
 def _git_root(directory: str) -> str | None:
@@ -190,18 +202,17 @@ def jit_context(
     found: list[str] = []
     current = directory
     while current != root and is_within(current, root):
-        path = os.path.join(current, CONTEXT_FILE)
-        if os.access(path, os.R_OK):
-            found.insert(0, path)
+        found.insert(0, os.path.join(current, CONTEXT_FILE))
         current = os.path.dirname(current)
     blocks, imports = [], False
     for path in found:
         try:
-            st = os.stat(path)
-            with open(path, encoding="utf-8", errors="replace") as file:
-                content = file.read()
+            read = _text(root, path)
         except OSError:
             continue
+        if read is None:
+            continue
+        st, content = read
         if (st.st_dev, st.st_ino) in loaded:
             continue
         loaded.add((st.st_dev, st.st_ino))

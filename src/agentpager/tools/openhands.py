@@ -32,14 +32,17 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import PurePosixPath
 from typing import Any
 
 from agentpager.engine.pytext import text_lines
+from agentpager.engine.textfile import path_of
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import Call, Claim, Coverage, Opener, Profile, RecordedCall, Shown, Tool, lines_covered
 from agentpager.tools.errors import ToolError
-from agentpager.tools.paths import agent_path
+from agentpager.tools.listing import read_entries, read_subdirectory
+from agentpager.tools.paths import Placed, Root, agent_path
 
 MAX_RESPONSE_CHARS = 16000
 MAX_TOOL_TEXT_CHARS = 50_000
@@ -95,26 +98,28 @@ def view(call: Call, command: str, path: str, view_range: list[int] | None) -> s
             f"Unrecognized command {command}. The allowed commands for FileEditor tool are: "
             "view, create, str_replace, insert, undo_edit"
         )
-    placed = agent_path(call.root, path, call.settings.get("working_dir") or call.root.path)
-    shown = str(PurePosixPath(placed.agent))
-    if not os.path.exists(placed.local):
+    agent, local = agent_path(call.root, path, call.settings.get("working_dir") or call.root.path)
+    shown = str(PurePosixPath(agent))
+    placed = call.place(local, path)
+    if placed.st is None:
         raise _invalid("path", shown, f"The path {shown} does not exist. Please provide a valid path.")
-    if os.path.isdir(placed.local):
+    if stat.S_ISDIR(placed.st.st_mode):
         if view_range:
             hint = "The `view_range` parameter is not allowed when `path` points to a directory."
             raise _invalid("view_range", view_range, hint)
-        return _listing(placed.local, shown)
+        return _listing(call.root, placed, shown)
     if PurePosixPath(shown).suffix.lower() in IMAGE_EXTENSIONS:
         return f"Image file {shown} read successfully. Displaying image content."
-    encoding = _validated_encoding(placed.local, shown)
+    fd = _readable(placed, shown)
+    encoding = _validated_encoding(fd, placed.st.st_size, local, shown)
     try:
-        total = sum(1 for _ in text_lines(placed.local, encoding))
+        total = sum(1 for _ in text_lines(fd, encoding))
     except UnicodeDecodeError as error:
         raise ToolError(
             f"Cannot view {shown}: file contains binary content that cannot be decoded as text. Error: {error}"
         ) from None
     if not view_range:
-        return _answer(_numbered(_read(placed.local, encoding, shown, 1, total), shown, 1))
+        return _answer(_numbered(_read(fd, encoding, shown, 1, total), shown, 1))
     if len(view_range) != 2:
         raise _invalid("view_range", view_range, "It should be a list of two integers.")
     start, end = view_range
@@ -130,7 +135,7 @@ def view(call: Call, command: str, path: str, view_range: list[int] | None) -> s
     if end < start:
         hint = f"Its second element `{end}` should be greater than or equal to the first element `{start}`."
         raise _invalid("view_range", view_range, hint)
-    return _answer(note + _numbered(_read(placed.local, encoding, shown, start, end), shown, start))
+    return _answer(note + _numbered(_read(fd, encoding, shown, start, end), shown, start))
 
 
 def _answer(text: str) -> str:
@@ -138,9 +143,19 @@ def _answer(text: str) -> str:
     return clip(text, MAX_TOOL_TEXT_CHARS, MESSAGE_NOTICE)
 
 
-def _read(local: str, encoding: str, shown: str, start: int, end: int) -> str:
+def _readable(placed: Placed, shown: str) -> int:
+    """The descriptor to read a file with. The real editor would wait forever on a FIFO: here it is refused."""
+    if placed.fd is not None:
+        return placed.fd
+    assert placed.st is not None
+    if not stat.S_ISREG(placed.st.st_mode):
+        raise ToolError(f"File validation failed for {shown}: it is not a regular file (a FIFO, socket or device).")
+    raise PermissionError(placed.error, os.strerror(placed.error))
+
+
+def _read(fd: int, encoding: str, shown: str, start: int, end: int) -> str:
     try:
-        return "".join(line for number, line in enumerate(text_lines(local, encoding), 1) if start <= number <= end)
+        return "".join(line for number, line in enumerate(text_lines(fd, encoding), 1) if start <= number <= end)
     except Exception as error:  # as the editor words any failure to read
         raise ToolError(f"Ran into {error} while trying to read {shown}") from None
 
@@ -156,18 +171,15 @@ def _numbered(content: str, shown: str, start: int) -> str:
 # -- files the editor refuses, and the codec it reads the others with --------------------------------
 
 
-def _validated_encoding(local: str, shown: str) -> str:
-    """The codec the editor reads ``local`` with; ToolError when it refuses the file."""
-    size = os.path.getsize(local)
+def _validated_encoding(fd: int, size: int, local: str, shown: str) -> str:
+    """The codec the editor reads the file with; ToolError when it refuses the file."""
     if size > MAX_FILE_BYTES:
         raise ToolError(
             f"File validation failed for {shown}: File is too large ({size / 1024 / 1024:.1f}MB). "
             f"Maximum allowed size is {MAX_FILE_BYTES // 1024 // 1024}MB."
         )
-    encoding = _encoding(local)
-    from binaryornot.check import is_binary  # only this profile needs it
-
-    if is_binary(local) and not _is_clean_text(local, encoding):
+    encoding = _encoding(fd)
+    if _is_binary(fd, local) and not _is_clean_text(fd, encoding):
         raise ToolError(
             f"File validation failed for {shown}: File appears to be binary and this file type cannot be read "
             "or edited by this tool."
@@ -175,9 +187,11 @@ def _validated_encoding(local: str, shown: str) -> str:
     return encoding
 
 
-def _sample(local: str) -> bytes:
-    with open(local, "rb") as file:
-        return file.read(ENCODING_SAMPLE_BYTES)
+def _is_binary(fd: int, local: str) -> bool:
+    """binaryornot's ``is_binary(local)`` (check.py 17-33), its start read from the open file."""
+    from binaryornot.helpers import CHUNK_SIZE, has_binary_extension, is_binary_string  # only this profile
+
+    return has_binary_extension(local) or is_binary_string(os.pread(fd, CHUNK_SIZE, 0))
 
 
 def _detected(sample: bytes) -> dict[str, Any]:
@@ -186,8 +200,8 @@ def _detected(sample: bytes) -> dict[str, Any]:
     return dict(charset_normalizer.detect(sample) or {})
 
 
-def _encoding(local: str) -> str:
-    sample = _sample(local)
+def _encoding(fd: int) -> str:
+    sample = os.pread(fd, ENCODING_SAMPLE_BYTES, 0)
     if sample.startswith(b"\xef\xbb\xbf"):
         return "utf-8-sig"
     try:
@@ -200,26 +214,26 @@ def _encoding(local: str) -> str:
         if encoding.lower() == "ascii":
             encoding = "utf-8"
     if encoding == "utf-8":
-        return _recovered_encoding(local, sample) or encoding
+        return _recovered_encoding(fd, sample) or encoding
     return encoding
 
 
-def _recovered_encoding(local: str, sample: bytes) -> str | None:
+def _recovered_encoding(fd: int, sample: bytes) -> str | None:
     """The first codec that reads the whole file as text without control characters: UTF-8, the
     detector's guess when it is one of the candidates, then the candidates in order."""
-    if _is_clean_text(local, "utf-8"):
+    if _is_clean_text(fd, "utf-8"):
         return "utf-8"
     guess = str(_detected(sample).get("encoding") or "").lower().replace("_", "-")
     guess = _DECODE_ALIASES.get(guess, guess if guess in _DECODE_CANDIDATES else "")
     for candidate in dict.fromkeys(c for c in (guess, *_DECODE_CANDIDATES) if c and c != "utf-8"):
-        if _is_clean_text(local, candidate):
+        if _is_clean_text(fd, candidate):
             return candidate
     return None
 
 
-def _is_clean_text(local: str, encoding: str) -> bool:
+def _is_clean_text(fd: int, encoding: str) -> bool:
     try:
-        with open(local, encoding=encoding) as file:
+        with open(path_of(fd), encoding=encoding) as file:
             return _CONTROL.search(file.read()) is None
     except (UnicodeDecodeError, LookupError):
         return False
@@ -228,27 +242,29 @@ def _is_clean_text(local: str, encoding: str) -> bool:
 # -- directories -------------------------------------------------------------------------------------
 
 
-def _listing(local: str, shown: str) -> str:
+def _listing(root: Root, placed: Placed, shown: str) -> str:
+    """Two levels of entries, read beneath the root: a symlink that leads out of it is listed, never followed."""
     try:
-        names = os.listdir(local)
+        if placed.fd is None:
+            raise OSError(placed.error, os.strerror(placed.error))
+        entries = read_entries(root, placed.fd, placed.real)
     except OSError as error:
         raise ToolError(f"[Errno {error.errno}] {error.strerror}: {shown!r}") from None
+    names = entries.files + entries.directories + entries.linked_directories + entries.others
     hidden = sum(name.startswith(".") for name in names)
-    entries = [shown + "/"]
+    directories = set(entries.directories + entries.linked_directories)
+    lines = [shown + "/"]
     for name in sorted(name for name in names if not name.startswith(".")):
-        child = os.path.join(local, name)
-        is_directory = os.path.isdir(child)
-        entries.append(f"{shown}/{name}/" if is_directory else f"{shown}/{name}")
+        is_directory = name in directories
+        lines.append(f"{shown}/{name}/" if is_directory else f"{shown}/{name}")
         if is_directory:
-            try:
-                grandchildren = sorted(entry for entry in os.listdir(child) if not entry.startswith("."))
-            except OSError:
-                continue
-            for grandchild in grandchildren:
-                slash = "/" if os.path.isdir(os.path.join(child, grandchild)) else ""
-                entries.append(f"{shown}/{name}/{grandchild}{slash}")
+            children = read_subdirectory(root, placed.real, name)
+            below = set(children.directories + children.linked_directories)
+            for child in sorted(children.files + children.others + list(below)):
+                if not child.startswith("."):
+                    lines.append(f"{shown}/{name}/{child}{'/' if child in below else ''}")
     text = f"Here's the files and directories up to 2 levels deep in {shown}, excluding hidden items:\n" + "\n".join(
-        entries
+        lines
     )
     if hidden:
         text += (

@@ -8,6 +8,7 @@ import stat
 from dataclasses import dataclass
 from typing import Literal
 
+from agentpager.engine.beneath import Found, open_beneath
 from agentpager.tools.errors import ToolError
 
 Want = Literal["file", "directory"]
@@ -39,14 +40,30 @@ class Root:
         return os.path.relpath(joined, base).replace(os.sep, "/")
 
 
-@dataclass(frozen=True)
+@dataclass
 class Resolved:
-    """A path argument that passed every check: its real path, display path and stat."""
+    """A path argument that passed every check, opened: read it through ``fd`` and nothing else.
+
+    ``fd`` is the regular file (``want="file"``) or the directory (``want="directory"``) the
+    argument named when it was checked; close it (``with resolve(...) as resolved:``).
+    """
 
     argument: str
-    real: str
     display: str
+    real: str
     st: os.stat_result
+    fd: int
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> Resolved:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 # errno values that mean "cannot be resolved": counted as missing.
@@ -54,61 +71,88 @@ _MISSING = {errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG}
 
 
 def resolve(root: Root, argument: str, want: Want) -> Resolved:
-    """Check a path argument in the contract's order; raise ToolError with the first failure."""
+    """Check a path argument in the contract's order and open what it names beneath the root.
+
+    Raises ToolError with the first failure (FileChanged when the file was replaced between the
+    look-up and the open: ask again).
+    """
     if argument == "":
         raise ToolError("path must not be empty.")
     if "\0" in argument:
         raise ToolError("Path contains a NUL byte.")
-    real = os.path.realpath(os.path.join(root.path, argument))
-    if not is_within(real, root.real):
+    found = open_beneath(root.real, argument, want)
+    if not found.inside:
         raise ToolError(f"Path '{argument}' is outside the workspace.")
     noun = "File" if want == "file" else "Directory"
-    try:
-        st = os.stat(real)
-    except PermissionError:
-        raise ToolError(f"Permission denied: '{argument}'.") from None
-    except OSError as error:
-        if error.errno in _MISSING:
-            raise ToolError(f"{noun} '{argument}' does not exist.", reason="missing") from None
-        raise
+    if found.st is None:
+        if found.error == errno.EACCES:
+            raise ToolError(f"Permission denied: '{argument}'.", reason="denied")
+        if found.error in _MISSING:
+            raise ToolError(f"{noun} '{argument}' does not exist.", reason="missing")
+        raise OSError(found.error, os.strerror(found.error))
+    if found.error in _MISSING:
+        raise ToolError(f"{noun} '{argument}' does not exist.", reason="missing")
+    st = found.st
     if want == "file":
         if stat.S_ISDIR(st.st_mode):
             raise ToolError(f"'{argument}' is a directory.", reason="directory")
         if not stat.S_ISREG(st.st_mode):
             raise ToolError(f"'{argument}' is not a regular file.")
-        readable = os.access(real, os.R_OK)
-    else:
-        if not stat.S_ISDIR(st.st_mode):
-            raise ToolError(f"'{argument}' is not a directory.")
-        readable = os.access(real, os.R_OK | os.X_OK)
-    if not readable:
-        raise ToolError(f"Permission denied: '{argument}'.")
-    return Resolved(argument, real, root.display(argument), st)
+    elif not stat.S_ISDIR(st.st_mode):
+        raise ToolError(f"'{argument}' is not a directory.")
+    if found.fd is None:
+        raise ToolError(f"Permission denied: '{argument}'.", reason="denied")
+    resolved = Resolved(argument, root.display(argument), found.real, st, found.fd)
+    if want == "directory" and not os.access(".", os.X_OK, dir_fd=found.fd):
+        resolved.close()
+        raise ToolError(f"Permission denied: '{argument}'.", reason="denied")
+    return resolved
 
 
-@dataclass(frozen=True)
-class AgentPath:
-    """A path argument of an agent that ran in ``working_dir``: as the agent's file system has it
-    (absolute), where it is here, and its real path here (which must be in the workspace)."""
+@dataclass
+class Placed:
+    """Where a path leads in the workspace, what is there, and a descriptor to read it (for the agents
+    whose tools check paths their own way): ``st`` is None when nothing is there, ``fd`` when it is
+    neither a regular file nor a directory, or cannot be read (``error`` says why)."""
 
-    agent: str
-    local: str
     real: str
+    st: os.stat_result | None
+    fd: int | None
+    error: int = 0
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
 
-def agent_path(root: Root, argument: str, working_dir: str) -> AgentPath:
-    """Place ``argument`` (absolute, or relative to ``working_dir``) in the workspace, which plays
-    the agent's working directory; ToolError for a path that leaves it."""
+def place(root: Root, path: str, argument: str) -> Placed:
+    """``path`` (absolute, or relative to the root) opened beneath the root, whatever is there;
+    ToolError naming ``argument`` when it leads outside."""
+    found = open_beneath(root.real, path, "any")
+    if not found.inside:
+        raise ToolError(f"Path '{argument}' is outside the workspace.")
+    return Placed(found.real, found.st, found.fd, found.error)
+
+
+def look_up(root: Root, path: str) -> Found:
+    """Where ``path`` (absolute, or relative to the root) leads and what is there, opening nothing:
+    resolved as ``os.path.realpath`` resolves it, but beneath the root (``inside`` says whether it
+    stays there)."""
+    return open_beneath(root.real, path, "nothing")
+
+
+def agent_path(root: Root, argument: str, working_dir: str) -> tuple[str, str]:
+    """Place ``argument`` (absolute, or relative to ``working_dir``) in the workspace, which plays the
+    agent's working directory: the path as the agent names it (absolute), and the path here (open
+    it with ``place``, which refuses a path that leaves the workspace)."""
     if argument == "":
         raise ToolError("path must not be empty.")
     if "\0" in argument:
         raise ToolError("Path contains a NUL byte.")
     agent = os.path.normpath(os.path.join(working_dir, argument))
     local = os.path.join(root.path, os.path.relpath(agent, working_dir)) if is_within(agent, working_dir) else agent
-    real = os.path.realpath(local)
-    if not is_within(real, root.real):
-        raise ToolError(f"Path '{argument}' is outside the workspace.")
-    return AgentPath(os.path.join(working_dir, argument), local, real)
+    return os.path.join(working_dir, argument), local
 
 
 def agent_display(root: Root, real: str, working_dir: str) -> str:

@@ -21,7 +21,7 @@ from agentpager.tools.base import (
 )
 from agentpager.tools.errors import ToolError
 from agentpager.tools.listing import matcher
-from agentpager.tools.paths import Resolved, resolve
+from agentpager.tools.paths import Resolved
 
 MAX_LINES_PER_READ = 200
 MAX_FILES_WARNING_THRESHOLD = 20
@@ -34,7 +34,7 @@ def read_file(call: Call, path: str, start_line: int, num_lines: int) -> str:
         raise ToolError(f"start_line must be >= 1 (got {start_line}).")
     if num_lines < 1:
         raise ToolError(f"num_lines must be >= 1 (got {num_lines}).")
-    resolved = resolve(call.root, path, "file")
+    resolved = call.resolve(path, "file")
     name = resolved.display
     with call.text_of(resolved).file.open() as reader:
         total = reader.line_count()
@@ -61,7 +61,7 @@ def _matching_files(
     call: Call, pattern: str, recursive: bool, use_regex: bool, path: str
 ) -> tuple[Resolved, list[str]]:
     with matcher(pattern, use_regex) as match:  # a bad regex is reported before the path
-        directory = resolve(call.root, path, "directory")
+        directory = call.resolve(path, "directory")
         return directory, call.listings.files(call.root, directory, match, recursive)
 
 

@@ -29,10 +29,12 @@ A file that is not UTF-8 makes the real tools print a Python traceback: here onl
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import re
 import shlex
+import stat
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -41,7 +43,7 @@ from agentpager.engine.pytext import Utf8Text, measure_utf8, text_lines
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import Call, Claim, Coverage, Opener, Profile, RecordedCall, Shown, Tool
 from agentpager.tools.errors import ToolError
-from agentpager.tools.paths import agent_display, agent_path
+from agentpager.tools.paths import Placed, agent_display, agent_path
 
 WINDOW = 100
 OVERLAP = 2
@@ -83,13 +85,14 @@ class _Session:
         current = self.state.get("file")
         return agent_display(self.call.root, current, self.working_dir) if current else "n/a"
 
-    def text(self, real: str) -> Utf8Text:
+    def text(self, fd: int, placed: Placed) -> Utf8Text:
         """The file measured as ``read_text`` reads it (kept while the file is unchanged)."""
-        stamp = Stamp.of(os.stat(real))
+        assert placed.st is not None
+        stamp = Stamp.of(placed.st)
         measured: dict[str, tuple[Stamp, Utf8Text]] = self.state.setdefault("measured", {})
-        found = measured.get(real)
+        found = measured.get(placed.real)
         if found is None or found[0] != stamp:
-            found = measured[real] = (stamp, measure_utf8(real))
+            found = measured[placed.real] = (stamp, measure_utf8(fd, placed.st.st_size))
             while len(measured) > _MEASURED_FILES:
                 measured.pop(next(iter(measured)))
         if found[1].error:
@@ -100,26 +103,36 @@ class _Session:
             )
         return found[1]
 
-    def windowed(self, real: str, shown: str) -> tuple[Utf8Text, int]:
-        """Open ``real`` as WindowedFile does: check it, make it the open file, clamp the kept top."""
-        if os.path.isdir(real):
+    def windowed(self, placed: Placed, shown: str) -> tuple[int, Utf8Text, int]:
+        """Open the file as WindowedFile does: check it, make it the open file, clamp the kept top.
+
+        Returns the descriptor to read it with, its text and the top. A FIFO, on which the real tool
+        would wait forever, is refused.
+        """
+        if placed.st is not None and stat.S_ISDIR(placed.st.st_mode):
             raise _Failed(
                 f"Error: {shown} is a directory. You can only open files. Use cd or ls to navigate directories.\n"
             )
-        if not os.path.exists(real):
+        if placed.st is None:
             raise _Failed(f"Error: File {shown} not found\n")
-        self.state["file"] = real
-        text = self.text(real)
+        if placed.fd is None:
+            if not stat.S_ISREG(placed.st.st_mode):
+                raise _Failed(f"Error: {shown} is not a regular file (a FIFO, socket or device)\n")
+            raise PermissionError(placed.error, os.strerror(placed.error))
+        self.state["file"] = placed.real
+        text = self.text(placed.fd, placed)
         top = self.state["first_line"] = top_for(self.state.get("first_line", 0), text.splitlines)
-        return text, top
+        return placed.fd, text, top
 
-    def current(self) -> tuple[str, str]:
+    def current(self) -> tuple[Placed, str]:
+        """The open file, opened again beneath the root, and its name."""
         current = self.state.get("file")
         if current is None:
             raise _Failed("No file open. Use the open command first.\n")
-        return current, agent_display(self.call.root, current, self.working_dir)
+        shown = agent_display(self.call.root, current, self.working_dir)
+        return self.call.place(current, shown), shown
 
-    def window(self, real: str, shown: str, text: Utf8Text, top: int) -> str:
+    def window(self, fd: int, placed: Placed, shown: str, text: Utf8Text, top: int) -> str:
         """``print_window``: the status line, the numbered window, the lines above and below."""
         self.state["first_line"] = top
         lines = text.splitlines
@@ -127,21 +140,21 @@ class _Session:
         rows = [f"[File: {shown} ({lines} lines total)]"]
         if top > 0:
             rows.append(f"({top} more lines above)")
-        rows += [f"{number}:{line}" for number, line in enumerate(self.segments(real, text, top, last), top + 1)]
+        rows += [f"{number}:{line}" for number, line in enumerate(self.segments(fd, placed, text, top, last), top + 1)]
         if last < lines - 1:
             rows.append(f"({lines - last - 1} more lines below)")
         return "\n".join(rows) + "\n"
 
-    def segments(self, real: str, text: Utf8Text, first: int, last: int) -> list[str]:
+    def segments(self, fd: int, placed: Placed, text: Utf8Text, first: int, last: int) -> list[str]:
         """Pieces ``first..last`` (0-based) of ``text.split("\\n")``."""
         last = min(last, text.segments - 1)
         if last < first:
             return []
         if text.lone_cr:  # lines end at a lone "\r" too: read them as Python does
-            pieces = itertools.islice(text_lines(real, "utf-8"), first, last + 1)
+            pieces = itertools.islice(text_lines(fd, "utf-8"), first, last + 1)
             found = [piece.removesuffix("\n") for piece in pieces]
             return found + [""] * (last - first + 1 - len(found))
-        with self.call.store.utf8_file(real).open() as reader:
+        with self.call.store.utf8_file(placed.real, functools.partial(os.dup, fd)).open() as reader:
             total = reader.line_count()
             found = str(reader.lines_text(first + 1, min(last + 1, total))).split("\n") if first < total else []
         return found + [""] * (last - first + 1 - len(found))
@@ -176,9 +189,10 @@ def _command(run: Any) -> Any:
 
 
 def open_command(session: _Session, path: str, line_number: int | None) -> str:
-    placed = agent_path(session.call.root, path, session.working_dir)
+    _, local = agent_path(session.call.root, path, session.working_dir)
     shown = str(PurePosixPath(path))
-    text, top = session.windowed(placed.real, shown)
+    placed = session.call.place(local, path)
+    fd, text, top = session.windowed(placed, shown)
     warnings = ""
     line = top
     if line_number is not None:
@@ -192,23 +206,23 @@ def open_command(session: _Session, path: str, line_number: int | None) -> str:
         elif line_number < 1:
             warnings = f"Warning: <line_number> ({line_number}) is less than 1\nWarning: Setting <line_number> to 1\n"
             line = 1
-    return warnings + session.window(placed.real, shown, text, goto_top(line - 1, text.splitlines))
+    return warnings + session.window(fd, placed, shown, text, goto_top(line - 1, text.splitlines))
 
 
 def goto_command(session: _Session, line_number: int) -> str:
-    real, shown = session.current()
-    text, _ = session.windowed(real, shown)
+    placed, shown = session.current()
+    fd, text, _ = session.windowed(placed, shown)
     if line_number > text.splitlines:
         raise _Failed(f"Error: <line> must be less than or equal to {text.splitlines}\n")
-    return session.window(real, shown, text, goto_top(line_number - 1, text.splitlines))
+    return session.window(fd, placed, shown, text, goto_top(line_number - 1, text.splitlines))
 
 
 def _scroll(lines: int) -> Any:
     def scroll(session: _Session) -> str:
-        real, shown = session.current()
-        text, top = session.windowed(real, shown)
+        placed, shown = session.current()
+        fd, text, top = session.windowed(placed, shown)
         step = lines - OVERLAP if lines > 0 else lines + OVERLAP
-        return session.window(real, shown, text, top_for(top + step, text.splitlines))
+        return session.window(fd, placed, shown, text, top_for(top + step, text.splitlines))
 
     return scroll
 

@@ -8,7 +8,6 @@ from typing import Any
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import Call, Coverage, Opener, Profile, Shown, Tool, error_with_prefix
 from agentpager.tools.errors import ToolError
-from agentpager.tools.paths import resolve
 
 PROTECTED_FOLDERS = frozenset({".git", ".obsidian", ".trash"})
 
@@ -25,7 +24,7 @@ def read_file(call: Call, path: str, offset: int, length: int) -> str:
     not_allowed = ToolError(f"Access to '{path}' is not allowed.")
     if _protected(call.root.display(path)):
         raise not_allowed
-    resolved = resolve(call.root, path, "file")
+    resolved = call.resolve(path, "file")
     if _protected(os.path.relpath(resolved.real, call.root.real)):
         raise not_allowed
     with call.text_of(resolved).file.open() as reader:

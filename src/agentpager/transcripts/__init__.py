@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
+from agentpager.engine.lineindex import Cancelled
 from agentpager.transcripts.formats import (
     COLLECTORS,
     FORMAT_NAMES,
@@ -21,6 +24,9 @@ from agentpager.transcripts.formats import (
     feed,
 )
 from agentpager.transcripts.records import BadRecord, Record, RecordFile
+
+if TYPE_CHECKING:
+    from agentpager.engine.patterns import Matcher
 
 
 class TranscriptError(Exception):
@@ -87,6 +93,37 @@ class Transcript:
         if result.chars is None:
             call.result = replace(result, chars=len(text), is_error=is_error)
         return text
+
+    def search(self, pattern: Matcher, cancel: threading.Event | None = None) -> set[ToolCall]:
+        """The calls whose arguments or output ``pattern`` matches, or the conversation that leads to
+        them (a match in the text after the last call counts for it). Cancelled when ``cancel`` is
+        set; TranscriptError when ``re``, in its child, takes too long or refuses the pattern."""
+        from agentpager.engine.patterns import PatternError
+
+        found: set[ToolCall] = set()
+        last_call: ToolCall | None = None
+        pending_text = False
+        try:
+            for event in list(self.events):
+                if event.kind == "call" and event.tool_call is not None:
+                    if pending_text:
+                        found.add(event.tool_call)
+                    pending_text, last_call = False, event.tool_call
+                elif pattern.search(event.text, cancel):
+                    pending_text = True
+            if pending_text and last_call is not None:
+                found.add(last_call)
+            for call in list(self.calls):
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled()
+                if call not in found and (
+                    pattern.search(short_arguments(call.arguments, 100_000), cancel)
+                    or pattern.search(self.recorded(call) or "", cancel)
+                ):
+                    found.add(call)
+        except PatternError as error:
+            raise TranscriptError(error.message) from None
+        return found
 
     def event_text(self, event: Event) -> str:
         """An event's whole text (read again when it was kept cut)."""

@@ -19,9 +19,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentpager.engine.lineindex import FileChanged, iter_bytes, read_exact
-from agentpager.engine.textfile import TextFile, TextReader
-from agentpager.engine.utf8 import decode_chunks
+from agentpager.engine.lineindex import FileChanged
+from agentpager.engine.textfile import TextFile, TextReader, path_opener
 from agentpager.transcripts.skim import SCAN, Path, Skimmer
 
 Kind = Literal["jsonl", "array", "object"]
@@ -84,7 +83,7 @@ class RecordFile:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.file = TextFile(path)
+        self.file = TextFile(path_opener(path))
         self.partial_line = 0
         """The last line's number when the file did not end with a newline at the last read (a
         line still being written, when the file grows), else 0."""
@@ -96,7 +95,7 @@ class RecordFile:
         if self._kind is not None:
             return self._kind
         with self.file.open() as reader:
-            probe = read_exact(reader.fd, min(reader.size, _KIND_PROBE_BYTES), 0)
+            probe = reader.read_at(0, _KIND_PROBE_BYTES)
         start = len(probe) - len(probe.lstrip(b" \t\r\n"))
         if probe.startswith(b"\xef\xbb\xbf", start):
             start += 3
@@ -140,23 +139,23 @@ class RecordFile:
                 batch.append((number, start, end))
                 if end - batch[0][1] < _BATCH_BYTES:
                     continue
-            yield from _parsed_lines(reader.fd, batch)
+            yield from _parsed_lines(reader, batch)
             batch = []
             if end - start > LONG_LINE and not partial:
                 yield self._skimmed(reader, skimmer, number, start, end)
-        yield from _parsed_lines(reader.fd, batch)
+        yield from _parsed_lines(reader, batch)
 
     def _skimmed(self, reader: TextReader, skimmer: Skimmer, number: int, start: int, end: int) -> Record | BadRecord:
         where = Location(line=number, size=end - start)
-        head = read_exact(reader.fd, LINE_END_BYTES, start).decode("utf-8", "replace").lstrip("\ufeff")
-        tail = read_exact(reader.fd, LINE_END_BYTES, end - LINE_END_BYTES).decode("utf-8", "replace")
+        head = reader.read_exact(start, LINE_END_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
+        tail = reader.read_exact(end - LINE_END_BYTES, LINE_END_BYTES).decode("utf-8", "replace")
         generation = reader.generation
 
         def whole() -> Record | BadRecord:
             with self.file.open() as again:
                 if again.generation != generation:
                     raise FileChanged("the file was replaced while it was read")
-                return next(_parsed_lines(again.fd, [(number, start, end)]), BadRecord(where, "an empty line"))
+                return next(_parsed_lines(again, [(number, start, end)]), BadRecord(where, "an empty line"))
 
         found = skimmer.skim(head, tail)
         if found is None:
@@ -169,16 +168,16 @@ class RecordFile:
         with self.file.open() as reader:
             if where.line:
                 start, end = reader.line_span(where.line, where.line)
-                return json.loads(read_exact(reader.fd, end - start, start).decode("utf-8", "replace").lstrip("\ufeff"))
+                return json.loads(reader.read_exact(start, end - start).decode("utf-8", "replace").lstrip("\ufeff"))
             return json.loads(str(reader.chars_text(where.start, where.length)))
 
 
-def _parsed_lines(fd: int, spans: list[tuple[int, int, int]]) -> Iterator[Record | BadRecord]:
+def _parsed_lines(reader: TextReader, spans: list[tuple[int, int, int]]) -> Iterator[Record | BadRecord]:
     """The records of consecutive lines, read in one piece."""
     if not spans:
         return
     first = spans[0][1]
-    data = read_exact(fd, spans[-1][2] - first, first)
+    data = reader.read_exact(first, spans[-1][2] - first)
     for number, start, end in spans:
         line = data[start - first : end - first]
         if not line or (line[0] in b" \t\r\xef" and not line.strip(b" \t\r\xef\xbb\xbf")):
@@ -212,7 +211,7 @@ class _Stream:
     """
 
     def __init__(self, reader: TextReader) -> None:
-        self.chunks = decode_chunks(iter_bytes(reader.fd, reader.index.base, reader.index.size))
+        self.chunks = reader.decoded()
         self.buffer, self.consumed, self.position, self.ended = "", 0, 0, False
 
     def more(self) -> bool:

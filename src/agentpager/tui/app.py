@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import json
 import os
 import re
 import subprocess
@@ -21,8 +20,7 @@ from textual.theme import Theme
 from textual.widgets import Footer
 
 from agentpager.config import DEFAULT_THEME, Config, ConfigError, save_setting
-from agentpager.exchange import call_and_result, call_json
-from agentpager.tools import get_profile
+from agentpager.exchange import call_and_result, call_json, to_json
 from agentpager.transcripts import Transcript, TranscriptError, open_transcript, sniff
 from agentpager.transcripts.replay import Replayer
 from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
@@ -453,7 +451,8 @@ class AgentPagerApp(ReportsFailures, App[None]):
                 "No call yet: open a file, then a asks the real agent for the panel's call.", severity="warning"
             )
             return
-        profile = get_profile(outcome.profile)
+        workspace = self.workspace.with_profile(outcome.profile)
+        profile = workspace.profile
         if profile.real_agent is None:
             self.notify(
                 f"The {profile.name} profile has no real agent to ask: {profile.ground_truth}.",
@@ -461,7 +460,6 @@ class AgentPagerApp(ReportsFailures, App[None]):
                 timeout=12,
             )
             return
-        workspace = self.workspace.with_profile(profile.name)
         self.push_screen(ProbeScreen(workspace, outcome.tool, outcome.arguments, profile.real_agent))
 
     def action_copy_output(self) -> None:
@@ -478,7 +476,7 @@ class AgentPagerApp(ReportsFailures, App[None]):
             messages = call_and_result(
                 pair_format, outcome.tool, outcome.arguments, outcome.result.text, outcome.result.is_error
             )
-            self._copy(json.dumps(messages, indent=2, ensure_ascii=False), f"the {pair_format} message pair")
+            self._copy(to_json(messages, indent=2), f"the {pair_format} message pair")
 
     def _outcome(self):  # noqa: ANN202 - the panel's Outcome, or None with a note
         outcome = self.panel.outcome

@@ -9,12 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rich.style import Style
 from rich.text import Text
 
-from agentpager.engine.patterns import Matcher, compile_regex
+from agentpager.fileview import compile_search
+
+if TYPE_CHECKING:
+    from agentpager.fileview import Matcher
 
 TAB_SIZE = 4
 CUT_NOTE = " ✂ the output guard cuts here"
@@ -38,9 +41,9 @@ def display_column(text: str, index: int) -> int:
 
 def smart_case(pattern: str) -> Matcher:
     """Compile a search as ``less -i`` does: case matters only when the pattern has a capital letter
-    (an escape such as ``\\S`` is not one). PatternError for a bad pattern."""
+    (an escape such as ``\\S`` is not one). ViewError for a bad pattern."""
     capitals = any(char.isupper() for char in _ESCAPED.sub("", pattern))
-    return compile_regex(pattern, re.MULTILINE | (0 if capitals else re.IGNORECASE))
+    return compile_search(pattern, re.MULTILINE | (0 if capitals else re.IGNORECASE))
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from agentpager.engine.patterns import Matcher
-    from agentpager.fileview import FileView
+    from agentpager.fileview import FileView, Matcher
     from agentpager.tui.probe_screen import AgentAnswer
     from agentpager.tui.tool_panel import Outcome
     from agentpager.tui.viewer import FileViewer, Window

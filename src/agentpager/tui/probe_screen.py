@@ -30,13 +30,12 @@ from textual.widgets import Footer, Log, Static, TabbedContent, TabPane, Tabs
 from agentpager.agents import AgentNotInstalled, Cancelled, ProbeError, ProbeResult, find, install, probe
 from agentpager.agents.catalog import get_agent
 from agentpager.agents.volatile import Comparison, compare
-from agentpager.tools.base import RealAgent
 from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.messages import AgentAnswered, AgentMissing, ProbeFailed, ProbeLogged, ProbePhase, ProfileAnswered
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.status import call_line
-from agentpager.workspace import ToolResult, Workspace
+from agentpager.workspace import RealAgent, ToolResult, Workspace
 
 TICK_SECONDS = 0.5
 

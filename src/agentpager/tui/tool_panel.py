@@ -20,16 +20,12 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, Tab, Tabs, T
 
 from agentpager.exchange import PAIR_FORMATS, call_json, read_call
 from agentpager.fileview import FileView
-from agentpager.tools import profile_names
-from agentpager.tools.args import ToolSpec
-from agentpager.tools.errors import ToolError
-from agentpager.tools.guard import overflow_severity
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.lines import Shading
 from agentpager.tui.messages import Carried, Followed, ProfileChosen, Ran, ShowLine
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.viewer import Window
-from agentpager.workspace import ToolResult, Workspace
+from agentpager.workspace import ToolError, ToolResult, ToolSpec, Workspace, overflow_severity
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 
@@ -118,7 +114,7 @@ class ToolPanel(ReportsFailures, Vertical):
             with VerticalScroll(id="call-part"):
                 with Horizontal(id="chooser"):
                     yield Select(
-                        [(name, name) for name in profile_names()],
+                        [(name, name) for name in Workspace.profile_names()],
                         value=self.profile,
                         allow_blank=False,
                         compact=True,
@@ -345,7 +341,7 @@ class ToolPanel(ReportsFailures, Vertical):
 
     def _profile_with(self, tool: str, arguments: dict[str, Any]) -> str | None:
         """This profile if it has ``tool`` with these arguments, else the first profile that has."""
-        for name in (self.profile, *profile_names()):
+        for name in (self.profile, *Workspace.profile_names()):
             found = self.workspace.with_profile(name).profile.tool(tool)
             if found is not None and set(arguments) <= {param.name for param in found.spec.params}:
                 return name

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -31,9 +31,8 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from agentpager.engine.lineindex import Cancelled
-from agentpager.engine.patterns import Matcher, PatternError
-from agentpager.transcripts import Transcript, short_arguments
+from agentpager.fileview import Cancelled, ViewError
+from agentpager.transcripts import Transcript, TranscriptError, short_arguments
 from agentpager.transcripts.formats import ToolCall
 from agentpager.transcripts.replay import Replay, Replayer
 from agentpager.tui.context_view import ContextView
@@ -45,6 +44,9 @@ from agentpager.tui.rows import row_styles
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.wording import byte_size, plural
 from agentpager.workspace import Workspace
+
+if TYPE_CHECKING:
+    from agentpager.fileview import Matcher
 
 COLUMNS = f"{'#':>5}  {'turn':>4}  {'tool':<16}  {'recorded':<14}  {'tokens':>6}  {'replay':<14}  arguments"
 NARROW_COLUMNS = f"{'#':>5}  {'tool':<12}  {'chars':>7}  {'tokens':>6}  {'replay':<9}  arguments"
@@ -416,34 +418,12 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _search(self, pattern: Matcher) -> None:
         """Calls whose arguments, output or surrounding conversation match: in linear time (RE2), or
         by ``re`` in a child process, stopped past its time limit or when the search is replaced."""
-        worker = get_current_worker()
-        cancel = worker.cancelled_event
-        transcript = self.transcript
-        found: set[ToolCall] = set()
-        last_call: ToolCall | None = None
-        pending_text = False
         try:
-            for event in list(transcript.events):  # conversation matches count for the next call
-                if event.kind == "call" and event.tool_call is not None:
-                    if pending_text:
-                        found.add(event.tool_call)
-                    pending_text, last_call = False, event.tool_call
-                elif pattern.search(event.text, cancel):
-                    pending_text = True
-            if pending_text and last_call is not None:
-                found.add(last_call)
-            for call in list(transcript.calls):
-                if worker.is_cancelled:
-                    return
-                if call not in found and (
-                    pattern.search(short_arguments(call.arguments, 100_000), cancel)
-                    or pattern.search(transcript.recorded(call) or "", cancel)
-                ):
-                    found.add(call)
+            found = self.transcript.search(pattern, get_current_worker().cancelled_event)
         except Cancelled:
             return
-        except PatternError as error:  # re, in its child, took too long or refused the pattern
-            self.app.call_from_thread(self.notify, f"Cannot search: {error.message}", severity="warning")
+        except TranscriptError as error:  # re, in its child, took too long or refused the pattern
+            self.app.call_from_thread(self.notify, f"Cannot search: {error}", severity="warning")
             return
         finally:
             pattern.close()
@@ -540,7 +520,7 @@ def _recorded_size(call: ToolCall, short: bool = False) -> str:
 def _pattern_problem(text: str) -> str | None:
     try:
         smart_case(text).close()
-    except PatternError as error:
+    except ViewError as error:
         return f"Invalid regex: {error.message}"
     return None
 

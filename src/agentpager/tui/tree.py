@@ -1,8 +1,10 @@
 """The workspace tree: a directory is read when expanded, and its files shown 100 at a time.
 
 Textual's DirectoryTree makes a node for every entry and stats on the UI thread (6 s for 100,000
-entries here); this tree reads a directory with ``os.scandir`` in a thread and adds one page. Files
-are paged as ``list_files`` pages them, so a page's offset is one an agent would send. Directories
+entries here); this tree reads a directory in a thread, through the function ``list_files`` uses,
+and adds one page. Files are paged as ``list_files`` pages them (the same files: FIFOs, broken
+symlinks and symlinks out of the workspace are listed after them), so a page's offset is one an
+agent would send. Directories
 it shows are checked every few seconds (and on ``r``) and read again when they changed.
 """
 
@@ -18,13 +20,11 @@ from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode, UnknownNodeID
 
-from agentpager.tools.paths import Root, is_within
-from agentpager.tools.qq import MAX_FILES_PER_LIST, MAX_FILES_WARNING_THRESHOLD
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.messages import DirectoryChosen, FileChosen
-from agentpager.workspace import Workspace
+from agentpager.workspace import LISTING_PAGE_SIZE, LISTING_WARNING_THRESHOLD, DirectoryEntries, Workspace, printable
 
-PAGE_SIZE = MAX_FILES_PER_LIST
+PAGE_SIZE = LISTING_PAGE_SIZE
 CHECK_SECONDS = 2.0
 """How often the directories on screen are checked for changes."""
 
@@ -33,40 +33,34 @@ Stamp = tuple[int, int]
 
 @dataclass(frozen=True)
 class Listing:
-    """A directory's entries as the tree shows them: directories first, then files, by name."""
+    """A directory's entries as the tree shows them: directories first, then files, then the rest, by name.
+
+    ``files`` are exactly the files ``list_files`` lists there, in its order.
+    """
 
     directories: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    others: list[str] = field(default_factory=list)
+    """FIFOs, sockets, broken symlinks, symlinks that lead outside the workspace."""
     outside: frozenset[str] = frozenset()
     """Symlinks that lead out of the workspace."""
     error: str = ""
 
-
-def read_directory(root: Root, path: str) -> Listing:
-    """The entries of ``path`` (relative to the root); an unreadable directory says why."""
-    directories: list[str] = []
-    files: list[str] = []
-    outside: set[str] = set()
-    try:
-        with os.scandir(os.path.join(root.path, path)) as entries:
-            for entry in entries:
-                try:
-                    if entry.is_symlink() and not is_within(os.path.realpath(entry.path), root.real):
-                        outside.add(entry.name)
-                    (directories if entry.is_dir() else files).append(entry.name)
-                except OSError:
-                    files.append(entry.name)
-    except PermissionError:
-        return Listing(error="unreadable")
-    except OSError as error:
-        return Listing(error=error.strerror or str(error))
-    return Listing(sorted(directories), sorted(files), frozenset(outside))
+    @classmethod
+    def of(cls, entries: DirectoryEntries) -> Listing:
+        return cls(
+            sorted(entries.directories + entries.linked_directories),
+            sorted(entries.files),
+            sorted(entries.others),
+            entries.outside,
+            entries.error,
+        )
 
 
-def _stamp(root: Root, path: str) -> Stamp | None:
+def _stamp(root: str, path: str) -> Stamp | None:
     """What changes when an entry is added to, removed from or renamed in the directory."""
     try:
-        st = os.stat(os.path.join(root.path, path))
+        st = os.stat(os.path.join(root, path))
     except OSError:
         return None
     return st.st_mtime_ns, st.st_ctime_ns
@@ -88,8 +82,7 @@ class DirectoryEntry:
 class FileEntry:
     path: str
     outside: bool = False
-    """A symlink that leads out of the workspace (a directory one too: it is not opened)."""
-    directory: bool = False
+    """A symlink that leads out of the workspace (it is not followed, whatever it leads to)."""
 
 
 @dataclass(frozen=True)
@@ -145,8 +138,8 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
 
     @work(thread=True, group="tree", exit_on_error=False)
     def _read(self, node: TreeNode[object], path: str) -> None:
-        stamp = _stamp(self.workspace.root, path)
-        listing = read_directory(self.workspace.root, path)
+        stamp = _stamp(self.workspace.root.path, path)
+        listing = Listing.of(self.workspace.read_directory(path))
         self.app.call_from_thread(self._loaded, node, listing, stamp)
 
     def _loaded(self, node: TreeNode[object], listing: Listing, stamp: Stamp | None) -> None:
@@ -183,9 +176,9 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
     @work(thread=True, group="tree-check", exclusive=True, exit_on_error=False)
     def _reread(self, directories: list[tuple[TreeNode[object], str, Stamp | None]], always: bool) -> None:
         for node, path, known in directories:
-            stamp = _stamp(self.workspace.root, path)
+            stamp = _stamp(self.workspace.root.path, path)
             if always or stamp != known:
-                self.app.call_from_thread(self._loaded, node, read_directory(self.workspace.root, path), stamp)
+                self.app.call_from_thread(self._loaded, node, Listing.of(self.workspace.read_directory(path)), stamp)
 
     # -- pages ------------------------------------------------------------------------------------
 
@@ -207,20 +200,20 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         reopen = []
         for name in listing.directories[start : start + PAGE_SIZE]:
             path = _child_path(entry.path, name)
-            if name in listing.outside:
-                child = node.add_leaf("", FileEntry(path, outside=True, directory=True))
-            else:
-                child = node.add("", open_before.get(path) or DirectoryEntry(path))
-                if path in open_before:
-                    reopen.append(child)
+            child = node.add("", open_before.get(path) or DirectoryEntry(path))
+            if path in open_before:
+                reopen.append(child)
             self._relabel(child)
         self._add_links(node, "directories", start, len(listing.directories), before=False)
         start = entry.file_offset
         self._add_links(node, "files", start, len(listing.files), before=True)
         for name in listing.files[start : start + PAGE_SIZE]:
-            child = node.add_leaf("", FileEntry(_child_path(entry.path, name), outside=name in listing.outside))
+            child = node.add_leaf("", FileEntry(_child_path(entry.path, name)))
             self._relabel(child)
         self._add_links(node, "files", start, len(listing.files), before=False)
+        for name in listing.others:
+            child = node.add_leaf("", FileEntry(_child_path(entry.path, name), outside=name in listing.outside))
+            self._relabel(child)
         for child in reopen:
             child.expand()
             if isinstance(child.data, DirectoryEntry) and child.data.listing is not None:
@@ -267,9 +260,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         if isinstance(entry, DirectoryEntry):
             label = self._directory_label(entry)
         elif isinstance(entry, FileEntry):
-            label = Text(
-                os.path.basename(entry.path) + ("/" if entry.directory else ""), style="bold" if entry.directory else ""
-            )
+            label = Text(printable(os.path.basename(entry.path)))
             if entry.outside:
                 label.append(" → outside the workspace", style="dim italic")
         else:
@@ -280,7 +271,11 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
 
     def _directory_label(self, entry: DirectoryEntry) -> Text:
         root = self.workspace.root
-        name = os.path.basename(root.path) or root.path if entry.path == "." else os.path.basename(entry.path) + "/"
+        name = (
+            os.path.basename(root.path) or root.path
+            if entry.path == "."
+            else printable(os.path.basename(entry.path)) + "/"
+        )
         label = Text(name, style="bold")
         listing = entry.listing
         if listing is None:
@@ -288,9 +283,9 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         if listing.error:
             label.append(f"  ({listing.error})", style="red")
         else:
-            files = len(listing.files) - len(listing.outside & set(listing.files))
+            files = len(listing.files)
             label.append(f" {files:,} file{'s' * (files != 1)}", style="dim")
-            if files > MAX_FILES_WARNING_THRESHOLD:
+            if files > LISTING_WARNING_THRESHOLD:
                 label.append(" ⚠", style="bold yellow")
         return label
 
@@ -300,7 +295,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
     def _chosen(self, event: Tree.NodeSelected[object]) -> None:
         event.stop()
         entry = event.node.data
-        if isinstance(entry, FileEntry) and not entry.directory:
+        if isinstance(entry, FileEntry):
             self.post_message(FileChosen(entry.path))
         elif isinstance(entry, PageLink):
             directory = entry.directory.data

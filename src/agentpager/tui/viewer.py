@@ -13,7 +13,7 @@ import textwrap
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.segment import Segment
 from rich.style import Style
@@ -27,14 +27,15 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
-from agentpager.engine.lineindex import Cancelled
-from agentpager.engine.patterns import Matcher, PatternError
-from agentpager.fileview import FileView, ViewError
+from agentpager.fileview import Cancelled, FileView, ViewError
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.lines import Shading, marker, paint, smart_case
 from agentpager.tui.messages import Failed, Indexed, Opened, Searched, WindowChanged
 from agentpager.tui.screens.key_prompt import KeyPrompt
-from agentpager.workspace import Workspace
+from agentpager.workspace import Workspace, printable
+
+if TYPE_CHECKING:
+    from agentpager.fileview import Matcher
 
 WINDOW_LINES = 200
 DISPLAY_LIMIT = 2000
@@ -174,7 +175,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._focus_when_open = focus
         self._reset_lines([f"Opening {path}…"])
         self._wanted_top = line
-        self.border_title = path
+        self.border_title = printable(path)
         self.status = "opening…"
         self._open(path)
 
@@ -220,8 +221,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             now = time.monotonic()
             if now - last_report > 0.1:
                 last_report = now
-                with view.open() as reader:
-                    lines = reader.available_lines()
+                lines = view.available_lines()
                 self.post_message(Indexed(view, lines, False, scanned / max(size, 1)))
 
         try:
@@ -238,9 +238,14 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self.view = event.view
         self.path = event.view.name
         self._reset_lines([])
-        self.border_title = event.view.name + (" (converted to Markdown)" if event.view.kind == "document" else "")
-        with event.view.open() as reader:
-            self._set_line_count(reader.available_lines(), False)
+        self.border_title = printable(event.view.name) + (
+            " (converted to Markdown)" if event.view.kind == "document" else ""
+        )
+        try:
+            lines = event.view.available_lines()
+        except OSError:  # it changed since it was opened: the indexing worker says so
+            lines = 0
+        self._set_line_count(lines, False)
         self.status = "indexing…"
         if self._focus_when_open:
             self.focus()
@@ -350,8 +355,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             first = index * WINDOW_LINES + 1
             last = min(first + WINDOW_LINES - 1, self.line_count)
             try:
-                with self.view.open() as reader:  # type: ignore[union-attr]
-                    lines = list(reader.line_prefixes(first, last, DISPLAY_LIMIT))
+                lines = self.view.line_prefixes(first, last, DISPLAY_LIMIT)  # type: ignore[union-attr]
             except (OSError, IndexError):
                 return []  # the file moved under us; the next index report redraws
             self._windows[index] = lines
@@ -675,7 +679,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             return "Open a file to search it."
         try:
             compiled = smart_case(pattern)
-        except PatternError as error:
+        except ViewError as error:
             return f"Invalid regex: {error.message}"
         self._pattern = compiled
         self._clear_strips()
@@ -693,16 +697,15 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         matches: list[int] = []
         reported = time.monotonic()
         try:
-            with view.open() as reader:
-                for number in reader.search(pattern, cancel=worker.cancelled_event):
-                    matches.append(number)
-                    if time.monotonic() - reported > SEARCH_REPORT_SECONDS or len(matches) == 1:
-                        reported = time.monotonic()
-                        self.post_message(Searched(pattern, matches, False))
+            for number in view.search(pattern, cancel=worker.cancelled_event):
+                matches.append(number)
+                if time.monotonic() - reported > SEARCH_REPORT_SECONDS or len(matches) == 1:
+                    reported = time.monotonic()
+                    self.post_message(Searched(pattern, matches, False))
         except Cancelled:
             self.post_message(Searched(pattern, matches, False))
             return
-        except PatternError as error:  # re, in its child, took too long or refused the pattern
+        except ViewError as error:  # re, in its child, took too long or refused the pattern
             self.post_message(Searched(pattern, matches, False, error.message))
             return
         except OSError:

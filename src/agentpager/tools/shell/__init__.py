@@ -39,6 +39,7 @@ Several files are searched in argument order, which real ripgrep does not promis
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -46,7 +47,8 @@ from agentpager.engine.content import ContentStore
 from agentpager.engine.lazytext import EAGER_BYTES, LazyText, Text
 from agentpager.engine.lineindex import FileChanged
 from agentpager.engine.utf8 import decode_chunks
-from agentpager.tools.paths import Root, is_within
+from agentpager.tools.errors import ToolError
+from agentpager.tools.paths import Root, place
 from agentpager.tools.shell.command import Script, parse
 from agentpager.tools.shell.errors import Unsupported
 from agentpager.tools.shell.io import Context
@@ -121,8 +123,11 @@ def _first_run(script: Script, ctx: Context) -> tuple[bytes | None, int]:
 
 def _working_directory(root: Root, workdir: str | None) -> str:
     path = os.path.normpath(os.path.join(root.path, workdir or "."))
-    if not is_within(os.path.realpath(path), root.real):
-        raise Unsupported(f"the working directory '{workdir}' is outside the workspace")
-    if not os.path.isdir(path):
+    try:
+        placed = place(root, path, path)
+    except ToolError:
+        raise Unsupported(f"the working directory '{workdir}' is outside the workspace") from None
+    placed.close()
+    if placed.st is None or not stat.S_ISDIR(placed.st.st_mode):
         raise Unsupported(f"the working directory '{workdir}' is not a directory")
     return path

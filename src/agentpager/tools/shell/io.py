@@ -1,14 +1,15 @@
 """What a program sees while it runs: its arguments, its inputs, its stderr, its exit status.
 
-Files are opened through the ContentStore's raw view (bytes from offset 0, the line index shared
-with the tools), only below the workspace root (a path whose real path is outside is Unsupported,
-never read). Errors keep the real programs' split between a file that cannot be opened and one that
+Files are opened once, beneath the workspace root (a path whose real path is outside is
+Unsupported, never read), and read through the ContentStore's raw view of that descriptor (bytes
+from offset 0, the line index shared with the tools). Errors keep the real programs' split between a file that cannot be opened and one that
 opens but cannot be read (a directory), because their messages differ.
 """
 
 from __future__ import annotations
 
 import errno
+import functools
 import getopt
 import os
 import stat
@@ -17,9 +18,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from agentpager.engine.content import ContentStore
-from agentpager.engine.lineindex import BLOCK_SIZE, SCAN_THREADS, FileChanged, iter_bytes
+from agentpager.engine.lineindex import BLOCK_SIZE, FileChanged
 from agentpager.engine.textfile import TextReader
-from agentpager.tools.paths import Root, is_within
+from agentpager.tools.errors import ToolError
+from agentpager.tools.paths import Placed, Root, place
 from agentpager.tools.shell.errors import Unsupported
 
 Chunks = Iterator[bytes]
@@ -39,14 +41,15 @@ class Context:
     """Absolute and lexical (symlinks kept), inside the root."""
     stderr: list[bytes] = field(default_factory=list)
 
-    def path(self, name: str) -> str:
-        """The real path a program's file argument names; Unsupported when it lies outside the root."""
+    def open(self, name: str) -> Placed:
+        """What a program's file argument names, opened beneath the root (close it); Unsupported when
+        it lies outside the root."""
         if "\0" in name:
             raise Unsupported("a NUL byte in a path")
-        real = os.path.realpath(os.path.join(self.cwd, name))
-        if not is_within(real, self.root.real):
-            raise Unsupported(f"'{name}' is outside the workspace")
-        return real
+        try:
+            return place(self.root, os.path.join(self.cwd, name), name)
+        except ToolError:
+            raise Unsupported(f"'{name}' is outside the workspace") from None
 
 
 def strerror(error: OSError) -> str:
@@ -56,15 +59,21 @@ def strerror(error: OSError) -> str:
     return os.strerror(error.errno) if error.errno else str(error)
 
 
-def stat_input(ctx: Context, name: str) -> tuple[str, os.stat_result]:
-    """The real path and stat of a file a program opens; OSError as open(2) would fail."""
-    real = ctx.path(name)
-    st = os.stat(real)
+def stat_of(placed: Placed) -> os.stat_result:
+    """What is there; OSError as stat(2) would fail."""
+    if placed.st is None:
+        raise OSError(placed.error, os.strerror(placed.error))
+    return placed.st
+
+
+def input_descriptor(placed: Placed, name: str) -> int:
+    """The descriptor of a file a program opens; OSError as open(2) would fail."""
+    st = stat_of(placed)
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
         raise Unsupported(f"'{name}' is not a regular file or a directory")
-    if not os.access(real, os.R_OK):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
-    return real, st
+    if placed.fd is None:
+        raise PermissionError(placed.error, os.strerror(placed.error), name)
+    return placed.fd
 
 
 class FileBytes:
@@ -72,33 +81,21 @@ class FileBytes:
 
     def __init__(self, reader: TextReader) -> None:
         self.reader = reader
-        self.fd = reader.fd
-        self.size = reader.index.size
+        self.size = reader.size
 
     def chunks(self, start: int = 0, end: int | None = None) -> Chunks:
-        return iter_bytes(self.fd, start, self.size if end is None else end)
+        return self.reader.byte_chunks(start, end)
 
     def line_start(self, line: int) -> int:
         """Byte offset where line ``line`` (1-based) starts; the size when the file has fewer lines."""
-        index = self.reader.index
-        if line <= 1:
-            return 0
-        while index.newline_count < line - 1 and not index.complete:
-            # A block first (head -n 50 reads no further), then as many as the scan threads count at once
-            # (scan_to_line goes a block at a time, on one thread).
-            step = min(2 * SCAN_THREADS * BLOCK_SIZE, max(BLOCK_SIZE, index.scanned))
-            index.scan(self.fd, until=index.scanned + step, generation=self.reader.generation)
-        if index.newline_count < line - 1:
-            return self.size
-        return index.line_start(self.fd, line)
+        return self.reader.line_offset(line)
 
     def line_count(self) -> int:
         """Lines, a last line without a newline included."""
         return self.reader.line_count()
 
     def newline_count(self) -> int:
-        self.reader.build_index()
-        return self.reader.index.newline_count
+        return self.reader.newline_count()
 
     def tail_start(self, lines: int) -> int:
         """Where the last ``lines`` lines begin (a last line without a newline counts), read backwards."""
@@ -106,11 +103,11 @@ class FileBytes:
             return self.size
         position = self.size
         wanted = lines
-        if position and os.pread(self.fd, 1, position - 1) == b"\n":
+        if position and self.reader.read_at(position - 1, 1) == b"\n":
             position -= 1  # the newline that ends the last line does not start a line
         while position > 0:
             block = min(BLOCK_SIZE, position)
-            data = os.pread(self.fd, block, position - block)
+            data = self.reader.read_at(position - block, block)
             cut = len(data)
             while True:
                 cut = data.rfind(b"\n", 0, cut)
@@ -126,11 +123,15 @@ class FileBytes:
 @contextmanager
 def open_bytes(ctx: Context, name: str) -> Iterator[FileBytes]:
     """A file opened for reading: OSError if it cannot be opened, ReadError if it cannot be read."""
-    real, st = stat_input(ctx, name)
-    if stat.S_ISDIR(st.st_mode):
-        raise ReadError(errno.EISDIR, os.strerror(errno.EISDIR), name)
-    with ctx.store.utf8_file(real).open() as reader:
-        yield FileBytes(reader)
+    placed = ctx.open(name)
+    try:
+        fd = input_descriptor(placed, name)
+        if stat.S_ISDIR(stat_of(placed).st_mode):
+            raise ReadError(errno.EISDIR, os.strerror(errno.EISDIR), name)
+        with ctx.store.utf8_file(placed.real, functools.partial(os.dup, fd)).open() as reader:
+            yield FileBytes(reader)
+    finally:
+        placed.close()
 
 
 @dataclass

@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import stat
 
-from agentpager.tools.shell.io import Chunks, Io, options, quote, strerror
+from agentpager.tools.paths import Placed
+from agentpager.tools.shell.io import Chunks, Io, options, quote, stat_of, strerror
 
 
 def ls(io: Io, args: list[str]) -> Chunks:
@@ -23,37 +24,45 @@ def ls(io: Io, args: list[str]) -> Chunks:
 
 def _ls(io: Io, operands: list[str], show: str) -> Chunks:
     files: list[str] = []
-    directories: list[tuple[str, str]] = []
-    for name in operands:
-        try:
-            real = io.ctx.path(name)
-            st = os.stat(real)
-        except OSError as error:
-            io.error(f"cannot access {quote(name)}: {strerror(error)}")
-            io.status = 2
-            continue
-        if stat.S_ISDIR(st.st_mode):
-            directories.append((name, real))
-        else:
-            files.append(name)
-    out = [_encoded(name) for name in sorted(files, key=_encoded)]
-    headings = len(operands) > 1
-    for index, (name, real) in enumerate(sorted(directories, key=lambda entry: _encoded(entry[0]))):
-        if out or index:
-            out.append(b"")
-        if headings:
-            out.append(_encoded(name) + b":")
-        try:
-            entries = os.listdir(real)
-        except OSError as error:
-            io.error(f"cannot open directory {quote(name)}: {strerror(error)}")
-            io.status = 2
-            continue
-        if show == "all":
-            entries += [".", ".."]
-        elif show == "visible":
-            entries = [entry for entry in entries if not entry.startswith(".")]
-        out.extend(sorted(map(_encoded, entries)))
+    directories: list[tuple[str, Placed]] = []
+    try:
+        for name in operands:
+            placed = io.ctx.open(name)
+            try:
+                st = stat_of(placed)
+            except OSError as error:
+                placed.close()
+                io.error(f"cannot access {quote(name)}: {strerror(error)}")
+                io.status = 2
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                directories.append((name, placed))
+            else:
+                placed.close()
+                files.append(name)
+        out = [_encoded(name) for name in sorted(files, key=_encoded)]
+        headings = len(operands) > 1
+        for index, (name, placed) in enumerate(sorted(directories, key=lambda entry: _encoded(entry[0]))):
+            if out or index:
+                out.append(b"")
+            if headings:
+                out.append(_encoded(name) + b":")
+            try:
+                if placed.fd is None:
+                    raise OSError(placed.error, os.strerror(placed.error))
+                entries = os.listdir(placed.fd)
+            except OSError as error:
+                io.error(f"cannot open directory {quote(name)}: {strerror(error)}")
+                io.status = 2
+                continue
+            if show == "all":
+                entries += [".", ".."]
+            elif show == "visible":
+                entries = [entry for entry in entries if not entry.startswith(".")]
+            out.extend(sorted(map(_encoded, entries)))
+    finally:
+        for _, placed in directories:
+            placed.close()
     if out:
         yield b"\n".join(out) + b"\n"
 

@@ -13,11 +13,12 @@ import os
 import stat
 from collections.abc import Callable, Generator, Iterator
 
-from agentpager.tools.paths import is_within
+from agentpager.tools.errors import ToolError
+from agentpager.tools.paths import place
 from agentpager.tools.shell import grep, listing, readers, sed, wc
 from agentpager.tools.shell.command import Command, Pipeline, Script
 from agentpager.tools.shell.errors import Unsupported
-from agentpager.tools.shell.io import Chunks, Context, Io, open_bytes, strerror
+from agentpager.tools.shell.io import Chunks, Context, Io, open_bytes, stat_of, strerror
 
 Program = Callable[[Io, list[str]], Chunks]
 
@@ -163,11 +164,13 @@ def _cd(command: Command, ctx: Context, shell: str) -> int:
     if len(args) != 1 or args[0].startswith("-") or command.stdin_file or command.stdout != "stdout":
         raise Unsupported("cd other than cd DIR")
     target = os.path.normpath(os.path.join(ctx.cwd, args[0]))
-    if not is_within(os.path.realpath(target), ctx.root.real):
-        raise Unsupported(f"cd to '{args[0]}', outside the workspace")
     try:
-        st = os.stat(target)
-        if not stat.S_ISDIR(st.st_mode):
+        placed = place(ctx.root, target, args[0])
+    except ToolError:
+        raise Unsupported(f"cd to '{args[0]}', outside the workspace") from None
+    placed.close()
+    try:
+        if not stat.S_ISDIR(stat_of(placed).st_mode):
             raise NotADirectoryError(20, os.strerror(20))
     except OSError as error:
         if command.stderr != "null":

@@ -10,7 +10,6 @@ as glibc's C.UTF-8 locale classifies characters (invalid bytes are neither).
 from __future__ import annotations
 
 import codecs
-import os
 import stat
 import unicodedata
 from dataclasses import dataclass
@@ -56,10 +55,11 @@ def _width(io: Io, names: list[str], shown: list[str]) -> int:
         if name == "-":
             minimum = 7  # a pipe
             continue
-        try:
-            st = os.stat(io.ctx.path(name))
-        except OSError:
+        placed = io.ctx.open(name)
+        placed.close()
+        if placed.st is None:
             continue
+        st = placed.st
         if stat.S_ISREG(st.st_mode):
             regular_total += st.st_size
         else:
