@@ -1,6 +1,6 @@
 """Record the goldens: ask each real agent every case of the corpus, through agentpager's mock.
 
-    python scripts/record_goldens.py                      # every target below (installs what is missing)
+    python scripts/record_goldens.py                      # every target (corpus.TARGETS; installs what is missing)
     python scripts/record_goldens.py --agent codex        # one agent's targets
     python scripts/record_goldens.py --agent claude-code --version 2.1.84 --model claude-sonnet-4-5
     python scripts/record_goldens.py --agent claude-code --version latest --case plain --dry-run
@@ -21,23 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from goldens.corpus import CASES, build  # noqa: E402
+from goldens.corpus import TARGETS, build, cases_of  # noqa: E402
 from goldens.golden import Golden, GoldenCase, load, with_placeholders, with_root  # noqa: E402
 
 from agentpager.agents import AgentNotInstalled, find, install, probe  # noqa: E402
 from agentpager.agents.catalog import get_agent  # noqa: E402
-
-TARGETS = (
-    ("claude-code", "2.0.21", "claude-sonnet-4-5"),
-    ("claude-code", "2.1.84", "claude-sonnet-4-5"),
-    ("claude-code", "2.1.330", "claude-sonnet-4-5"),
-    ("claude-code", "2.1.330", "claude-opus-5-5"),
-    ("codex", "0.169.0", "gpt-5.5"),
-    ("gemini-cli", "0.61.0", "gemini-2.5-pro"),
-)
-"""Agent, version and model of every golden file: the versions the issue asks for (Claude Code
-2.0.21, 2.1.84, the newest), the newest Codex and Gemini CLI, each with a fixed model; the newest
-Claude Code also with its default model (claude-opus-5-5), whose results differ."""
 
 
 def record(agent: str, version: str, model: str, only: set[str], attempts: int) -> Golden:
@@ -45,7 +33,7 @@ def record(agent: str, version: str, model: str, only: set[str], attempts: int) 
         installed = find(agent, version)
     except AgentNotInstalled:
         installed = install(agent, version, progress=lambda m: print(m, file=sys.stderr))
-    spec = CASES[agent]
+    spec = cases_of(agent, version, model)
     cases, offered = [], []
     for case in spec.cases:
         if only and case.name not in only:
@@ -87,14 +75,16 @@ def record(agent: str, version: str, model: str, only: set[str], attempts: int) 
 def merged(old: Golden, new: Golden) -> Golden:
     """``old`` with the cases of ``new`` in place of its own, in the corpus's order."""
     cases = {case.name: case for case in old.cases} | {case.name: case for case in new.cases}
-    order = [case.name for case in CASES[new.agent].cases]
+    order = [case.name for case in cases_of(new.agent, new.version, new.model).cases]
     ordered = tuple(cases[name] for name in order if name in cases)
     return Golden(**{**new.__dict__, "cases": ordered, "offered_tools": new.offered_tools or old.offered_tools})
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--agent", choices=sorted(CASES), help="only this agent's targets")
+    parser.add_argument(
+        "--agent", choices=sorted({target.agent for target in TARGETS}), help="only this agent's targets"
+    )
     parser.add_argument("--version", help="only this version (or 'latest')")
     parser.add_argument("--model", help="only this model (or, with --version, the model to use)")
     parser.add_argument("--case", action="append", default=[], help="only this case (repeatable)")
@@ -103,11 +93,11 @@ def main() -> int:
     options = parser.parse_args()
 
     targets = [
-        target
+        (target.agent, target.version, target.model)
         for target in TARGETS
-        if (options.agent in (None, target[0]))
-        and (options.version in (None, target[1]))
-        and (options.model in (None, target[2]))
+        if (options.agent in (None, target.agent))
+        and (options.version in (None, target.version))
+        and (options.model in (None, target.model))
     ]
     if not targets and options.agent and options.version:
         model = options.model or get_agent(options.agent).default_model

@@ -175,7 +175,7 @@ def test_claude_versions_by_number() -> None:
 
 
 def codex(root: Path, **arguments: object):
-    return Workspace(root, "codex").call("read_file", arguments)
+    return Workspace(root, "codex@read_file").call("read_file", arguments)
 
 
 def test_codex_read_file(root: Path) -> None:

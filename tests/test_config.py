@@ -62,7 +62,7 @@ def test_valid_settings_are_used(isolated_config: Path) -> None:
         (
             'profile = "qqq"',
             "profile: expected a profile (qq, forge, crush, vault, claude-code, claude-code@2.1.84, claude-code@2.0, "
-            "gemini-cli, codex, "
+            "gemini-cli, codex, codex@0.60, codex@read_file, "
             'openhands, swe-agent), got "qqq"; '
             'using "qq".',
         ),

@@ -46,6 +46,10 @@ CALLS = {
     "goto": [{"line_number": 3}, {"line_number": 9}],
     "scroll_up": [{}],
     "scroll_down": [{}],
+    "Bash": [{"command": "cat a.txt"}, {"command": "cat nope"}, {"command": "npm test"}],
+    "exec_command": [{"cmd": "sed -n '1,2p' a.txt"}, {"cmd": "make"}, {"cmd": "cat a.txt", "tty": True}],
+    "shell_command": [{"command": "cat a.txt", "workdir": "sub"}, {"command": "nl -ba a.txt"}],
+    "shell": [{"command": ["cat", "a.txt"]}, {"command": "cat a.txt"}],
 }
 
 

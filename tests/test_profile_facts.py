@@ -42,13 +42,23 @@ def read_call(root: Path, profile: str, lines: tuple[int, int] | None) -> tuple[
         ("vault", ("read_file", {"path": "big.txt", "offset": chars_before(450)})),
         ("forge", ("fs_read", {"path": "big.txt", "start_byte": chars_before(450), "end_byte": chars_before(501)})),
         ("claude-code", ("Read", {"file_path": "big.txt", "offset": 450, "limit": 51})),
-        ("codex", ("read_file", {"file_path": "big.txt", "offset": 450, "limit": 51})),
+        ("codex@read_file", ("read_file", {"file_path": "big.txt", "offset": 450, "limit": 51})),
     ],
 )
 def test_the_call_for_the_lines_on_screen(big: Path, profile: str, expected: tuple) -> None:
     assert read_call(big, profile, (450, 500)) == expected
     tool, arguments = expected
     assert read_call(big, profile, None) == (tool, {next(iter(arguments)): "big.txt"})
+
+
+@pytest.mark.parametrize(
+    ("profile", "tool", "argument"), [("codex", "exec_command", "cmd"), ("codex@0.60", "shell_command", "command")]
+)
+def test_codex_reads_with_sed(big: Path, profile: str, tool: str, argument: str) -> None:
+    """A Codex model reads a window with ``sed -n 'A,Bp'`` (200 lines when it has no window in mind)."""
+    assert read_call(big, profile, (450, 500)) == (tool, {argument: "sed -n '450,500p' big.txt"})
+    assert read_call(big, profile, None) == (tool, {argument: "sed -n '1,200p' big.txt"})
+    assert Workspace(big, profile).read_call("a b.txt") == (tool, {argument: "sed -n '1,200p' 'a b.txt'"})
 
 
 def test_forge_reads_at_most_one_range_of_the_lines_on_screen(big: Path) -> None:
@@ -79,7 +89,20 @@ def test_forge_gives_a_plain_call_for_text_it_refuses(big: Path) -> None:
         ("crush", "file_read", {"filename": "big.txt", "start_line": 7, "end_line": 9}, Coverage("big.txt", 7, 9)),
         ("claude-code", "Read", {"file_path": "big.txt", "offset": 998}, Coverage("big.txt", 998, 1000)),
         ("claude-code", "Read", {"file_path": "big.txt", "limit": 3}, Coverage("big.txt", 1, 3)),
-        ("codex", "read_file", {"file_path": "big.txt", "offset": 5, "limit": 2}, Coverage("big.txt", 5, 6)),
+        ("codex@read_file", "read_file", {"file_path": "big.txt", "offset": 5, "limit": 2}, Coverage("big.txt", 5, 6)),
+        ("codex", "exec_command", {"cmd": "sed -n '5,6p' big.txt"}, Coverage("big.txt", 5, 6)),
+        ("codex", "exec_command", {"cmd": "sed -n 995,2000p ./big.txt"}, Coverage("big.txt", 995, 1000)),
+        ("codex", "exec_command", {"cmd": "sed -n '7p' big.txt"}, Coverage("big.txt", 7, 7)),
+        ("codex", "exec_command", {"cmd": "cat big.txt"}, Coverage("big.txt", 1, 1000)),
+        ("codex", "exec_command", {"cmd": "head -n 3 big.txt"}, Coverage("big.txt", 1, 3)),
+        ("codex", "exec_command", {"cmd": "head big.txt"}, Coverage("big.txt", 1, 10)),
+        ("codex", "exec_command", {"cmd": "nl -ba big.txt | sed -n '10,12p'"}, Coverage("big.txt", 10, 12)),
+        (
+            "codex@0.60",
+            "shell_command",
+            {"command": "sed -n '2,$p' big.txt", "workdir": "."},
+            Coverage("big.txt", 2, 1000),
+        ),
         (
             "vault",
             "read_file",
@@ -108,6 +131,11 @@ def test_what_a_call_covers(big: Path, profile: str, tool: str, arguments: dict,
         ("qq", "read_file", {"path": "big.txt", "start_line": "x"}),
         ("qq", "no_such_tool", {}),
         ("vault", "read_file", {"path": ".git/config"}),
+        ("codex", "exec_command", {"cmd": "rg -n line big.txt"}),
+        ("codex", "exec_command", {"cmd": "sed -n '5,6p' big.txt missing.txt"}),
+        ("codex", "exec_command", {"cmd": "sed -n '5,6p' big.txt | head -n 1"}),
+        ("codex", "exec_command", {"cmd": "sed -n '9,6p' big.txt"}),
+        ("codex", "exec_command", {"cmd": "cat missing.txt"}),
     ],
 )
 def test_calls_that_cover_nothing(big: Path, profile: str, tool: str, arguments: dict) -> None:
@@ -116,12 +144,16 @@ def test_calls_that_cover_nothing(big: Path, profile: str, tool: str, arguments:
 
 def test_the_listing_call_for_a_directory_page(big: Path) -> None:
     assert Workspace(big).listing_call("many", 100) == ("list_files", {"path": "many", "offset": 100, "limit": 100})
-    for profile in ("forge", "crush", "vault", "claude-code", "codex"):
+    for profile in ("forge", "crush", "vault", "claude-code", "codex@read_file"):
         assert Workspace(big, profile).listing_call("many", 0) is None
+    assert Workspace(big, "codex").listing_call("many", 100) == ("exec_command", {"cmd": "ls many | tail -n +101"})
+    assert Workspace(big, "codex@0.60").listing_call("a b") == ("shell_command", {"command": "ls 'a b'"})
 
 
-def claimant(tool: str, arguments: dict, output: str | None = None, cwd: str | None = None) -> tuple | None:
-    recorded = RecordedCall(tool, arguments, output, cwd=cwd)
+def claimant(
+    tool: str, arguments: dict, output: str | None = None, cwd: str | None = None, agent: str = ""
+) -> tuple | None:
+    recorded = RecordedCall(tool, arguments, output, agent, cwd=cwd)
     for profile in all_profiles():
         if (claim := profile.claim(recorded)) is not None:
             return profile.name, claim.tool, claim.arguments, claim.settings
@@ -137,7 +169,7 @@ def claimant(tool: str, arguments: dict, output: str | None = None, cwd: str | N
         ("read_file", {"path": "a"}, "Error: File 'a' does not exist.", "qq"),
         ("read_file", {"path": "a"}, "just the note", "vault"),
         ("read_file", {"path": "a", "offset": 4000}, "[Continuing from char 4000", "vault"),
-        ("read_file", {"file_path": "a", "offset": 2}, "L2: x", "codex"),
+        ("read_file", {"file_path": "a", "offset": 2}, "L2: x", "codex@read_file"),
         ("list_files", {"pattern": "*.py", "recursive": True}, None, "qq"),
         ("count_files", {}, None, "qq"),
         ("fs_read", {"path": "a", "start_byte": 0}, None, "forge"),
@@ -156,6 +188,69 @@ def test_which_profile_replays_a_recorded_call(tool: str, arguments: dict, outpu
 )
 def test_calls_no_profile_replays(tool: str, arguments: dict) -> None:
     assert claimant(tool, arguments) is None
+
+
+@pytest.mark.parametrize(
+    ("agent", "tool", "arguments", "output", "expected"),
+    [
+        (
+            "codex",
+            "exec_command",
+            {"cmd": "ls"},
+            None,
+            ("codex", "exec_command", {"cmd": "ls"}, {"recorded_cwd": "/home/me/proj"}),
+        ),
+        (
+            "codex",
+            "shell_command",
+            {"command": "ls", "workdir": "/home/me/proj/src", "timeout_ms": 1000},
+            "Exit code: 0\nWall time: 0 seconds\nOutput:\n",
+            (
+                "codex@0.60",
+                "shell_command",
+                {"command": "ls", "workdir": "src", "timeout_ms": 1000},
+                {"envelope": "text", "recorded_cwd": "/home/me/proj"},
+            ),
+        ),
+        (
+            "codex",
+            "shell",
+            {"command": ["cat", "a"]},
+            '{"output":"…9 chars truncated…","metadata":{"exit_code":0,"duration_seconds":0.0}}',
+            (
+                "codex@0.60",
+                "shell",
+                {"command": ["cat", "a"]},
+                {"envelope": "json", "truncation": "bytes", "recorded_cwd": "/home/me/proj"},
+            ),
+        ),
+        (
+            "codex",
+            "local_shell",
+            {"type": "exec", "command": ["ls"], "working_directory": "/home/me/proj/src"},
+            None,
+            ("codex@0.60", "shell", {"command": ["ls"], "workdir": "src"}, {"recorded_cwd": "/home/me/proj"}),
+        ),
+        (
+            "claude-code",
+            "Bash",
+            {"command": "ls", "description": "List files"},
+            "a\n\n<system-reminder>\n<total_tokens>999 tokens left</total_tokens>\n</system-reminder>",
+            (
+                "claude-code",
+                "Bash",
+                {"command": "ls", "description": "List files"},
+                {"tokens_left": 999, "recorded_cwd": "/home/me/proj"},
+            ),
+        ),
+        ("codex", "exec_command", {"cmd": "ls", "session_id": 3}, None, None),
+        ("openai", "shell", {"command": ["ls"]}, None, None),
+    ],
+)
+def test_shell_calls_are_claimed_by_their_agents_profiles(
+    agent: str, tool: str, arguments: dict, output: str | None, expected: tuple | None
+) -> None:
+    assert claimant(tool, arguments, output, cwd="/home/me/proj", agent=agent) == expected
 
 
 def test_a_claim_maps_paths_under_the_cwd_and_reads_settings_off_the_output() -> None:
@@ -347,9 +442,11 @@ def test_a_real_agent_is_one_agentpager_can_run_at_a_version_its_goldens_were_re
         "claude-code@2.1.84": ("claude-code", "2.1.84"),
         "claude-code@2.0": ("claude-code", "2.0.21"),
         "gemini-cli": ("gemini-cli", "0.61.0"),
+        "codex": ("codex", "0.169.0"),
+        "codex@0.60": ("codex", "0.60.1"),
     }.items()
     for agent in real.values():
         assert agent.agent in AGENT_NAMES
         assert (goldens / agent.agent / agent.version).is_dir()
-    for name in ("qq", "forge", "crush", "vault", "openhands", "swe-agent"):
+    for name in ("qq", "forge", "crush", "vault", "openhands", "swe-agent", "codex@read_file"):
         assert name not in real

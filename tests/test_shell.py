@@ -10,7 +10,7 @@ import pytest
 from agentpager.engine.content import ContentStore
 from agentpager.engine.lazytext import LazyText, head
 from agentpager.tools.paths import Root
-from agentpager.tools.shell import NotReplayable, ShellRun, emulate
+from agentpager.tools.shell import LinesRead, NotReplayable, ShellRun, emulate, lines_read
 from tests.shell_corpus import build
 
 
@@ -173,6 +173,56 @@ def test_workdir(workspace: Path, store: ContentStore) -> None:
     assert run(workspace, store, "head -1 inner.txt", workdir=str(workspace / "sub")).stdout == "inner 1\n"
 
 
+def test_the_recorded_cwd_stands_for_the_root(workspace: Path, store: ContentStore) -> None:
+    """Absolute paths under the directory the agent ran in name the same files under the root."""
+    home = "/home/me/proj"
+
+    def emulated(command: str, workdir: str | None = None) -> ShellRun | NotReplayable:
+        return emulate(Root.of(workspace), store, command, workdir, recorded_cwd=home)
+
+    assert emulated(f"head -n 1 {home}/nonl.txt") == ShellRun("first\n", "", 0, 6)
+    assert emulated(f"cd {home}/sub && cat inner.txt") == ShellRun("inner 1\ninner 2\n", "", 0, 16)
+    assert emulated("cat inner.txt", f"{home}/sub") == ShellRun("inner 1\ninner 2\n", "", 0, 16)
+    assert emulated(f"ls {home}/sub") == ShellRun("inner.txt\n", "", 0, 10)
+    assert emulated(f"cat {home}/nope.txt") == ShellRun("", f"cat: {home}/nope.txt: {MISSING}\n", 1, 0)
+    assert emulated("cat /home/me/other/x") == NotReplayable("'/home/me/other/x' is outside the workspace")
+
+
+def test_stderr_merged_into_stdout_as_written(workspace: Path, store: ContentStore) -> None:
+    result = emulate(Root.of(workspace), store, "cat nonl.txt nope.txt; echo end", merged=True)
+    assert result == ShellRun(f"first\nsecond\nlastcat: nope.txt: {MISSING}\nend\n", "", 0, 62)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("sed -n '10,20p' a.py", LinesRead("a.py", 10, 20)),
+        ("sed -n 10,20p src/a.py", LinesRead("src/a.py", 10, 20)),
+        ("sed -n '7p' a.py", LinesRead("a.py", 7, 7)),
+        ("sed -n '5,$p' a.py", LinesRead("a.py", 5, None)),
+        ("cat 'a b.py'", LinesRead("a b.py", 1, None)),
+        ("head a.py", LinesRead("a.py", 1, 10)),
+        ("head -n 40 a.py", LinesRead("a.py", 1, 40)),
+        ("nl -ba a.py | sed -n '100,160p'", LinesRead("a.py", 100, 160)),
+        ("sed -n '20,10p' a.py", None),
+        ("sed -n '0,10p' a.py", None),
+        ("sed -n 'p' a.py", None),
+        ("sed '1,2p' a.py", None),
+        ("cat a.py b.py", None),
+        ("cat -n a.py", None),
+        ("head -n 0 a.py", None),
+        ("head -c 10 a.py", None),
+        ("cat a.py | head", None),
+        ("cat a.py > b.py", None),
+        ("cd src && cat a.py", None),
+        ("cat $F", None),
+        ("rg -n x a.py", None),
+    ],
+)
+def test_the_lines_a_plain_read_prints(command: str, expected: LinesRead | None) -> None:
+    assert lines_read(command) == expected
+
+
 NOT_REPLAYABLE = {
     "cat ../x": "'../x' is outside the workspace",
     "cat /etc/passwd": "'/etc/passwd' is outside the workspace",
@@ -188,6 +238,8 @@ NOT_REPLAYABLE = {
     "cat f > out.txt": "the redirection > out.txt",
     "for f in a; do cat $f; done": "a for statement (only plain commands are replayed)",
     "python -c 'print(1)'": "the program python",
+    "exit x": "exit x: bash's message for a status that is not a number",
+    "exit 1 | cat nonl.txt": "exit other than exit [N]",
     "ls -la": "ls: option -l not recognized",
     "sed -i 's/a/b/' f": "sed: option -i not recognized",
     "sed -n 's/a/b/p' f": "the sed script 's/a/b/p'",

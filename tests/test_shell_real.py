@@ -215,6 +215,12 @@ COMMANDS = [
     "ls -1 sub emptydir",
     "ls plain.txt sub missing.txt",
     "ls emptydir",
+    # exit
+    "echo a; exit 3; echo b",
+    "false; exit",
+    "true && exit 7 || echo no",
+    "exit 300",
+    "cat nope.txt; exit",
     # pipes, lists, redirections, cd
     "nl -ba plain.txt | sed -n '10,14p'",
     "cat -n code.py | head -n 5",
@@ -292,3 +298,37 @@ def test_same_as_the_real_program(workspace: Path, store: ContentStore, command:
     if "rg " in command and not _has("rg"):
         pytest.skip("ripgrep is not installed")
     assert_same(workspace, store, command)
+
+
+MERGED = [
+    "cat plain.txt nope.txt nonl.txt",
+    "cat nope.txt; head -n 2 crlf.txt",
+    "head -n 1 nope.txt plain.txt sub nonl.txt",
+    "sed -n '1,3p' crlf.txt nope.txt",
+    "grep -n alpha nope.txt nonl.txt plain.txt",
+    "cd nowhere; cat nonl.txt",
+    "echo before; cat sub; echo after; exit 4",
+    "wc -l nope.txt crlf.txt",
+]
+"""Commands writing to both streams; each program writes its stdout before each message it prints."""
+
+
+@pytest.mark.parametrize("command", MERGED)
+def test_stdout_and_stderr_as_one_stream(workspace: Path, store: ContentStore, command: str) -> None:
+    """As an agent reading both from one pipe (Codex, Claude Code 2.1) gets them: in the order written."""
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=workspace,
+        env=REAL_ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    emulated = emulate(Root.of(workspace), store, command, merged=True)
+    assert isinstance(emulated, ShellRun), emulated
+    assert (str(emulated.stdout), emulated.stderr, emulated.exit_code, emulated.stdout_bytes) == (
+        done.stdout.decode("utf-8", "replace"),
+        "",
+        done.returncode,
+        len(done.stdout),
+    )

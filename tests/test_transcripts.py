@@ -120,10 +120,10 @@ def test_claude_code_session(claude_session: Path, files: Path) -> None:
     ]
     replayer = Replayer(transcript, str(files))
     replays = [replayer.replay(call) for call in transcript.calls]
-    assert [r.status for r in replays] == ["same", "same", "not replayable", "same"]
+    assert [r.status for r in replays] == ["same", "same", "differs", "same"]
     assert replays[0].plan.arguments == {"file_path": "a.py"}
     assert replays[1].result.text.startswith("<system-reminder>Warning: the file exists but the contents are empty")
-    assert replays[2].recorded == "a.py\nempty.txt"
+    assert (replays[2].recorded, replays[2].result.text) == ("a.py\nempty.txt", "a.py\nbig.txt\nempty.txt")
     assert replays[3].plan.settings == {"line_format": "arrow", "reminder": MALWARE}
 
 
@@ -183,8 +183,11 @@ def test_codex_rollout(tmp_path: Path, files: Path) -> None:
     assert (transcript.format, transcript.cwd) == ("codex", CWD)
     replayer = Replayer(transcript, str(files))
     replays = [replayer.replay(call) for call in transcript.calls]
-    assert [r.status for r in replays] == ["same", "not replayable", "not replayable"]
+    assert [r.status for r in replays] == ["same", "differs", "not replayable"]
     assert replays[1].recorded == json.dumps({"output": "a.py\n", "metadata": {"exit_code": 0}})
+    assert replays[1].result.text == (
+        '{"output":"a.py\\nbig.txt\\nempty.txt\\n","metadata":{"exit_code":0,"duration_seconds":0.0}}'
+    )
     assert transcript.calls[2].arguments == "{not json" and replays[2].recorded is None
 
 
@@ -340,19 +343,21 @@ def test_replay_command(claude_session: Path, files: Path) -> None:
         "index",
         "matches",
         "parent",
+        "reason",
         "recorded",
         "replayed",
         "status",
         "tool",
     ]
-    assert [(r["index"], r["tool"], r["matches"]) for r in records] == [
-        (0, "Read", True),
-        (1, "Read", True),
-        (2, "Bash", None),
-        (3, "Read", True),
+    assert [(r["index"], r["tool"], r["matches"], r["reason"]) for r in records] == [
+        (0, "Read", True, None),
+        (1, "Read", True, None),
+        (2, "Bash", False, None),
+        (3, "Read", True, None),
     ]
-    assert records[2]["replayed"] is None and records[0]["replayed"] == "1\timport os\n2\t"
+    assert records[2]["replayed"] == "a.py\nbig.txt\nempty.txt" and records[0]["replayed"] == "1\timport os\n2\t"
     assert "line 8: not JSON" in done.stderr
+    assert done.stderr.endswith("agentpager: 3 same, 1 differs, 0 uncertain, 0 unchanged, 0 not replayable\n")
     text = subprocess.run(
         [sys.executable, "-m", "agentpager", "replay", str(claude_session), "--root", str(files)],
         capture_output=True,
@@ -370,7 +375,7 @@ def test_replay_command(claude_session: Path, files: Path) -> None:
         "chars]",
         "same",
     ]
-    assert text[2].endswith("not replayable")
+    assert text[2].endswith("differs")
 
 
 def test_replay_command_on_a_file_that_is_not_a_transcript(tmp_path: Path) -> None:

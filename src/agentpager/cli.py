@@ -141,10 +141,11 @@ def _open_transcript(path: str):  # noqa: ANN202 - a Transcript
 
 
 def _replay(options: argparse.Namespace) -> int:
-    """One line per call: recorded output, replayed output, and whether they are the same."""
+    """One line per call: recorded output, replayed output, and whether they are the same; then how
+    many calls have each status."""
     from agentpager.exchange import to_json
     from agentpager.transcripts import short_arguments
-    from agentpager.transcripts.replay import Replayer
+    from agentpager.transcripts.replay import STATUSES, Replayer
     from agentpager.wording import plural
 
     transcript = _open_transcript(options.file)
@@ -156,8 +157,10 @@ def _replay(options: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     out = sys.stdout
+    tally = dict.fromkeys(STATUSES, 0)
     for call in transcript.calls:
         replay = replayer.replay(call)
+        tally[replay.status] += 1
         if options.json:
             record = {
                 "index": call.index,
@@ -167,6 +170,7 @@ def _replay(options: argparse.Namespace) -> int:
                 "replayed": None if replay.result is None else replay.result.text,
                 "matches": replay.matches,
                 "status": replay.status,
+                "reason": replay.reason or None,
                 "agent": call.agent,
                 "parent": call.parent,
             }
@@ -178,6 +182,8 @@ def _replay(options: argparse.Namespace) -> int:
                 f"{call.index:>5}  turn {call.turn:<4} {indent}{call.tool:<14} {short_arguments(call.arguments)}"
                 f"  [{recorded}] {replay.status}\n"
             )
+    out.flush()
+    print(f"agentpager: {', '.join(f'{count:,} {status}' for status, count in tally.items())}", file=sys.stderr)
     return 0
 
 

@@ -62,6 +62,8 @@ class ToolResult:
     """Whether the output guard cut it."""
     uncertain: str = ""
     """Why the real agent may answer otherwise (what decides it is only known to the model's server)."""
+    unreplayable: str = ""
+    """Why the call was not carried out (a shell command agentpager does not emulate); the text says so."""
 
 
 class Workspace:
@@ -132,9 +134,11 @@ class Workspace:
             call = Call(self.root, self.store, self.listings, tool, guard_settings, self.settings, state)
             try:
                 bound = found.spec.bind(arguments)
-                return ToolResult(found.run(call, **bound), False, call.truncated, call.uncertain)
+                return ToolResult(found.run(call, **bound), False, call.truncated, call.uncertain, call.unreplayable)
             except ToolError as error:
-                return self._error(tool, error.message, error.whole, call.uncertain)
+                return replace(
+                    self._error(tool, error.message, error.whole, call.uncertain), unreplayable=call.unreplayable
+                )
             except FileChanged:
                 continue
             except OSError as error:  # never the path: it may be the file's real one, outside the root

@@ -116,6 +116,10 @@ def _read(name: str, path: str, why: str = "", server_counted: bool = False, **m
     return Case(name, "Read", {"file_path": path, **more}, why, server_counted)
 
 
+def _bash(name: str, command: str, why: str = "") -> Case:
+    return Case(name, "Bash", {"command": command}, why)
+
+
 CLAUDE_CODE = AgentCases(
     (
         _read("plain", "plain.txt", "a final newline: one more, empty, numbered line?"),
@@ -164,6 +168,27 @@ CLAUDE_CODE = AgentCases(
         _read("dangling_symlink", "dangling.txt"),
         _read("relative_dotdot", "dir/../plain.txt", "a relative path through .."),
         _read("absolute", f"{ROOT}/plain.txt", "an absolute path"),
+        _bash("bash_cat", "cat plain.txt"),
+        _bash("bash_cat_crlf", "cat crlf.txt", "CR before each LF"),
+        _bash("bash_sed", "sed -n 2,3p plain.txt"),
+        _bash("bash_sed_indented", "sed -n 2,3p indented.py", "leading spaces, a blank last line"),
+        _bash("bash_head", "head -n 3 lines_2600.txt"),
+        _bash("bash_nl", "nl -ba plain.txt", "leading spaces of the first line"),
+        _bash("bash_grep", "grep -n beta plain.txt"),
+        _bash("bash_grep_no_match", "grep -n nomatch plain.txt", "exit code 1 from grep, no output"),
+        _bash("bash_rg", "rg -n beta plain.txt"),
+        _bash("bash_wc", "wc -l lines_2600.txt"),
+        _bash("bash_missing", "cat missing.txt", "a failing command: stderr, exit code 1"),
+        _bash("bash_stdout_then_stderr", "cat plain.txt missing.txt", "both streams"),
+        _bash("bash_stderr_then_stdout", "cat missing.txt plain.txt", "which stream comes first"),
+        _bash("bash_stderr_exit_0", "cat missing.txt; true", "stderr from a command that succeeds"),
+        _bash("bash_exit_code", "echo out; exit 3"),
+        _bash("bash_empty", "cat empty.txt", "no output"),
+        _bash("bash_blank_lines", "cat trailing_blank_lines.txt only_newline.txt", "blank lines at the end"),
+        _bash("bash_latin1", "cat latin1.txt", "invalid UTF-8"),
+        _bash("bash_lines_2600", "cat lines_2600.txt", "2,600 lines, under 30,000 characters"),
+        _bash("bash_big", "cat big.txt", "over 30,000 characters"),
+        _bash("bash_big_error", "cat big.txt missing.txt", "an error over 10,000 characters"),
     ),
     get_agent("claude-code").volatile,
     notes=(
@@ -222,6 +247,13 @@ CODEX = AgentCases(
         _exec("wc_l", "wc -l lines_2600.txt"),
         _exec("stderr_and_stdout", "cat plain.txt missing.txt", "both streams, exit code 1"),
         _exec("exit_code_3", "echo out; exit 3"),
+        _exec("over_1_mib", "cat big.txt big.txt big.txt big.txt", "over the 1 MiB buffer", max_output_tokens=100),
+        _exec("latin1_budget_1", "cat latin1.txt latin1.txt", "a cut of text that is not UTF-8", max_output_tokens=1),
+        _exec(
+            "blank_lines_budget_1", "cat trailing_blank_lines.txt", "the line count of blank lines", max_output_tokens=1
+        ),
+        _exec("budget_over_the_cap", "cat big.txt", "a budget over the model's cap", max_output_tokens=50000),
+        _exec("budget_0", "cat plain.txt", "a budget of 0", max_output_tokens=0),
     ),
     get_agent("codex").volatile,
     notes=(
@@ -237,9 +269,89 @@ CODEX = AgentCases(
         "UTF-8 shown as U+FFFD, CR and NUL kept, no line numbers, nothing added at the end.",
         "Over the output budget (max_output_tokens, default 10,000 tokens of 4 bytes) the output starts "
         "'Warning: truncated output (original token count: N)\nTotal output lines: L\n\n' and keeps its "
-        "beginning and end around '…K tokens truncated…' (cat_big, cat_lines_2600_budget_100).",
+        "beginning and end around '…K tokens truncated…' (cat_big, cat_lines_2600_budget_100). The warning "
+        "counts the output as decoded (U+FFFD is 3 bytes), 'Original token count' the bytes written "
+        "(latin1_budget_1); a budget over 10,000 tokens is cut to 10,000 (budget_over_the_cap).",
+        "An output over 1 MiB keeps its first and last 512 KiB joined by '\n... N bytes omitted ...\n' "
+        "(openai/codex head_tail_buffer.rs); that line stands in for 'Total output lines' (over_1_mib).",
         "Codex tried github.com, api.github.com and chatgpt.com at start (plugins and update checks); the "
         "probe's proxy variables point at a closed port on 127.0.0.1, so nothing left the machine.",
+    ),
+)
+
+
+_RUN_0_60 = (
+    "Run as `codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m MODEL` with a custom "
+    "model provider (wire_api = responses) in $CODEX_HOME/config.toml pointing at the mock, as for 0.169.0."
+)
+
+
+def _shell_command(name: str, command: str, why: str = "", **more: Any) -> Case:
+    return Case(name, "shell_command", {"command": command, **more}, why)
+
+
+CODEX_0_60_SHELL_COMMAND = AgentCases(
+    (
+        _shell_command("cat_plain", "cat plain.txt"),
+        _shell_command("cat_crlf", "cat crlf.txt"),
+        _shell_command("cat_empty", "cat empty.txt"),
+        _shell_command("cat_latin1", "cat latin1.txt", "invalid UTF-8"),
+        _shell_command("cat_nul", "cat nul.txt"),
+        _shell_command("cat_unicode", "cat unicode.txt"),
+        _shell_command("cat_missing", "cat missing.txt", "exit code 1 and stderr"),
+        _shell_command("stderr_and_stdout", "cat plain.txt missing.txt"),
+        _shell_command("stderr_then_stdout", "cat missing.txt plain.txt"),
+        _shell_command("sed_2_3", "sed -n '2,3p' plain.txt"),
+        _shell_command("sed_1_200", "sed -n '1,200p' lines_2600.txt"),
+        _shell_command("nl_window", "nl -ba lines_2600.txt | sed -n '2595,2600p'"),
+        _shell_command("head_n_3", "head -n 3 plain.txt"),
+        _shell_command("rg_match", "rg -n beta plain.txt"),
+        _shell_command("rg_no_match", "rg -n nomatch plain.txt"),
+        _shell_command("wc_l", "wc -l lines_2600.txt"),
+        _shell_command("exit_code_3", "echo out; exit 3"),
+        _shell_command("cat_long_lines", "cat long_lines.txt"),
+        _shell_command("cat_lines_2600", "cat lines_2600.txt", "24.9 KB: under the 10,000-token budget"),
+        _shell_command("cat_big", "cat big.txt", "over the budget: the middle cut in tokens"),
+        _shell_command("workdir", "cat a.txt", "the workdir argument", workdir="dir"),
+        _shell_command("cd_and_cat", "cd dir && cat a.txt"),
+        _shell_command("ls_dir", "ls dir"),
+        _shell_command("over_1_mib", "cat big.txt big.txt big.txt big.txt", "no 1 MiB buffer in 0.60.1"),
+    ),
+    get_agent("codex").volatile,
+    notes=(
+        _RUN_0_60 + " With gpt-5.1-codex-max (the model of pinouchon/rtchess's session) Codex offers shell_command.",
+        "The model receives 'Exit code: N', 'Wall time: T seconds' (rounded to 0.1 s, '0' for none), 'Total output "
+        "lines: L' only when the cut changed the line count, 'Output:' and stdout and stderr as written. Codex "
+        "models cut an output over 10,000 tokens (40,000 bytes) in the middle, '…N tokens truncated…'.",
+    ),
+)
+
+
+def _shell(name: str, argv: list[str], why: str = "", **more: Any) -> Case:
+    return Case(name, "shell", {"command": argv, **more}, why)
+
+
+CODEX_0_60_SHELL = AgentCases(
+    (
+        _shell("bash_cat", ["bash", "-lc", "cat plain.txt"]),
+        _shell("argv_sed", ["sed", "-n", "2,3p", "plain.txt"], "an argv run without a shell"),
+        _shell("crlf", ["cat", "crlf.txt"], "JSON escapes"),
+        _shell("nul", ["cat", "nul.txt"]),
+        _shell("latin1", ["cat", "latin1.txt"]),
+        _shell("unicode", ["cat", "unicode.txt"]),
+        _shell("missing", ["cat", "missing.txt"]),
+        _shell("exit_code_3", ["bash", "-lc", "echo out; exit 3"]),
+        _shell("workdir", ["cat", "a.txt"], workdir="dir"),
+        _shell("big", ["cat", "big.txt"], "the middle cut at 10,000 bytes, in characters"),
+        _shell_command("shell_command_plain", "cat plain.txt", "shell_command with a model offered shell"),
+        _shell_command("shell_command_big", "cat big.txt"),
+    ),
+    get_agent("codex").volatile,
+    notes=(
+        _RUN_0_60 + ' With gpt-5 Codex offers `shell` (an argv) and answers it with JSON: {"output", '
+        '"metadata": {"exit_code", "duration_seconds"}}, \'Total output lines: L\' and a blank line before a cut '
+        "output; shell_command still answers in the 'Exit code' form.",
+        "Models other than the codex ones cut an output over 10,000 bytes in the middle, '…N chars truncated…'.",
     ),
 )
 
@@ -309,4 +421,44 @@ GEMINI_CLI = AgentCases(
     ),
 )
 
-CASES: dict[str, AgentCases] = {"claude-code": CLAUDE_CODE, "codex": CODEX, "gemini-cli": GEMINI_CLI}
+CASES: dict[str, AgentCases] = {
+    "claude-code": CLAUDE_CODE,
+    "codex": CODEX,
+    "codex-shell-command": CODEX_0_60_SHELL_COMMAND,
+    "codex-shell": CODEX_0_60_SHELL,
+    "gemini-cli": GEMINI_CLI,
+}
+"""The case sets, by name (an agent's name is its default set)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A golden file: the agent, version and model recorded, and the cases asked."""
+
+    agent: str
+    version: str
+    model: str
+    cases: str = ""
+    """A name in CASES (default: the agent's)."""
+
+
+TARGETS = (
+    Target("claude-code", "2.0.21", "claude-sonnet-4-5"),
+    Target("claude-code", "2.1.84", "claude-sonnet-4-5"),
+    Target("claude-code", "2.1.330", "claude-sonnet-4-5"),
+    Target("claude-code", "2.1.330", "claude-opus-5-5"),
+    Target("codex", "0.169.0", "gpt-5.5"),
+    Target("codex", "0.60.1", "gpt-5.1-codex-max", "codex-shell-command"),
+    Target("codex", "0.60.1", "gpt-5", "codex-shell"),
+    Target("gemini-cli", "0.61.0", "gemini-2.5-pro"),
+)
+"""Every golden file: the versions the issue asks for (Claude Code 2.0.21, 2.1.84, the newest), the
+newest Codex and Gemini CLI, each with a fixed model; the newest Claude Code also with its default
+model (claude-opus-5-5), whose results differ; Codex 0.60.1 (pinouchon/rtchess's version) with a model
+offered shell_command and one offered shell."""
+
+
+def cases_of(agent: str, version: str, model: str) -> AgentCases:
+    """The cases of the golden of ``agent`` at ``version`` with ``model``."""
+    target = next((t for t in TARGETS if (t.agent, t.version, t.model) == (agent, version, model)), None)
+    return CASES[target.cases or agent] if target else CASES[agent]

@@ -164,7 +164,11 @@ async def test_the_call_edited_as_json(workspace_dir: Path) -> None:
         assert json.loads(app.panel.outcome.result.text)["content"] == "line 1\nline 2\nline 3"
         editor.text = '{"name": "Bash", "arguments": {"command": "ls"}}'
         await settle(pilot)
-        assert str(app.panel.query_one("#call-problem").render()) == "No profile has a tool 'Bash' taking command."
+        assert app.panel.profile == "claude-code" and call_shown(app) == ("Bash", {"command": "ls"})
+        editor.text = '{"name": "Write", "arguments": {"file_path": "a.txt", "content": "x"}}'
+        await settle(pilot)
+        problem = str(app.panel.query_one("#call-problem").render())
+        assert problem == "No profile has a tool 'Write' taking file_path, content."
 
 
 @pytest.mark.parametrize(

@@ -28,14 +28,15 @@ def shown(widget: Static, width: int = 200) -> str:
 
 
 def session(root: Path, count: int = 3) -> Path:
-    """A Claude Code session in ``root`` reading big.txt, with one stale read and a shell call."""
+    """A Claude Code session in ``root`` reading big.txt, with one stale read and a shell call that is
+    not replayed (agentpager does not emulate ``xargs``)."""
     (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 1001)))
     read = Workspace(root, "claude-code")
     cwd = str(root)
     lines: list[dict] = [{"type": "user", "cwd": cwd, "message": {"role": "user", "content": "go"}}]
     for n in range(count):
         if n % 3 == 2:
-            name, arguments, output = "Bash", {"command": "ls"}, "big.txt"
+            name, arguments, output = "Bash", {"command": "ls | xargs echo"}, "big.txt"
         else:
             name, arguments = "Read", {"file_path": f"{cwd}/big.txt", "offset": 100 * n + 400, "limit": 20}
             output = read.call(name, arguments).text if n % 3 == 0 else "stale"

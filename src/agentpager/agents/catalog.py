@@ -76,8 +76,9 @@ def _platform() -> str:
 
 
 def _claude_code(home: Path, url: str, model: str | None, prompt: str) -> Launch:
+    """``--allowedTools Bash``: in ``-p`` mode a Bash command otherwise waits for an approval nobody gives."""
     return Launch(
-        ["-p", prompt, *(["--model", model] if model else [])],
+        ["-p", prompt, *(["--model", model] if model else []), "--allowedTools", "Bash"],
         {
             "ANTHROPIC_BASE_URL": url,
             "ANTHROPIC_API_KEY": DUMMY_KEY,
@@ -188,6 +189,12 @@ AGENTS: dict[str, Agent] = {
                     "counted by the API with Claude's tokenizer; the mock answers count_tokens with characters / 4",
                 ),
                 Volatile(
+                    "⟦saved_to⟧",
+                    r"(?<=Full output saved to: )/\S+(?=\n)",
+                    "the file Claude Code 2.1 saved a large Bash output to: under its home, project and session "
+                    "directory",
+                ),
+                Volatile(
                     "⟦tokens_left⟧",
                     r"(?<=<total_tokens>)\d+(?= tokens left</total_tokens>)",
                     "Claude Code's token budget countdown: a budget minus the tokens the API reported used so far "
@@ -206,7 +213,16 @@ AGENTS: dict[str, Agent] = {
             _codex,
             volatile=(
                 Volatile("⟦chunk_id⟧", r"(?<=^Chunk ID: )[0-9a-f]+$", "a random id per output chunk"),
-                Volatile("⟦wall_time⟧", r"(?<=^Wall time: )\d+\.\d+(?= seconds$)", "how long the command took"),
+                Volatile(
+                    "⟦wall_time⟧",
+                    r"(?<=^Wall time: )\d+(?:\.\d+)?(?= seconds$)",
+                    "how long the command took (0.60: to 0.1 s, 0 for none)",
+                ),
+                Volatile(
+                    "⟦duration⟧",
+                    r'(?<="duration_seconds":)\d+\.\d+(?=})',
+                    "how long the command took, in 0.60's JSON answers",
+                ),
             ),
         ),
         Agent(

@@ -1,9 +1,9 @@
-"""The demo's Claude Code session: an agent looking into the failed export, its Reads recorded exactly.
+"""The demo's Claude Code session: an agent looking into the failed export, its reads recorded exactly.
 
-Each Read's result is what the claude-code profile answers for the demo's files, so replaying
-them says ``same``; the session ends by editing ``src/shop/config.py``, which the demo then
-does, so the Read of that file made before the edit says ``differs``. The other tools (Bash,
-Grep, Edit) are recorded with plausible outputs and listed as not replayable.
+Each Read's and Bash's result is what the claude-code profile answers for the demo's files, so
+replaying them says ``same``; the session ends by editing ``src/shop/config.py``, which the demo
+then does, so the Read of that file made before the edit says ``differs``. The other tools (Grep,
+Edit) are recorded with plausible outputs and listed as not replayable.
 """
 
 from __future__ import annotations
@@ -95,11 +95,13 @@ def write_session(path: Path, workspace: Workspace, log: LogFacts) -> None:
     writer.prompt("The nightly export failed again last night. Find out why and fix it.")
     read("README.md", "I'll start with the project's README.")
     first_errors = log.errors[:5]
+    grep = {
+        "command": 'grep -n "charge failed" logs/app.log | head -5',
+        "description": "Find payment errors in the log",
+    }
+    result = reader.call("Bash", grep)
     writer.call(
-        "Bash",
-        {"command": 'grep -n "charge failed" logs/app.log | head -5', "description": "Find payment errors in the log"},
-        "\n".join(f"{line}:{text}" for line, text in first_errors),
-        say="The README points at the log. Let me find the payment errors.",
+        "Bash", grep, result.text, result.is_error, "The README points at the log. Let me find the payment errors."
     )
     read("logs/app.log", "Let me read the log itself.")
     if first_errors:

@@ -35,6 +35,9 @@ class Call:
     truncated: bool = field(default=False, init=False)
     uncertain: str = field(default="", init=False)
     """Why the answer may not be the real agent's (it depends on what only the model's server knows)."""
+    unreplayable: str = field(default="", init=False)
+    """Why the call was not carried out as the agent carries it out (a command agentpager does not
+    emulate: it never runs one); the answer says so to the agent too."""
     _opened: list[Resolved | Placed] = field(default_factory=list, init=False, repr=False)
 
     def resolve(self, argument: str, want: Want) -> Resolved:

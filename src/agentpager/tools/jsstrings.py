@@ -1,13 +1,18 @@
-"""JavaScript string semantics the Node agents' texts depend on: ``trim``, ``length``, ``substring``."""
+"""JavaScript string semantics the Node agents' texts depend on: ``trim``, ``trimEnd``, ``length``, ``slice``."""
 
 from __future__ import annotations
 
-_JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
 def js_trim(text: str) -> str:
     """``String.prototype.trim``: JavaScript's whitespace, which is not Python's (``\\ufeff`` is, ``\\x1c`` is not)."""
-    return text.strip(_JS_WHITESPACE)
+    return text.strip(JS_WHITESPACE)
+
+
+def js_trim_end(text: str) -> str:
+    """``String.prototype.trimEnd``."""
+    return text.rstrip(JS_WHITESPACE)
 
 
 def js_length(text: str) -> int:
@@ -21,3 +26,9 @@ def js_prefix(text: str, units: int) -> str:
     """``text.substring(0, units)``: a surrogate pair cut in two keeps its first half, as a lone surrogate."""
     encoded = text.encode("utf-16-le", "surrogatepass")[: 2 * units]
     return encoded.decode("utf-16-le", "surrogatepass")
+
+
+def js_slice(text: str, start: int, end: int | None = None) -> str:
+    """``text.slice(start, end)`` in UTF-16 units (a surrogate pair cut in two keeps its half)."""
+    encoded = text.encode("utf-16-le", "surrogatepass")
+    return encoded[2 * start : None if end is None else 2 * end].decode("utf-16-le", "surrogatepass")

@@ -4,10 +4,11 @@ Each recorded call is offered to the profiles in the registry's order; the first
 (one of its tools, with arguments that tool has) replays it, with the settings it reads off the
 recorded output (and the agent's version at that call) and with absolute paths under the cwd the
 agent had at that call made relative, so they land in the workspace replayed against. The profile
-also says whether the replayed output is the recorded one (``Profile.same_output``). A shell call
-a profile recognises (``Profile.shell_command``) is listed with its command line: replaying
-read-only commands needs the shell emulator, which this version does not have. Anything else
-(edits, searches) is listed as not replayable.
+also says whether the replayed output is the recorded one (``Profile.same_output``: a shell answer
+compares what the command printed and its exit code, not its timing). A shell call is replayed the
+same way, its command emulated over the workspace (``agentpager.tools.shell``): a read-only command
+gives what the real programs print; any other command is not run, and the call is listed as not
+replayable with the emulator's reason. Anything no profile claims (edits, plans) is not replayable.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from agentpager.transcripts import Transcript
 from agentpager.transcripts.formats import ToolCall
 from agentpager.workspace import ToolResult, Workspace
 
-SHELL_NOT_EMULATED = "a shell command: shell reads are not emulated in this version"
+SHELL_NOT_CLAIMED = "a shell call with arguments its agent's shell tools do not take"
 STATUSES = ("same", "differs", "uncertain", "unchanged", "not replayable")
 
 
@@ -42,13 +43,14 @@ class Replay:
     plan: Plan | None
     result: ToolResult | None
     reason: str = ""
-    """Why the call is not replayed, when it is not."""
+    """Why the call is not replayed, when it is not (a shell command that was not run has its answer,
+    which says so, in ``result``)."""
 
     @property
     def matches(self) -> bool | None:
         """Whether the replayed output says what the recorded one said (as its profile compares
         them); None when not replayable, or when the agent recorded only that the file was unchanged."""
-        if self.result is None or self.plan is None or self.unchanged:
+        if self.result is None or self.plan is None or self.unchanged or self.reason:
             return None
         if self.recorded is None:
             return False
@@ -64,7 +66,7 @@ class Replay:
         """``same``, ``differs``, ``uncertain`` (different, but decided by what only the model's
         server knows), ``unchanged`` (the agent was told the file had not changed since it read it)
         or ``not replayable``."""
-        if self.result is None:
+        if self.result is None or self.reason:
             return "not replayable"
         if self.unchanged:
             return "unchanged"
@@ -112,7 +114,7 @@ class Replayer:
         """Why a call no profile claims is not replayed."""
         recorded_call = self.recorded_call(call, recorded)
         if recorded_call is not None and any(p.shell_command(recorded_call) for p in all_profiles()):
-            return SHELL_NOT_EMULATED
+            return SHELL_NOT_CLAIMED
         return "not one of the file tools"
 
     def replay(self, call: ToolCall) -> Replay:
@@ -121,4 +123,5 @@ class Replayer:
         if plan is None:
             return Replay(call, recorded, None, None, self.not_replayed(call, recorded))
         workspace = self.workspace.with_profile(plan.profile, plan.settings)
-        return Replay(call, recorded, plan, workspace.call(plan.tool, plan.arguments))
+        result = workspace.call(plan.tool, plan.arguments)
+        return Replay(call, recorded, plan, result, result.unreplayable)

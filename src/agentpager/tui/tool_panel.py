@@ -8,6 +8,7 @@ the output are two tabs; the one-line status under the screen always says what t
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -235,7 +236,7 @@ class ToolPanel(ReportsFailures, Vertical):
             if isinstance(field, Checkbox):
                 shown: str | bool = bool(param.default) if value is None else bool(value)
             else:
-                shown = "" if value is None else str(value)
+                shown = "" if value is None else json.dumps(value) if isinstance(value, list) else str(value)
             if field.value != shown:
                 self._set_by_panel[param.name] = shown
                 field.value = shown
@@ -373,11 +374,13 @@ class ToolPanel(ReportsFailures, Vertical):
         self._show_the_line()
 
     def _show_choices(self) -> None:
-        """Make the profile and tool selectors show the current profile and tool."""
-        self.query_one("#profile", Select).value = self.profile
-        tools = self.query_one("#tool", Select)
-        tools.set_options(self._tool_options())
-        tools.value = self.tool
+        """Make the profile and tool selectors show the current profile and tool. They only echo the
+        state, so their changes are not handled (new options select the first tool on the way)."""
+        profiles, tools = self.query_one("#profile", Select), self.query_one("#tool", Select)
+        with profiles.prevent(Select.Changed), tools.prevent(Select.Changed):
+            profiles.value = self.profile
+            tools.set_options(self._tool_options())
+            tools.value = self.tool
 
     @on(Select.Changed, "#profile")
     def _profile_chosen(self, event: Select.Changed) -> None:

@@ -323,7 +323,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _display(self, replay: Replay, shown: RenderableType, conversation: Text) -> None:
         self.replay = replay
         call = replay.call
-        if replay.plan is None:
+        if replay.plan is None or replay.reason:
             how = f"not replayable: {replay.reason}"
         else:
             how = (
@@ -501,7 +501,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
     def _open(self, call: ToolCall) -> None:
         replay = self.replayer.replay(call)
-        if replay.plan is None:
+        if replay.plan is None or replay.reason:
             self.notify("This call is not a file read: there is no window to open.", severity="warning")
             return
         self.post_message(self.OpenCall(replay))

@@ -7,15 +7,18 @@ computes, over the workspace, the bytes the real programs would print: GNU coreu
 
 API::
 
-    emulate(root: Root, store: ContentStore, command: str | list[str], workdir: str | None = None)
-        -> ShellRun | NotReplayable
+    emulate(root: Root, store: ContentStore, command: str | list[str], workdir: str | None = None,
+            merged: bool = False) -> ShellRun | NotReplayable
 
 ``command`` is a command line (``"cd src && sed -n '1,80p' x.py"``) or an argv
 (``["bash", "-lc", "..."]``, or a program's own argv such as ``["rg", "-n", "x", "f"]``).
 ``workdir`` is the directory it runs in, relative to the root or absolute inside it (default: the
-root). ``ShellRun(stdout, stderr, exit_code)`` holds the output decoded as the agent decodes it
-(UTF-8, U+FFFD for each invalid sequence); ``stderr`` is every program's messages in the order they
-were written, ``exit_code`` the script's status as bash returns it. ``stdout`` is a ``str`` when it comes from at most a
+root). ``recorded_cwd`` is the directory the agent ran in, for which the root stands: absolute paths
+under it (in ``workdir``, ``cd`` and file operands) name the same files under the root. ``ShellRun(stdout, stderr, exit_code)`` holds the output decoded as the agent decodes it
+(UTF-8, U+FFFD for each invalid sequence) and ``stdout_bytes`` its size before decoding; ``stderr`` is
+every program's messages in the order they were written, ``exit_code`` the script's status as bash
+returns it. ``merged`` sends the script's stderr into its stdout as it is written (an agent that reads
+both streams from one pipe or terminal sees them so); ``stderr`` is then empty. ``stdout`` is a ``str`` when it comes from at most a
 MiB, else an engine ``LazyText``: its length and its text are produced from the files again when
 asked, a chunk at a time, so a wrapper can measure and cut a gigabyte of output without holding it
 (``agentpager.engine.lazytext.head``, ``len``, iteration). ``NotReplayable(reason)`` says why a
@@ -24,7 +27,7 @@ writes to files), an unknown program or option, a path outside the workspace, st
 is not a pipe from another emulated command. Nothing here raises for what an agent can send.
 
 Supported: ``;``, ``&&``, ``||``, ``|``; ``2>/dev/null``, ``>/dev/null``, ``&>/dev/null``, ``2>&1``,
-``< file``; ``cd DIR``; ``true``, ``false``, ``echo``; ``cat [-n]``; ``head``/``tail`` with ``-n N``,
+``< file``; ``cd DIR``; ``exit [N]``; ``true``, ``false``, ``echo``; ``cat [-n]``; ``head``/``tail`` with ``-n N``,
 ``-N``, ``-c N``, ``head -n -N``, ``tail -n +N``, ``-q``/``-v``; ``sed`` with ``-n``, ``-e``, ``-s``
 ``-E`` and scripts of ``p``, ``d``, ``q``, ``=`` under line-number, ``$`` and ``/regex/`` addresses
 (``A,B``, ``A,+N``, ``A~S``, ``!``); ``nl`` with ``-b a|t|n``, ``-w``, ``-s``, ``-v``, ``-i``, ``-n``; ``wc`` with
@@ -40,7 +43,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 
 from agentpager.engine.content import ContentStore
@@ -51,10 +54,11 @@ from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import Root, place
 from agentpager.tools.shell.command import Script, parse
 from agentpager.tools.shell.errors import Unsupported
-from agentpager.tools.shell.io import Context
+from agentpager.tools.shell.io import Context, in_root
+from agentpager.tools.shell.reads import LinesRead, lines_read
 from agentpager.tools.shell.run import run_script
 
-__all__ = ["NotReplayable", "ShellRun", "emulate"]
+__all__ = ["LinesRead", "NotReplayable", "ShellRun", "emulate", "lines_read"]
 
 _ATTEMPTS = 3
 
@@ -64,6 +68,8 @@ class ShellRun:
     stdout: Text
     stderr: str
     exit_code: int
+    stdout_bytes: int = 0
+    """The size of stdout as the programs wrote it (before U+FFFD replaced invalid bytes)."""
 
 
 @dataclass(frozen=True)
@@ -75,16 +81,21 @@ class NotReplayable:
 
 
 def emulate(
-    root: Root, store: ContentStore, command: str | list[str], workdir: str | None = None
+    root: Root,
+    store: ContentStore,
+    command: str | list[str],
+    workdir: str | None = None,
+    merged: bool = False,
+    recorded_cwd: str | None = None,
 ) -> ShellRun | NotReplayable:
     """What running ``command`` in ``workdir`` would print; NotReplayable with the reason if it cannot say."""
     try:
         script = parse(command)
-        cwd = _working_directory(root, workdir)
+        cwd = _working_directory(root, in_root(root, workdir or ".", recorded_cwd))
         for _ in range(_ATTEMPTS):
-            ctx = Context(root, store, cwd)
+            ctx = Context(root, store, cwd, recorded_cwd)
             try:
-                stdout, status = _first_run(script, ctx)
+                stdout, size, status = _first_run(_output(script, ctx, merged))
                 break
             except FileChanged:
                 continue
@@ -96,24 +107,45 @@ def emulate(
         return NotReplayable(f"internal error: {type(error).__name__}: {error}")
     stderr = b"".join(ctx.stderr).decode("utf-8", "replace")
     if stdout is not None:
-        return ShellRun(stdout.decode("utf-8", "replace"), stderr, status)
+        return ShellRun(stdout.decode("utf-8", "replace"), stderr, status, size)
 
     def again() -> Iterator[str]:
-        return decode_chunks(run_script(script, Context(root, store, cwd)))
+        return decode_chunks(_output(script, Context(root, store, cwd, recorded_cwd), merged))
 
-    return ShellRun(LazyText(again), stderr, status)
+    return ShellRun(LazyText(again), stderr, status, size)
 
 
-def _first_run(script: Script, ctx: Context) -> tuple[bytes | None, int]:
-    """Run once: the stdout if it is at most EAGER_BYTES (else None, to be produced again), and the status."""
+def _output(script: Script, ctx: Context, merged: bool) -> Generator[bytes, None, int]:
+    """The script's stdout; when ``merged``, with its stderr put in as it is written."""
+    if not merged:
+        return (yield from run_script(script, ctx))
     run = run_script(script, ctx)
+    while True:
+        try:
+            chunk = next(run)
+        except StopIteration as done:
+            yield from _written(ctx)
+            return int(done.value)
+        yield from _written(ctx)
+        yield chunk
+
+
+def _written(ctx: Context) -> Iterator[bytes]:
+    """The stderr written since the last look (taken out of ``ctx.stderr``)."""
+    written, ctx.stderr[:] = list(ctx.stderr), []
+    return iter(written)
+
+
+def _first_run(run: Generator[bytes, None, int]) -> tuple[bytes | None, int, int]:
+    """Run once: the stdout if it is at most EAGER_BYTES (else None, to be produced again), its size
+    and the status."""
     kept: list[bytes] = []
     size = 0
     while True:
         try:
             chunk = next(run)
         except StopIteration as done:
-            return (b"".join(kept) if size <= EAGER_BYTES else None), done.value
+            return (b"".join(kept) if size <= EAGER_BYTES else None), size, done.value
         size += len(chunk)
         if size <= EAGER_BYTES:
             kept.append(chunk)
@@ -121,8 +153,8 @@ def _first_run(script: Script, ctx: Context) -> tuple[bytes | None, int]:
             kept.clear()
 
 
-def _working_directory(root: Root, workdir: str | None) -> str:
-    path = os.path.normpath(os.path.join(root.path, workdir or "."))
+def _working_directory(root: Root, workdir: str) -> str:
+    path = os.path.normpath(os.path.join(root.path, workdir))
     try:
         placed = place(root, path, path)
     except ToolError:

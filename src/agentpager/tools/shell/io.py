@@ -21,7 +21,7 @@ from agentpager.engine.content import ContentStore
 from agentpager.engine.lineindex import BLOCK_SIZE, FileChanged
 from agentpager.engine.textfile import TextReader
 from agentpager.tools.errors import ToolError
-from agentpager.tools.paths import Placed, Root, place
+from agentpager.tools.paths import Placed, Root, is_within, place
 from agentpager.tools.shell.errors import Unsupported
 
 Chunks = Iterator[bytes]
@@ -39,7 +39,13 @@ class Context:
     store: ContentStore
     cwd: str
     """Absolute and lexical (symlinks kept), inside the root."""
+    recorded_cwd: str | None = None
+    """The directory the agent ran in, which the root stands for: absolute paths under it are mapped."""
     stderr: list[bytes] = field(default_factory=list)
+
+    def local(self, name: str) -> str:
+        """``name`` joined to the working directory, an absolute path under the recorded cwd moved to the root."""
+        return os.path.join(self.cwd, in_root(self.root, name, self.recorded_cwd))
 
     def open(self, name: str) -> Placed:
         """What a program's file argument names, opened beneath the root (close it); Unsupported when
@@ -47,9 +53,18 @@ class Context:
         if "\0" in name:
             raise Unsupported("a NUL byte in a path")
         try:
-            return place(self.root, os.path.join(self.cwd, name), name)
+            return place(self.root, self.local(name), name)
         except ToolError:
             raise Unsupported(f"'{name}' is outside the workspace") from None
+
+
+def in_root(root: Root, path: str, recorded_cwd: str | None) -> str:
+    """``path``, or the same place under the root when it is absolute and under ``recorded_cwd``."""
+    if recorded_cwd and os.path.isabs(path):
+        normal, base = os.path.normpath(path), os.path.normpath(recorded_cwd)
+        if is_within(normal, base):
+            return os.path.join(root.path, os.path.relpath(normal, base))
+    return path
 
 
 def strerror(error: OSError) -> str:

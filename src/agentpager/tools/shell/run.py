@@ -51,8 +51,22 @@ def run_script(script: Script, ctx: Context) -> Generator[bytes, None, int]:
     for step in script.steps:
         if (step.after == "&&" and status != 0) or (step.after == "||" and status == 0):
             continue
+        if step.pipeline.commands[0].argv[0] == "exit":
+            return _exit_status(step.pipeline, status)
         status = yield from _run_pipeline(step.pipeline, ctx, script.shell)
     return status
+
+
+def _exit_status(pipeline: Pipeline, status: int) -> int:
+    """bash's ``exit [N]``: the script ends with N modulo 256 (without N, the last status)."""
+    args = pipeline.commands[0].argv[1:]
+    if len(pipeline.commands) > 1 or len(args) > 1:
+        raise Unsupported("exit other than exit [N]")
+    if not args:
+        return status
+    if not args[0].lstrip("-").isdigit() or not args[0].isascii():
+        raise Unsupported(f"exit {args[0]}: bash's message for a status that is not a number")
+    return int(args[0]) % 256
 
 
 def _run_pipeline(pipeline: Pipeline, ctx: Context, shell: str) -> Generator[bytes, None, int]:
@@ -163,7 +177,7 @@ def _cd(command: Command, ctx: Context, shell: str) -> int:
         args = args[1:]
     if len(args) != 1 or args[0].startswith("-") or command.stdin_file or command.stdout != "stdout":
         raise Unsupported("cd other than cd DIR")
-    target = os.path.normpath(os.path.join(ctx.cwd, args[0]))
+    target = os.path.normpath(ctx.local(args[0]))
     try:
         placed = place(ctx.root, target, args[0])
     except ToolError:

@@ -1,4 +1,5 @@
-"""Profile ``codex``: the Codex CLI's ``read_file`` tool, as its rollout transcripts record it, and its shell calls.
+"""Codex's ``read_file`` tool, as its rollout transcripts record it (offered only to internal test
+models, and removed upstream): profile ``codex@read_file``.
 
 Lines are split on ``\\n`` with a final ``\\r`` removed, shown as ``L{n}: {line}``, each cut at 500
 bytes on a character boundary with no marker; errors are plain sentences.
@@ -6,7 +7,6 @@ bytes on a character boundary with no marker; errors are plain sentences.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agentpager.engine.lazytext import join_lines
@@ -16,8 +16,6 @@ from agentpager.tools.base import (
     Coverage,
     Opener,
     Profile,
-    RecordedCall,
-    ShellCommand,
     Shown,
     Tool,
     lines_covered,
@@ -25,9 +23,6 @@ from agentpager.tools.base import (
 from agentpager.tools.errors import ToolError
 
 MAX_LINE_BYTES = 500
-SHELL_TOOLS = ("shell", "shell_command", "exec_command", "local_shell", "container.exec")
-"""The tools Codex has run commands with: ``shell`` (argv), ``shell_command`` (0.5x, a command line),
-``exec_command`` (``cmd``), ``local_shell`` (an ``exec`` action), ``container.exec``."""
 
 
 def _cut(line: str) -> str:
@@ -63,27 +58,12 @@ def read_file(call: Call, file_path: str, offset: int, limit: int) -> str:
         )
 
 
-class Codex(Profile):
+class ReadFile(Profile):
     def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
         arguments: dict[str, Any] = {"file_path": path}
         if shown is not None:
             arguments |= {"offset": shown.top, "limit": shown.bottom - shown.top + 1}
         return "read_file", arguments
-
-    def shell_command(self, recorded: RecordedCall) -> ShellCommand | None:
-        if recorded.agent != "codex" or recorded.tool not in SHELL_TOOLS:
-            return None
-        arguments = recorded.arguments
-        command = arguments.get("command", arguments.get("cmd"))
-        workdir = arguments.get("workdir", arguments.get("working_directory"))
-        if isinstance(command, str) or (isinstance(command, list) and all(isinstance(a, str) for a in command)):
-            return ShellCommand(command, workdir if isinstance(workdir, str) else None)
-        return None
-
-    def same_output(self, recorded: str, replayed: str) -> bool:
-        """Shell outputs compare on what the command printed and its exit code, not its wall time."""
-        body = shell_body(recorded)
-        return recorded == replayed or (body is not None and body == shell_body(replayed))
 
     def coverage(
         self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
@@ -92,9 +72,9 @@ class Codex(Profile):
         return lines_covered(arguments["file_path"], first, first + arguments["limit"] - 1, open_text)
 
 
-PROFILE = Codex(
-    name="codex",
-    description="The Codex CLI's read_file tool: L-numbered lines, 500-byte line cap.",
+PROFILE = ReadFile(
+    name="codex@read_file",
+    description="Codex's read_file tool (internal test models only): L-numbered lines, 500-byte line cap.",
     error_form=lambda message: message,
     guarded=False,
     ground_truth=(
@@ -116,31 +96,3 @@ PROFILE = Codex(
         ),
     ),
 )
-
-PROFILES = (PROFILE,)
-
-
-def shell_body(output: str) -> tuple[str, int | None] | None:
-    """A shell call's output without its timing: what the command printed and its exit code.
-
-    Codex wraps it as ``Exit code: N\nWall time: T seconds\nOutput:\n...`` (0.5x and later, as in
-    pinouchon/rtchess ``dev_history/exported-session.jsonl``) or as JSON ``{"output": ...,
-    "metadata": {"exit_code": N, "duration_seconds": T}}`` (earlier). None for other outputs.
-    """
-    if output.startswith("Exit code: "):
-        head, separator, body = output.partition("\nOutput:\n")
-        code = head.split("\n", 1)[0].removeprefix("Exit code: ")
-        if separator and code.lstrip("-").isdigit():
-            return body, int(code)
-        return None
-    if not output.startswith("{"):
-        return None
-    try:
-        value = json.loads(output)
-    except ValueError:
-        return None
-    if not isinstance(value, dict) or not isinstance(value.get("output"), str):
-        return None
-    metadata = value.get("metadata")
-    exit_code = metadata.get("exit_code") if isinstance(metadata, dict) else None
-    return value["output"], exit_code if isinstance(exit_code, int) else None

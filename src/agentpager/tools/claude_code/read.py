@@ -1,5 +1,4 @@
-"""Profiles ``claude-code`` (2.1.330), ``claude-code@2.1.84`` and ``claude-code@2.0`` (2.0.21): Claude
-Code's ``Read``, equal to what the real programs sent their model (``tests/goldens/claude-code``).
+"""Claude Code's ``Read``, equal to what the real programs sent their model (``tests/goldens/claude-code``).
 
 All versions split lines on ``\\r?\\n`` (a final newline gives one more, empty, numbered line), number
 from ``offset`` (0 reads from line 1 but numbers from 0), cap neither lines nor their length
@@ -29,20 +28,7 @@ from typing import Any
 
 from agentpager.engine.textfile import TextFile, TextReader, path_of
 from agentpager.engine.tokens import count_tokens
-from agentpager.tools.args import Param, ToolSpec
-from agentpager.tools.base import (
-    Call,
-    Claim,
-    Coverage,
-    Opener,
-    Profile,
-    RealAgent,
-    RecordedCall,
-    ShellCommand,
-    Shown,
-    Tool,
-    lines_covered,
-)
+from agentpager.tools.base import Call
 from agentpager.tools.errors import ToolError
 from agentpager.tools.jsdiff_hunks import hunks_of_window
 from agentpager.tools.jsstrings import js_length, js_trim
@@ -228,7 +214,7 @@ def number_lines(lines: list[str], first: int, line_format: str) -> str:
     return "\n".join(f"{n}\t{line}" for n, line in enumerate(lines, first))
 
 
-class _Answer:
+class Answer:
     """How a result is finished: the countdown (and the trim it brings) when the model gets one."""
 
     def __init__(self, call: Call, behaviour: Behaviour) -> None:
@@ -259,7 +245,7 @@ class _Answer:
         return ToolError(self.text(text), whole=True)
 
 
-def _check_tokens(call: Call, answer: _Answer, behaviour: Behaviour, text: str) -> None:
+def _check_tokens(call: Call, answer: Answer, behaviour: Behaviour, text: str) -> None:
     """Refuse a selection over the token limit; the count is Claude's, so say when it is too close to tell."""
     if math.ceil(js_length(text) / 4) <= MAX_TOKENS / 4:
         return  # Claude Code does not ask the API to count below this
@@ -368,7 +354,7 @@ def _changes_note(resolved: Resolved, behaviour: Behaviour, call: Call, read: st
     return _CHANGED_NOTE.format(path=os.path.normpath(os.path.join(call.root.path, resolved.argument)), snippet=snippet)
 
 
-def _notebook(fd: int, answer: _Answer) -> str:
+def _notebook(fd: int, answer: Answer) -> str:
     """Cells as 2.0.21's ``mRQ``/``vN8``/``bN8`` show them, text blocks merged with a newline."""
     with open(path_of(fd), encoding="utf-8") as file:
         notebook = json.load(file)
@@ -436,7 +422,7 @@ def _similar(call: Call, missing: str) -> str | None:
 
 def read_as(behaviour: Behaviour):  # noqa: ANN201 - the tool's run function
     def read(call: Call, file_path: str, offset: int | None, limit: int | None) -> str:
-        answer = _Answer(call, behaviour)
+        answer = Answer(call, behaviour)
         if offset is not None and offset < 0:
             raise ToolError(f"offset must be >= 0 (got {offset}).")
         if limit is not None and limit < 1:
@@ -543,86 +529,3 @@ def settings_shown_by(recorded: str | None) -> dict[str, Any]:
     elif "line_format" in settings:
         settings["reminder"] = None  # numbered lines and no reminder: the model got none
     return settings
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
-
-
-class ClaudeCode(Profile):
-    def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
-        arguments: dict[str, Any] = {"file_path": path}
-        if shown is not None:
-            arguments |= {"offset": shown.top, "limit": shown.bottom - shown.top + 1}
-        return "Read", arguments
-
-    def coverage(
-        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
-    ) -> Coverage | None:
-        first = max(arguments["offset"] or 1, 1)
-        limit = arguments["limit"]
-        return lines_covered(arguments["file_path"], first, None if limit is None else first + limit - 1, open_text)
-
-    def shell_command(self, recorded: RecordedCall) -> ShellCommand | None:
-        command = recorded.arguments.get("command")
-        if recorded.agent != "claude-code" or recorded.tool != "Bash" or not isinstance(command, str):
-            return None
-        return ShellCommand(command)
-
-    def claim(self, recorded: RecordedCall) -> Claim | None:
-        """A Read, replayed by the profile of the transcript's version (this one when it says none),
-        with the line format, reminder and countdown its own output shows."""
-        claim = super().claim(recorded)
-        if claim is None:
-            return None
-        profile = version_profile(recorded.version).name if recorded.version else ""
-        settings = settings_shown_by(recorded.output)
-        return Claim(claim.tool, claim.arguments, settings, "" if profile == self.name else profile)
-
-
-def _profile(name: str, behaviour: Behaviour, description: str) -> ClaudeCode:
-    params = [
-        Param("file_path", "string", "The path to the file to read.", is_path=True),
-        Param("offset", "integer", "The line number to start reading from (default 1).", None, minimum=0),
-        Param("limit", "integer", "The number of lines to read (default: all).", None, minimum=1),
-    ]
-    return ClaudeCode(
-        name=name,
-        description=description,
-        error_form=error_form,
-        guarded=False,
-        real_agent=RealAgent("claude-code", behaviour.version),
-        ground_truth=f"the real Claude Code {behaviour.version}, recorded in tests/goldens/claude-code",
-        tools=(
-            Tool(
-                ToolSpec(
-                    "Read",
-                    "Reads a file from the local filesystem. Results are returned with line numbers "
-                    "starting at 1. You can optionally give a line offset and a limit (useful for long "
-                    "files); by default the whole file is read.",
-                    tuple(params),
-                ),
-                read_as(behaviour),
-            ),
-        ),
-    )
-
-
-PROFILE = _profile(
-    "claude-code", NEWEST, "Claude Code's Read (2.1.330): {n}\\t lines, the empty-file warning, the 256 KB limit."
-)
-PROFILE_2_1_84 = _profile("claude-code@2.1.84", V2_1_84, "Claude Code 2.1.84's Read: arrows, the malware reminder.")
-PROFILE_2_0 = _profile(
-    "claude-code@2.0", V2_0, "Claude Code 2.0.21's Read: arrows, its reminder, partial reads reported as changes."
-)
-PROFILES = (PROFILE, PROFILE_2_1_84, PROFILE_2_0)
-
-_BY_VERSION = ((_version_key("2.1.0"), PROFILE_2_0), (_version_key("2.1.123"), PROFILE_2_1_84))
-"""A version below each bound is read as that profile: before 2.1, 2.0's; the arrow format until
-about 2.1.123, 2.1.84's; anything later, the newest."""
-
-
-def version_profile(version: str) -> ClaudeCode:
-    """The profile that reads as Claude Code ``version`` did (the newest for versions after it)."""
-    key = _version_key(version)
-    return next((profile for bound, profile in _BY_VERSION if key < bound), PROFILE)
