@@ -16,6 +16,7 @@ from agentpager.engine.lineindex import LineIndex, Stamp
 def small_blocks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lineindex, "BLOCK_SIZE", 16)
     monkeypatch.setattr(lineindex, "NUMPY_MIN_BYTES", request.param)
+    monkeypatch.setattr(lineindex, "SPARSE_NEWLINES", 1 if request.param == 0 else 64)
 
 
 def indexed(path: Path, base: int = 0) -> tuple[int, LineIndex]:
@@ -89,5 +90,35 @@ def test_bom_is_skipped(tmp_path: Path) -> None:
     try:
         assert index.line_count(fd) == 2
         assert (index.line_start(fd, 1), index.line_end(fd, 1)) == (3, 4)
+    finally:
+        os.close(fd)
+
+
+def test_line_spans_index_the_file_as_they_go(tmp_path: Path, small_blocks: None) -> None:
+    data = b"first\n\nthird line\r\n" + b"x" * 40 + b"\nlast"
+    (tmp_path / "f").write_bytes(data)
+    fd = os.open(tmp_path / "f", os.O_RDONLY)
+    try:
+        index = LineIndex()
+        index.sync(fd, Stamp.of(os.fstat(fd)))
+        spans = [(number, data[start:end], ended) for number, start, end, ended in index.line_spans(fd)]
+        assert spans == [
+            (1, b"first", True),
+            (2, b"", True),
+            (3, b"third line\r", True),
+            (4, b"x" * 40, True),
+            (5, b"last", False),
+        ]
+        assert index.complete and index.line_count(fd) == 5, "the spans built the index"
+        assert [number for number, *_ in index.line_spans(fd, 4)] == [4, 5]
+        with open(tmp_path / "f", "ab") as grown:
+            grown.write(b" line\nnew\n")
+        index.sync(fd, Stamp.of(os.fstat(fd)))
+        grown_data = data + b" line\nnew\n"
+        assert [(n, grown_data[a:b], e) for n, a, b, e in index.line_spans(fd, 5)] == [
+            (5, b"last line", True),
+            (6, b"new", True),
+        ]
+        assert list(index.line_spans(fd, 7)) == []
     finally:
         os.close(fd)

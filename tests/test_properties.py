@@ -22,6 +22,7 @@ from agentpager import Workspace
 from agentpager.engine import lineindex, utf8
 from agentpager.engine.patterns import compile_regex
 from agentpager.tools import all_profiles
+from agentpager.transcripts import skim
 from agentpager.workspace import INTERNAL_ERROR
 
 FRAGMENTS = [
@@ -229,6 +230,99 @@ def test_search_finds_exactly_the_lines_that_contain_the_pattern(body: bytes, ne
         compile_regex(re.escape(needle), re.MULTILINE) as pattern,
     ):
         assert list(reader.search(pattern)) == expected
+
+
+@PROPERTY_SETTINGS
+@given(
+    body=text_files,
+    grown=text_files,
+    block_size=block_sizes,
+    numpy_min=scanners,
+    scanned=st.integers(0, 200),
+    first=st.integers(1, 6),
+)
+def test_line_spans_are_the_lines(
+    body: bytes, grown: bytes, block_size: int, numpy_min: int, scanned: int, first: int
+) -> None:
+    def lines_of(data: bytes) -> list[tuple[int, bytes, bool]]:
+        parts = data.split(b"\n")
+        ended = [(number, part, True) for number, part in enumerate(parts[:-1], 1)]
+        return ended + ([(len(parts), parts[-1], False)] if parts[-1] else [])
+
+    with (
+        tempfile.TemporaryDirectory() as directory,
+        mock.patch.object(lineindex, "BLOCK_SIZE", block_size),
+        mock.patch.object(lineindex, "NUMPY_MIN_BYTES", numpy_min),
+        mock.patch.object(lineindex, "SPARSE_NEWLINES", 1 if numpy_min == 0 else 64),
+    ):
+        path = Path(directory, "f")
+        path.write_bytes(body)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            index = lineindex.LineIndex()
+            index.sync(fd, lineindex.Stamp.of(os.fstat(fd)))
+            index.scan(fd, until=scanned)
+            spans = [(n, body[start:end], ended) for n, start, end, ended in index.line_spans(fd, first)]
+            assert spans == [line for line in lines_of(body) if line[0] >= first]
+            with path.open("ab") as file:
+                file.write(grown)
+            index.sync(fd, lineindex.Stamp.of(os.fstat(fd)))
+            data = body + grown
+            whole = body.count(b"\n") + 1  # a line still open goes on in what was appended
+            spans = [(n, data[start:end], ended) for n, start, end, ended in index.line_spans(fd, whole)]
+            assert spans == [line for line in lines_of(data) if line[0] >= whole]
+        finally:
+            os.close(fd)
+
+
+def agrees(partial, original) -> bool:  # noqa: ANN001 - JSON values
+    """Whether ``partial`` is ``original`` as far as it goes (CUT stands for anything)."""
+    if partial is skim.CUT:
+        return True
+    if isinstance(partial, dict):
+        return isinstance(original, dict) and all(k in original and agrees(v, original[k]) for k, v in partial.items())
+    if isinstance(partial, list):
+        return (
+            isinstance(original, list)
+            and len(partial) <= len(original)
+            and all(agrees(p, o) for p, o in zip(partial, original, strict=False))
+        )
+    return partial == original and type(partial) is type(original)
+
+
+json_objects = st.dictionaries(
+    st.text(max_size=5),
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+        lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3),
+        max_leaves=8,
+    ),
+    max_size=5,
+)
+
+
+@PROPERTY_SETTINGS
+@given(
+    value=json_objects, compact=st.booleans(), ascii=st.booleans(), cut=st.integers(0, 500), tail=st.integers(0, 500)
+)
+def test_a_skimmed_line_agrees_with_the_line(value: dict, compact: bool, ascii: bool, cut: int, tail: int) -> None:
+    text = json.dumps(value, separators=(",", ":") if compact else None, ensure_ascii=ascii)
+    head, end = text[: 1 + cut % len(text)], text[len(text) - tail % (len(text) + 1) :]
+    found = skim.skim(head, end)
+    if head == text:
+        assert found == (value, ())
+    assert found is not None
+    partial, path = found
+    assert agrees(partial, value)
+    inner = value
+    for key in path:
+        inner = inner[key]
+    skimmer = skim.Skimmer()
+    first = skimmer.skim(head, end)
+    again = skimmer.skim(head, end)  # by the C decoder, when the head ends inside a string
+    assert again is not None and agrees(again[0], value)
+    if skimmer.closing:
+        assert again == first
 
 
 @PROPERTY_SETTINGS

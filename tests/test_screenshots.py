@@ -12,7 +12,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "screenshots.py"
 EXPECTED = {
     "file-open": ["logs/app.log", "[File: logs/app.log | Lines 236-435 of", "cut by the output guard"],
     "warning-directory": ["orders/", "180 files", "⚠", "Warning: 180 files match pattern '*'"],
-    "transcript": ["9 tool calls", "differs", "recorded ← → replayed now", "PAYMENT_TIMEOUT_S = 30.0"],
+    "transcript": ["9 tool calls", "differs", "line │ recorded", "replayed now", "PAYMENT_TIMEOUT_S = 30.0"],
     "help": ["go to a line", "search the whole file"],
     "narrow-80x24": ["logs/app.log", "read_file"],
     "theme-paper": ["logs/app.log", "Lines 236-435"],

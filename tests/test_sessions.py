@@ -8,10 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentpager.sessions import SessionCache, list_sessions
+from agentpager.sessions import CACHE_VERSION, EDGE_BYTES, SessionCache, count_sessions, list_sessions
 
 
-def claude_session(home: Path, project: str, name: str, calls: int, started: str = "2026-01-01T10:00:00.000Z") -> Path:
+def claude_session(
+    home: Path,
+    project: str,
+    name: str,
+    calls: int,
+    started: str = "2026-01-01T10:00:00.000Z",
+    output: str = '"type":"tool_use" is text',
+) -> Path:
     directory = home / ".claude" / "projects" / project.replace("/", "-")
     directory.mkdir(parents=True, exist_ok=True)
     lines = [
@@ -47,9 +54,7 @@ def claude_session(home: Path, project: str, name: str, calls: int, started: str
                 "timestamp": "2026-01-01T10:05:30.000Z",
                 "message": {
                     "role": "user",
-                    "content": [
-                        {"type": "tool_result", "tool_use_id": f"t{n}", "content": '"type":"tool_use" is text'}
-                    ],
+                    "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": output}],
                 },
             }
         )
@@ -132,6 +137,7 @@ def test_sessions_of_every_agent(tmp_path: Path, isolated_cache: Path) -> None:
     ]
     assert sessions[2].title == "Fix the export please" and sessions[2].path == str(claude)
     assert (sessions[1].started, sessions[1].ended) == ("2026-02-03T09:00:00Z", "2026-02-03T09:02:04Z")
+    assert (sessions[0].started, sessions[0].ended) == ("2026-03-01T00:00:00Z", "2026-03-01T00:10:00Z")
 
 
 def test_the_cache_is_used_and_a_grown_session_counted_on(tmp_path: Path, isolated_cache: Path) -> None:
@@ -140,13 +146,68 @@ def test_the_cache_is_used_and_a_grown_session_counted_on(tmp_path: Path, isolat
     assert list_sessions(str(tmp_path), cache)[0].calls == 2
     entry = cache.entries[str(path)]
     entry["info"]["title"] = "from the cache"
-    cache.path.write_text(json.dumps({"version": 1, "sessions": cache.entries}))
+    cache.path.write_text(json.dumps({"version": CACHE_VERSION, "sessions": cache.entries}))
     assert list_sessions(str(tmp_path))[0].title == "from the cache", "an unchanged file is not read"
     grown = claude_session(tmp_path, "/p", "other", 3).read_text().split("\n", 1)[1]
     with path.open("a") as file:
         file.write(grown)
     sessions = {s.session_id: s for s in list_sessions(str(tmp_path))}
     assert sessions["s1"].calls == 5 and sessions["s1"].title == "from the cache"
+
+
+def test_the_first_look_reads_the_ends_and_the_count_comes_after(tmp_path: Path, isolated_cache: Path) -> None:
+    path = claude_session(tmp_path, "/home/me/shop", "big", 40, output="x" * 10_000)
+    assert path.stat().st_size > 2 * EDGE_BYTES
+    cache = SessionCache()
+    (first,) = list_sessions(str(tmp_path), cache)
+    assert (first.calls, first.tokens, first.counted, first.title) == (None, 1054, False, "Fix the export please")
+    (counted,) = count_sessions([first], cache)
+    assert (counted.calls, counted.tokens, counted.counted) == (40, 1054, True)
+    cache.save()
+    assert list_sessions(str(tmp_path))[0].calls == 40, "the count is kept"
+    assert list(count_sessions(list_sessions(str(tmp_path)), SessionCache())) == [], "nothing left to count"
+
+
+def test_usage_further_back_than_the_end_is_found_when_counted(tmp_path: Path, isolated_cache: Path) -> None:
+    path = claude_session(tmp_path, "/p", "s", 3)
+    with path.open("a") as file:  # the session ends with results longer than what the first look reads
+        line = json.dumps({"type": "user", "message": {"role": "user", "content": "y" * EDGE_BYTES}})
+        file.write(f"{line}\n{line}\n")
+    cache = SessionCache()
+    (first,) = list_sessions(str(tmp_path), cache)
+    assert (first.calls, first.tokens, first.counted) == (None, None, False)
+    (counted,) = count_sessions([first], cache)
+    assert (counted.calls, counted.tokens, counted.counted) == (3, 1017, True)
+
+
+def test_a_session_that_grew_a_little_is_counted_on(tmp_path: Path, isolated_cache: Path) -> None:
+    path = claude_session(tmp_path, "/p", "s", 40, output="x" * 10_000)
+    list_sessions(str(tmp_path), count=True)
+    grown = claude_session(tmp_path, "/q", "other", 2).read_text().split("\n", 1)[1]
+    with path.open("a") as file:
+        file.write(grown)
+    (info,) = [s for s in list_sessions(str(tmp_path)) if s.path == str(path)]
+    assert (info.calls, info.tokens, info.counted) == (42, 1016, True)
+
+
+def test_a_long_document_is_summed_up_from_its_head(tmp_path: Path, isolated_cache: Path) -> None:
+    path = gemini_session(tmp_path, "/home/me/notes")
+    document = json.loads(path.read_text())
+    document["messages"].append(
+        {
+            "id": "2",
+            "timestamp": "2026-03-01T00:01:00Z",
+            "type": "gemini",
+            "content": "z" * 2 * EDGE_BYTES,
+            "toolCalls": [{"id": "c", "name": "ls", "args": {}, "result": [{"functionResponse": {"response": {}}}]}],
+        }
+    )
+    path.write_text(json.dumps(document, indent=2))
+    cache = SessionCache()
+    (first,) = list_sessions(str(tmp_path), cache)
+    assert (first.calls, first.counted, first.title, first.session_id) == (None, False, "hi there", "g1")
+    (counted,) = count_sessions([first], cache)
+    assert (counted.calls, counted.counted, counted.project) == (1, True, "/home/me/notes")
 
 
 def test_codex_home_is_honoured(tmp_path: Path, isolated_cache: Path, monkeypatch) -> None:
@@ -179,6 +240,23 @@ def test_sessions_command(tmp_path: Path) -> None:
     )
     (record,) = [json.loads(line) for line in done.stdout.splitlines()]
     assert (record["calls"], record["duration_seconds"], record["agent"]) == (1, 330.0, "claude-code")
+
+
+def test_sessions_command_before_and_after_counting(tmp_path: Path) -> None:
+    claude_session(tmp_path, "/home/me/shop", "s1", 40, output="x" * 10_000)
+    env = os.environ | {"AGENTPAGER_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path)]
+    done = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=60, env=env)
+    (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert (record["calls"], record["counted"]) == (None, False)
+    assert done.stderr == (
+        "agentpager: 1 session not counted yet (only their ends were read): their calls show as … (null in --json);"
+        " --full counts them, and the count is kept\n"
+    )
+    done = subprocess.run([*command, "--full"], capture_output=True, text=True, timeout=60, env=env)
+    assert done.stdout.splitlines()[1].split()[6:8] == ["40", "calls"] and done.stderr == ""
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+    assert done.stdout.splitlines()[1].split()[6:8] == ["40", "calls"], "from the cache"
 
 
 def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentpager import Workspace
+from agentpager.engine.patterns import compile_regex
 from agentpager.tools.claude_code import settings_shown_by
 from agentpager.transcripts import TranscriptError, open_transcript
 from agentpager.transcripts.replay import Replayer
@@ -86,6 +87,23 @@ def claude_session(tmp_path: Path) -> Path:
             user(tool_result("toolu_4", f"     1→import os\n\n<system-reminder>\n{MALWARE}\n</system-reminder>\n")),
         ],
     )
+
+
+def test_search_finds_calls_by_arguments_output_and_the_conversation_before_them(claude_session: Path) -> None:
+    transcript = open_transcript(str(claude_session))
+
+    def found(pattern: str) -> list[int]:
+        with compile_regex(pattern) as matcher:
+            return sorted(call.index for call in transcript.search(matcher))
+
+    assert found("empty.txt") == [1, 2]  # its arguments; the ls output
+    assert found("import os") == [0, 3]  # outputs
+    assert found("old way") == [3]  # the prompt before the call
+    with (
+        pytest.raises(TranscriptError, match="^look-behind requires fixed-width pattern$"),
+        compile_regex("a(?<=b+)") as m,
+    ):
+        transcript.search(m)
 
 
 def test_claude_code_session(claude_session: Path, files: Path) -> None:

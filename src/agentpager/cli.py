@@ -218,16 +218,25 @@ def _context(transcript) -> int:  # noqa: ANN001 - a Transcript
 
 def _sessions(options: argparse.Namespace) -> int:
     """Every agent session on this machine, by project, newest first."""
-    from dataclasses import asdict
-
     from agentpager.sessions import duration_of, list_sessions
     from agentpager.wording import plural
 
-    sessions = list_sessions(options.home)
+    sessions = list_sessions(options.home, count=options.full)
     out = sys.stdout
-    if options.json:
-        for info in sessions:
-            out.write(json.dumps(asdict(info) | {"duration_seconds": duration_of(info)}, ensure_ascii=False) + "\n")
+    uncounted = sum(not info.counted for info in sessions)
+    if uncounted:
+        print(
+            f"agentpager: {plural(uncounted, 'session')} not counted yet (only their ends were read): "
+            "their calls show as … (null in --json); --full counts them, and the count is kept",
+            file=sys.stderr,
+        )
+    if options.json:  # its members are plain values: vars, not asdict's deep copy (a third of the time)
+        out.write(
+            "".join(
+                json.dumps(vars(info) | {"duration_seconds": duration_of(info)}, ensure_ascii=False) + "\n"
+                for info in sessions
+            )
+        )
         return 0
     if not sessions:
         print("agentpager: no Claude Code, Codex or Gemini CLI sessions found.", file=sys.stderr)
@@ -241,9 +250,10 @@ def _sessions(options: argparse.Namespace) -> int:
             seconds = duration_of(info)
             took = "" if seconds is None else _duration_text(seconds)
             tokens = "" if info.tokens is None else plural(info.tokens, "token")
+            calls = "… calls" if info.calls is None else plural(info.calls, "call")
             out.write(
                 f"  {info.started[:16].replace('T', ' '):<16}  {took:>7}  {info.agent:<11} {info.version:<8} "
-                f"{info.model[:24]:<24} {plural(info.calls, 'call'):>10}  {tokens:>14}  {info.title[:60]}\n"
+                f"{info.model[:24]:<24} {calls:>10}  {tokens:>14}  {info.title[:60]}\n"
             )
     return 0
 
@@ -444,7 +454,10 @@ def _parser() -> argparse.ArgumentParser:
 
     sessions = commands.add_parser("sessions", help="list every Claude Code, Codex and Gemini CLI session")
     sessions.add_argument("--home", help="look in this home directory instead of yours")
-    sessions.add_argument("--json", action="store_true", help="one JSON object per session")
+    sessions.add_argument("--json", action="store_true", help="one JSON object per session (calls: null until counted)")
+    sessions.add_argument(
+        "--full", action="store_true", help="count the calls of every session not counted yet (reads them whole)"
+    )
     sessions.set_defaults(run=_sessions)
 
     transcript = commands.add_parser("transcript", help="open a transcript in the TUI")

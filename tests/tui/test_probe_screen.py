@@ -81,8 +81,10 @@ def last_notice(app: AgentPagerApp) -> str:
     return [str(notice.message) for notice in app._notifications][-1]
 
 
-def text_of(screen: ProbeScreen, selector: str) -> str:
-    return shown(screen.query_one(selector, Static)).rstrip()
+def text_of(screen: ProbeScreen, selector: str, as_wide_as_shown: bool = False) -> str:
+    """What a Static shows, drawn 200 columns wide or as wide as it is on the screen."""
+    widget = screen.query_one(selector, Static)
+    return shown(widget, widget.content_size.width if as_wide_as_shown else 200).rstrip()
 
 
 async def test_the_same_answer_byte_for_byte(root: Path, agents: Path) -> None:
@@ -121,11 +123,11 @@ async def test_an_answer_that_differs_shows_the_difference(root: Path, agents: P
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await ask(pilot, {"file_path": "a.txt", "offset": 2})
         assert text_of(screen, "#verdict") == "✗ differs · model claude-fake-default"
-        assert [line.rstrip() for line in text_of(screen, "#difference").splitlines()] == [
+        assert [line.rstrip() for line in text_of(screen, "#difference", as_wide_as_shown=True).splitlines()] == [
             "--- profile claude-code",
             "+++ Claude Code 2.1.330",
             "@@ -1,2 +1,2 @@",
-            "-2      beta",  # the profile's 2\tbeta, its tab shown
+            "-2       beta",  # the profile's 2\tbeta, its tab expanded within the text, after the marker
             "-3",
             "\\ No newline at end of text",
             "+ALPHA",

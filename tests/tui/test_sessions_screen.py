@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
+import threading
 from pathlib import Path
 
+import pytest
 from pilot_helpers import settle
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from agentpager import Workspace
+from agentpager.sessions import SessionInfo, count_sessions
+from agentpager.transcripts import open_transcript
+from agentpager.tui import sessions_screen
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.sessions_screen import SessionList, SessionsScreen
 from agentpager.tui.transcript_screen import CallList, TranscriptScreen
@@ -17,8 +24,6 @@ from agentpager.tui.transcript_screen import CallList, TranscriptScreen
 
 def home_with_sessions() -> Path:
     """A home at a fixed path (the screen shows paths) with two Claude Code sessions."""
-    import sys
-
     sys.path.insert(0, str(Path(__file__).parent.parent))
     from test_sessions import claude_session
 
@@ -48,6 +53,74 @@ async def test_browse_and_open_a_session(root: Path) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, SessionsScreen)
+
+
+async def test_the_browser_over_a_transcript(root: Path) -> None:
+    home = home_with_sessions()
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # s2: one call
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)
+        assert len(app.screen.query_one(CallList).calls) == 1
+        await pilot.press("S")  # back to the browser it was opened from
+        await settle(pilot)
+        assert [type(screen).__name__ for screen in app.screen_stack] == ["Screen", "SessionsScreen"]
+        await pilot.press("down", "enter")  # s1: three calls
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)
+        assert len(app.screen.query_one(CallList).calls) == 3
+    transcript = next(home.glob(".claude/projects/*/s2.jsonl"))
+    app = AgentPagerApp.for_transcript(open_transcript(str(transcript)), str(root))
+    app.sessions_home = str(home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("S")  # a browser over the transcript the app started with
+        await settle(pilot)
+        await pilot.press("down", "enter")  # s1
+        await settle(pilot)
+        assert [type(screen).__name__ for screen in app.screen_stack] == [
+            "Screen",
+            "SessionsScreen",
+            "TranscriptScreen",
+        ]
+        assert len(app.screen.query_one(CallList).calls) == 3
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+
+
+async def test_counts_arrive_in_their_rows(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_cache: Path
+) -> None:
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from test_sessions import claude_session
+
+    big = claude_session(tmp_path, "/home/me/shop", "big", 40, output="x" * 10_000)
+    claude_session(tmp_path, "/home/me/shop", "small", 2, started="2026-01-02T10:00:00.000Z")
+    go_on = threading.Event()
+
+    def held(sessions, cache):  # noqa: ANN001, ANN202 - count_sessions, once the test lets it
+        go_on.wait(10)
+        yield from count_sessions(sessions, cache)
+
+    monkeypatch.setattr(sessions_screen, "count_sessions", held)
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, SessionsScreen) and app.screen.listed:
+                break
+        rows = app.screen.query_one(SessionList)
+        row = rows.lines[rows.positions[str(big)]]
+        assert isinstance(row, SessionInfo) and (row.calls, row.counted) == (None, False)
+        assert "counting calls: 1 to go" in str(app.screen.query_one("#about", Static).render())
+        go_on.set()
+        await settle(pilot)
+        row = rows.lines[rows.positions[str(big)]]
+        assert isinstance(row, SessionInfo) and (row.calls, row.counted) == (40, True)
+        assert "counting" not in str(app.screen.query_one("#about", Static).render())
 
 
 def _browser(root: Path) -> AgentPagerApp:

@@ -131,3 +131,33 @@ def test_transcript(snap_compare) -> None:
         await steady(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=second_call)
+
+
+def _changed_read() -> AgentPagerApp:
+    """A Claude Code read whose file changed since: one line longer than half a wide terminal."""
+    from test_transcript_screen import session
+
+    from agentpager.transcripts import open_transcript
+
+    root = Path(tempfile.gettempdir()) / "agentpager-snapshot-difference" / "proj"
+    shutil.rmtree(root.parent, ignore_errors=True)
+    root.mkdir(parents=True)
+    transcript = open_transcript(str(session(root)))
+    lines = (root / "big.txt").read_text().split("\n")
+    lines[404] = "line 405 became a line much longer than it was, " + "so that it wraps within its side " * 3
+    (root / "big.txt").write_text("\n".join(lines))
+    return AgentPagerApp.for_transcript(transcript, str(root))
+
+
+async def _difference_tab(pilot: Pilot) -> None:
+    await steady(pilot)
+    pilot.app.screen.query_one("#outputs").active = "tab-difference"
+    await steady(pilot)
+
+
+def test_difference_side_by_side(snap_compare) -> None:
+    assert snap_compare(_changed_read(), terminal_size=(200, 55), run_before=_difference_tab)
+
+
+def test_difference_unified_at_80_columns(snap_compare) -> None:
+    assert snap_compare(_changed_read(), terminal_size=(80, 24), run_before=_difference_tab)

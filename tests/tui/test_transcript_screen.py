@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from pilot_helpers import settle
@@ -13,15 +14,15 @@ from agentpager import Workspace
 from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.messages import FileChosen
-from agentpager.tui.transcript_screen import CallList, TranscriptScreen
+from agentpager.tui.transcript_screen import CallList, TranscriptScreen, _pattern_problem
 from agentpager.tui.tree import WorkspaceTree
 
 SIZE = (200, 55)
 
 
-def shown(widget: Static) -> str:
-    """What a Static shows, as plain text."""
-    console = Console(width=200, record=True, color_system=None)
+def shown(widget: Static, width: int = 200) -> str:
+    """What a Static shows, as plain text (drawn ``width`` columns wide)."""
+    console = Console(width=width, record=True, color_system=None)
     console.print(widget.content)
     return console.export_text()
 
@@ -72,14 +73,14 @@ async def test_calls_replay_and_open_in_the_viewer(root: Path) -> None:
         screen = app.screen
         assert isinstance(screen, TranscriptScreen)
         calls = screen.query_one(CallList)
-        assert [calls.summaries[i].status for i in range(3)] == ["same", "differs", "not replayable"]
-        assert calls.summaries[0].tokens == Workspace.count_tokens(
+        assert [calls.summaries[call].status for call in calls.calls] == ["same", "differs", "not replayable"]
+        assert calls.summaries[calls.calls[0]].tokens == Workspace.count_tokens(
             screen.transcript.recorded(screen.transcript.calls[0])
         )
         await pilot.press("down")
         await settle(pilot)
         difference = shown(screen.query_one("#difference", Static))
-        assert difference.startswith("recorded ← → replayed now\n") and "stale" in difference
+        assert difference.startswith("line │ recorded ") and "replayed now" in difference and "stale" in difference
         await pilot.press("up", "o")
         await settle(pilot)
         assert not isinstance(app.screen, TranscriptScreen)
@@ -143,6 +144,9 @@ async def test_filter_search_copy_and_the_conversation(root: Path) -> None:
         await pilot.press("slash", *"big.txt", "enter")
         await settle(pilot)
         assert calls.rows == [0, 1, 2, 3, 4, 5], "the shell calls printed big.txt"
+        await pilot.press("slash", *"Stale", "enter")  # case matters with a capital letter
+        await settle(pilot)
+        assert calls.rows == []
         await pilot.press("slash", *"stale", "enter")
         await settle(pilot)
         assert calls.rows == [1, 4]
@@ -172,3 +176,38 @@ async def test_a_growing_session_is_followed(root: Path) -> None:
         assert app.screen.transcript.calls[3].result is not None and not app.screen.transcript.problems
         await pilot.press("F")
         app.screen.workers.cancel_all()
+
+
+async def test_following_a_session_with_subagents(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from test_follow import CWD, append, call, result, session, subagent
+
+    main, sub = session(tmp_path)
+    root = tmp_path / "proj"
+    root.mkdir()
+    app = AgentPagerApp.for_transcript(open_transcript(str(main)), str(root))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        calls = app.screen.query_one(CallList)
+        read = calls.calls[2]
+        before = calls.summaries[read]
+        await pilot.press("F")
+        append(sub, *subagent("a1", result("u1", "config.py"), call("u2", "Read", {"file_path": f"{CWD}/config.py"})))
+        await pilot.pause(1.2)
+        await settle(pilot)
+        assert [(c.index, c.tool, c.depth) for c in calls.calls] == [
+            (0, "Task", 0),
+            (1, "Glob", 1),
+            (2, "Read", 1),
+            (3, "Read", 0),
+        ]
+        assert calls.summaries[read] is before and read.index == 3, "what was shown of a call stays with it"
+        assert calls.calls[2] in calls.summaries, "the new call is replayed"
+        await pilot.press("F")
+        app.screen.workers.cancel_all()
+
+
+def test_a_session_search_pattern_is_checked_as_the_viewer_checks_it() -> None:
+    assert _pattern_problem("(") == "Invalid regex: missing ), unterminated subpattern at position 0"
+    assert _pattern_problem("x" * 1001) == "Invalid regex: Pattern is too long: 1,001 characters (at most 1,000)."
+    assert _pattern_problem("(a+)+$") is None

@@ -151,9 +151,19 @@ class TextReader:
             self._check()
             return total > 0 and self._index.newline_count == total
 
+    @property
+    def generation(self) -> int:
+        """Which version of the file this reader reads: another reader of the same TextFile reads
+        the same bytes while it has the same generation."""
+        return self._generation
+
     def read_at(self, offset: int, length: int) -> bytes:
         """Up to ``length`` bytes of the file at byte ``offset`` (from its very start, a BOM included)."""
         return os.pread(self._fd, length, offset)
+
+    def read_exact(self, offset: int, length: int) -> bytes:
+        """``length`` bytes at byte ``offset``; FileChanged when the file no longer holds them."""
+        return read_exact(self._fd, length, offset)
 
     def byte_chunks(self, start: int = 0, end: int | None = None) -> Iterator[bytes]:
         """The bytes ``[start, end)`` of the file (default: to its end), a block at a time."""
@@ -357,6 +367,11 @@ class TextReader:
         if end - start <= SEARCH_LINE_LIMIT:
             return pattern.search(str(self.lines_text(line, line)), cancel)
         return any(pattern.search(text, cancel) for text in decode_chunks(iter_bytes(self._fd, start, end)))
+
+    def line_spans(self, first: int = 1) -> Iterator[tuple[int, int, int, bool]]:
+        """``(number, start, end, ended)``: the byte offsets of each line's text from line ``first``
+        on and whether a newline ends it, indexing the file as it goes (see ``LineIndex.line_spans``)."""
+        return self._index.line_spans(self._fd, first, self._generation)
 
     def iter_lines(self, first: int = 1, batch_bytes: int = 1 << 20) -> Iterator[tuple[int, str]]:
         """Numbered lines from ``first`` to the end, read about ``batch_bytes`` at a time.

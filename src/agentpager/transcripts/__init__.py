@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
+from agentpager.engine.lineindex import Cancelled
 from agentpager.transcripts.formats import (
     COLLECTORS,
     FORMAT_NAMES,
@@ -22,9 +25,25 @@ from agentpager.transcripts.formats import (
 )
 from agentpager.transcripts.records import BadRecord, Record, RecordFile
 
+if TYPE_CHECKING:
+    from agentpager.engine.patterns import Matcher
+
 
 class TranscriptError(Exception):
     """The file is not a transcript this project can read."""
+
+
+@dataclass
+class Subagent:
+    """A subagent's own transcript, under the main agent's call that started it."""
+
+    agent_id: str
+    path: str
+    transcript: Transcript
+    source: int
+    """Its file's place in the main transcript's ``files``."""
+    starter: ToolCall | None = None
+    """The call that started it; None until that is known (its calls are not shown until then)."""
 
 
 @dataclass
@@ -41,8 +60,13 @@ class Transcript:
     collector: Collector | None = None
     lines_read: int = 0
     """JSON Lines read whole so far (a growing transcript is read on from there)."""
-    subagents: list[str] = field(default_factory=list)
-    """The subagent transcripts shown under their parent calls."""
+    children: list[Subagent] = field(default_factory=list)
+    """The subagents whose own transcripts were found beside it (Claude Code's subagent files)."""
+
+    @property
+    def subagents(self) -> list[str]:
+        """The subagent transcripts shown under their parent calls."""
+        return [child.path for child in self.children if child.starter is not None and child.transcript.calls]
 
     @property
     def events(self) -> list[Event]:
@@ -56,14 +80,50 @@ class Transcript:
         """The output the agent received for ``call`` (read again from the file), or None.
 
         None also when the transcript changed since it was read and the record is no longer there.
+        Reading an output that was only skimmed fills in its character count and error flag.
         """
-        if call.result is None:
+        result = call.result
+        if result is None:
             return None
         try:
-            value = self.files[call.source].read_again(call.result.where)
-            return COLLECTORS[self.format].result_text(value, call.result.block)[0]
+            value = self.files[call.source].read_again(result.where)
+            text, is_error = COLLECTORS[self.format].result_text(value, result.block)
         except (OSError, ValueError, LookupError, TypeError, AttributeError):
             return None
+        if result.chars is None:
+            call.result = replace(result, chars=len(text), is_error=is_error)
+        return text
+
+    def search(self, pattern: Matcher, cancel: threading.Event | None = None) -> set[ToolCall]:
+        """The calls whose arguments or output ``pattern`` matches, or the conversation that leads to
+        them (a match in the text after the last call counts for it). Cancelled when ``cancel`` is
+        set; TranscriptError when ``re``, in its child, takes too long or refuses the pattern."""
+        from agentpager.engine.patterns import PatternError
+
+        found: set[ToolCall] = set()
+        last_call: ToolCall | None = None
+        pending_text = False
+        try:
+            for event in list(self.events):
+                if event.kind == "call" and event.tool_call is not None:
+                    if pending_text:
+                        found.add(event.tool_call)
+                    pending_text, last_call = False, event.tool_call
+                elif pattern.search(event.text, cancel):
+                    pending_text = True
+            if pending_text and last_call is not None:
+                found.add(last_call)
+            for call in list(self.calls):
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled()
+                if call not in found and (
+                    pattern.search(short_arguments(call.arguments, 100_000), cancel)
+                    or pattern.search(self.recorded(call) or "", cancel)
+                ):
+                    found.add(call)
+        except PatternError as error:
+            raise TranscriptError(error.message) from None
+        return found
 
     def event_text(self, event: Event) -> str:
         """An event's whole text (read again when it was kept cut)."""
@@ -73,18 +133,75 @@ class Transcript:
         return event.text
 
     def follow(self) -> int:
-        """Read what was appended since the last read; the number of new calls.
+        """Read what was appended since the last read, to the session and to its subagents' files,
+        and the subagents that started since; the number of new calls.
 
         Only JSON Lines grow this way (the engine's index extends over the new bytes, so nothing
-        read is read again); a line still being written is left for the next read.
+        read is read again); a line still being written is left for the next read. New calls of a
+        subagent go under the call that started it, so the calls after are numbered again.
         """
-        if self.collector is None or self.subagents:
+        if self.collector is None:
             return 0
         before = len(self.calls)
         for item in _whole_lines(self.files[0], self.lines_read + 1, self):
             feed(self.collector, item)
-        self.calls = self.parsed.calls
+        for child in self.children:
+            child.transcript.follow()
+        self._find_subagents(report=False)
+        self._number()
         return len(self.calls) - before
+
+    def _find_subagents(self, report: bool) -> None:
+        """Read the subagent files not read yet, and find the call that started each subagent: the
+        one whose result names it, else the Task whose ``prompt`` it was given. A file that cannot
+        be read is noted when ``report`` (else tried again at the next follow: it may be new)."""
+        if self.collector is None:
+            return
+        known = {child.path for child in self.children}
+        for agent_id, name in type(self.collector).subagent_files(self.path, self.parsed.subagent_ids):
+            if name in known:
+                continue
+            try:
+                sub = open_transcript(name, subagents=False)
+            except TranscriptError as error:
+                if report:
+                    self.problems.append(f"subagent {agent_id}: {error}")
+                continue
+            self.files.append(sub.files[0])
+            self.children.append(Subagent(agent_id, name, sub, len(self.files) - 1))
+            self.problems.extend(f"subagent {agent_id}: {problem}" for problem in sub.problems)
+        tasks = [call for call in self.parsed.calls if isinstance(call.arguments, dict) and "prompt" in call.arguments]
+        for child in self.children:
+            if child.starter is None:
+                child.starter = self.parsed.subagent_ids.get(child.agent_id)
+            if child.starter is None:
+                prompt = next((e.text for e in child.transcript.events if e.kind == "prompt"), None)
+                child.starter = next(
+                    (c for c in tasks if isinstance(c.arguments, dict) and c.arguments.get("prompt") == prompt), None
+                )
+
+    def _number(self) -> None:
+        """The main calls in order, each followed by the calls of the subagents it started; each
+        call numbered by its place."""
+        under: dict[ToolCall, list[ToolCall]] = {}
+        for child in self.children:
+            if child.starter is None:
+                continue
+            for call in child.transcript.calls:
+                if call.source != child.source:  # not placed yet
+                    call.source, call.agent, call.depth = child.source, child.agent_id, call.depth + 1
+                    call.starter = call.starter or child.starter
+                under.setdefault(child.starter, []).append(call)
+        if not under:
+            self.calls = self.parsed.calls
+            return
+        ordered: list[ToolCall] = []
+        for call in self.parsed.calls:
+            ordered.append(call)
+            ordered.extend(under.get(call, ()))
+        for number, call in enumerate(ordered):
+            call.index = number
+        self.calls = ordered
 
 
 def open_transcript(path: str, subagents: bool = True) -> Transcript:
@@ -115,7 +232,8 @@ def open_transcript(path: str, subagents: bool = True) -> Transcript:
         lines.lines_read,
     )
     if subagents:
-        _add_subagents(transcript, type(collector).subagent_files(path, parsed.subagent_ids))
+        transcript._find_subagents(report=True)
+        transcript._number()
     return transcript
 
 
@@ -134,62 +252,6 @@ def _whole_lines(records: RecordFile, first: int, state: _LinesRead | Transcript
             return
         state.lines_read = item.where.line
         yield item
-
-
-def _add_subagents(transcript: Transcript, files: list[tuple[str, str]]) -> None:
-    """Place each subagent's calls right under the call that started it (named by its id, else the
-    call whose ``prompt`` argument the subagent was given)."""
-    parsed = transcript.parsed
-    tasks = {
-        call.index: call for call in parsed.calls if isinstance(call.arguments, dict) and "prompt" in call.arguments
-    }
-    children: dict[int, list[ToolCall]] = {}
-    for agent_id, name in files:
-        try:
-            sub = open_transcript(name, subagents=False)
-        except TranscriptError as error:
-            transcript.problems.append(f"subagent {agent_id}: {error}")
-            continue
-        parent = parsed.subagent_ids.get(agent_id)
-        if parent is None:  # no Task result named it: the Task whose prompt it was given
-            prompt = next((e.text for e in sub.events if e.kind == "prompt"), None)
-            parent = next(
-                (i for i, c in tasks.items() if isinstance(c.arguments, dict) and c.arguments.get("prompt") == prompt),
-                None,
-            )
-        if parent is None or not sub.calls:
-            continue
-        source = len(transcript.files)
-        transcript.files.append(sub.files[0])
-        transcript.subagents.append(name)
-        transcript.problems.extend(f"subagent {agent_id}: {problem}" for problem in sub.problems)
-        for call in sub.calls:
-            call.source, call.agent, call.depth, call.parent = source, agent_id, call.depth + 1, parent
-        children.setdefault(parent, []).extend(sub.calls)
-    if children:
-        transcript.calls = _spliced(parsed, children)
-
-
-def _spliced(parsed: Parsed, children: dict[int, list[ToolCall]]) -> list[ToolCall]:
-    """The main calls with each one's subagent calls after it, numbered again in that order."""
-    ordered: list[ToolCall] = []
-    new_index: dict[tuple[int, int], int] = {}
-    for call in parsed.calls:
-        new_index[(0, call.index)] = len(ordered)
-        ordered.append(call)
-        for child in children.get(call.index, ()):
-            new_index[(child.source, child.index)] = len(ordered)
-            ordered.append(child)
-    for call in ordered:
-        if call.parent is not None:
-            call.parent = new_index[(0, call.parent)]
-    for event in parsed.events:
-        if event.call is not None:
-            event.call = new_index[(0, event.call)]
-    for number, call in enumerate(ordered):
-        call.index = number
-    parsed.calls = ordered
-    return ordered
 
 
 def sniff(path: str, records: int = 20) -> str | None:

@@ -8,6 +8,7 @@ import re
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
 from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
@@ -251,10 +252,25 @@ class AgentPagerApp(ReportsFailures, App[None]):
     # -- transcripts ------------------------------------------------------------------------------
 
     def _show_transcript(self, replayer: Replayer) -> None:
-        if self.is_screen_installed("transcript"):
-            self.uninstall_screen("transcript")
-        self.install_screen(TranscriptScreen(replayer.transcript, replayer), "transcript")
-        self.push_screen("transcript")
+        """Show a transcript in place of the last one. When the last one is under the session browser
+        (opened from it), it leaves the stack and the browser stays under the new one."""
+
+        async def show() -> None:
+            if self.is_screen_installed("transcript"):
+                old = self.get_screen("transcript")
+                kept: list[Screen[Any]] = []
+                if old in self.screen_stack:
+                    above = self.screen_stack[self.screen_stack.index(old) + 1 :]
+                    kept = [screen for screen in above if self.is_screen_installed(screen)]
+                    for _ in range(len(above) + 1):
+                        await self.pop_screen()
+                self.uninstall_screen("transcript")
+                for screen in kept:
+                    await self.push_screen(screen)
+            self.install_screen(TranscriptScreen(replayer.transcript, replayer), "transcript")
+            await self.push_screen("transcript")
+
+        self.call_later(show)
 
     def action_transcript(self) -> None:
         """Show the transcript again, or open the one the tree offered."""
@@ -279,11 +295,15 @@ class AgentPagerApp(ReportsFailures, App[None]):
     # -- sessions ---------------------------------------------------------------------------------
 
     def action_sessions(self) -> None:
-        """Browse every agent session on this machine."""
+        """Browse every agent session on this machine (back to the browser when a session was opened
+        from it: it is in the stack once)."""
         if not self.is_screen_installed("sessions"):
             self.install_screen(SessionsScreen(self.sessions_home), "sessions")
-        if self.screen is not self.get_screen("sessions"):
-            self.push_screen("sessions")
+        sessions = self.get_screen("sessions")
+        if sessions not in self.screen_stack:
+            self.push_screen(sessions)
+        while self.screen is not sessions:
+            self.pop_screen()
 
     @on(SessionsScreen.OpenSession)
     def _open_session(self, event: SessionsScreen.OpenSession) -> None:

@@ -26,11 +26,12 @@ BAR_WIDTH = 32
 def chart(report: ContextReport, width: int = BAR_WIDTH) -> Text:
     """One bar per model turn, then the costliest tool outputs."""
     out = Text(no_wrap=True)
-    if not report.turns:
-        out.append("No model turns recorded.\n", "dim")
     windows = [turn.window for turn in report.turns if turn.window]
     scale = max([*windows, *(turn.context for turn in report.turns), 1])
-    out.append(f"turn {'context (█ sent, ▓ tool outputs, · window left)':<{width + 2}}   tokens   window\n", "bold")
+    if report.turns:
+        out.append(f"turn {'context (█ sent, ▓ tool outputs, · window left)':<{width + 2}}   tokens   window\n", "bold")
+    else:
+        out.append("No model turns recorded.\n", "dim")
     for turn in report.turns:
         window = turn.window or scale
         sent = round(width * min(turn.context, window) / window)
@@ -55,6 +56,10 @@ def chart(report: ContextReport, width: int = BAR_WIDTH) -> Text:
 
 class ContextView(VerticalScroll):
     """The chart of a transcript's context, computed in a worker (it counts every tool output)."""
+
+    DEFAULT_CSS = """
+    ContextView #chart { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
 
     def __init__(self, transcript: Transcript, **kwargs: Any) -> None:
         super().__init__(**kwargs)

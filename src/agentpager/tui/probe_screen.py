@@ -208,7 +208,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             if comparison.exact
             else Text("No difference but for the parts that change from run to run (see above).", "green")
             if comparison.same
-            else difference(comparison.profile_text, comparison.agent_text, self.size.width, names)
+            else difference(comparison.profile_text, comparison.agent_text, names)
         )
         post(AgentAnswered(AgentAnswer(result, comparison, shown)))
 

@@ -10,9 +10,9 @@ being written.
 
 from __future__ import annotations
 
-import re
+import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -20,6 +20,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.events import Resize
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -30,21 +31,29 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from agentpager.transcripts import Transcript, short_arguments
+from agentpager.fileview import Cancelled, ViewError
+from agentpager.transcripts import Transcript, TranscriptError, short_arguments
 from agentpager.transcripts.formats import ToolCall
 from agentpager.transcripts.replay import Replay, Replayer
 from agentpager.tui.context_view import ContextView
 from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.lines import smart_case
 from agentpager.tui.output_area import OutputArea
+from agentpager.tui.rows import row_styles
 from agentpager.tui.screens.prompt import PromptScreen
-from agentpager.wording import plural
+from agentpager.wording import byte_size, plural
 from agentpager.workspace import Workspace
 
-COLUMNS = "    #  turn  tool              recorded        tokens  replay          arguments"
+if TYPE_CHECKING:
+    from agentpager.fileview import Matcher
+
+COLUMNS = f"{'#':>5}  {'turn':>4}  {'tool':<16}  {'recorded':<14}  {'tokens':>6}  {'replay':<14}  arguments"
+NARROW_COLUMNS = f"{'#':>5}  {'tool':<12}  {'chars':>7}  {'tokens':>6}  {'replay':<9}  arguments"
+"""Below WIDE_FROM columns: no turn (the line under the list says it), shorter tool, size and status."""
+WIDE_FROM = 120
+SHORT_STATUS = {"not replayable": "not repl."}
 FILTERS = ("all calls", "calls that differ", "errors", "this tool")
-SEARCH_PATTERN_LIMIT = 500
-"""Longer search patterns are refused (plain ``re``: a bounded pattern keeps a search interruptible)."""
 FOLLOW_SECONDS = 0.5
 
 
@@ -96,19 +105,27 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         super().__init__(**kwargs)
         self.calls = calls
         self.rows: list[int] = list(range(len(calls)))
-        """The calls shown, by index (all of them unless filtered)."""
-        self.summaries: dict[int, Summary] = {}
+        """The calls shown, by their place in ``calls`` (all of them unless filtered)."""
+        self.summaries: dict[ToolCall, Summary] = {}
         self.virtual_size = Size(200, len(self.rows))
 
-    def show_rows(self, rows: list[int]) -> None:
-        """Show these calls; the cursor stays on the same call when it is still shown."""
-        current = self.current
+    def show_rows(self, rows: list[int], calls: list[ToolCall] | None = None) -> None:
+        """Show these calls (of ``calls``, when the list changed); the cursor stays on the same call
+        when it is still shown."""
+        current = self.current_call
+        self.calls = self.calls if calls is None else calls
         self.rows = rows
         self.virtual_size = Size(200, len(rows))
-        self.cursor = rows.index(current) if current in rows else 0
+        shown = [self.calls[row] for row in rows]
+        self.cursor = shown.index(current) if current in shown else 0
         self.refresh()
         if rows:
             self.post_message(self.Highlighted(self.rows[self.cursor]))
+
+    @property
+    def current_call(self) -> ToolCall | None:
+        current = self.current
+        return None if current is None else self.calls[current]
 
     @property
     def current(self) -> int | None:
@@ -116,7 +133,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._styles = {name: self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES}
+        self._styles = row_styles(self)
         self._base = self.rich_style
         return super().render_lines(crop)
 
@@ -127,19 +144,22 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         if row >= len(self.rows):
             return Strip.blank(width, self._base)
         call = self.calls[self.rows[row]]
-        summary = self.summaries.get(call.index)
-        recorded = "no result" if call.result is None else plural(call.result.chars, "char")
+        summary = self.summaries.get(call)
+        narrow = self.size.width < WIDE_FROM
         error = call.result is not None and call.result.is_error
         status = summary.status if summary else "…"
         tokens = "" if summary is None or summary.tokens is None else f"{summary.tokens:,}"
+        tool = f"{'  ' * call.depth}{call.tool}"
         line = Text(no_wrap=True, end="")
-        line.append(
-            f"{call.index:>5}  {call.turn:>4}  {'  ' * call.depth}{call.tool[: 16 - 2 * call.depth]:<{16 - 2 * call.depth}}  "
-        )
-        line.append(f"{recorded:<14}", self._styles["calllist--error"] if error else None)
+        if narrow:
+            line.append(f"{call.index:>5}  {tool[:12]:<12}  ")
+            line.append(f"{_recorded_size(call, short=True):>7}", self._styles["calllist--error"] if error else None)
+        else:
+            line.append(f"{call.index:>5}  {call.turn:>4}  {tool[:16]:<16}  ")
+            line.append(f"{_recorded_size(call):<14}", self._styles["calllist--error"] if error else None)
         line.append(f"  {tokens:>6}  ")
         style = {"same": "calllist--same", "differs": "calllist--differs"}.get(status, "calllist--muted")
-        line.append(f"{status:<14}", self._styles[style])
+        line.append(f"{SHORT_STATUS.get(status, status):<9}" if narrow else f"{status:<14}", self._styles[style])
         line.append(f"  {short_arguments(call.arguments, 200)}", self._styles["calllist--muted"])
         row_style = self._base + self._styles["calllist--cursor"] if row == self.cursor else self._base
         strip = Strip(list(line.render(self.app.console))).apply_style(row_style)
@@ -193,14 +213,14 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             self.replay = replay
 
     class _Replayed(Message):
-        def __init__(self, summaries: dict[int, Summary]) -> None:
+        def __init__(self, summaries: dict[ToolCall, Summary]) -> None:
             super().__init__()
             self.summaries = summaries
 
     class _Grew(Message):
-        def __init__(self, new_calls: int) -> None:
+        def __init__(self, calls: list[ToolCall]) -> None:
             super().__init__()
-            self.new_calls = new_calls
+            self.calls = calls
 
     def __init__(self, transcript: Transcript, replayer: Replayer) -> None:
         super().__init__()
@@ -208,14 +228,17 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self.replayer = replayer
         self.filter = 0
         self.tool_filter = ""
-        self.search_rows: list[int] | None = None
+        self.search_hits: set[ToolCall] | None = None
         self.search_text = ""
         self.replay: Replay | None = None
         self.follow_timer: Timer | None = None
+        self.reading_on = threading.Lock()
+        """Held while the session is read on (a read that takes longer than FOLLOW_SECONDS is not
+        joined by a second one)."""
 
     def compose(self) -> ComposeResult:
         yield Static(self._about(), id="about")
-        yield Static(COLUMNS, id="columns")
+        yield Static(COLUMNS if self.app.size.width >= WIDE_FROM else NARROW_COLUMNS, id="columns")
         yield CallList(self.transcript.calls, id="calls")
         with Vertical(id="detail"):
             yield Static("", id="summary")
@@ -243,12 +266,15 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         )
 
     def _shown_note(self) -> str:
-        if self.filter == 0 and self.search_rows is None:
+        if self.filter == 0 and self.search_hits is None:
             return ""
         parts = [] if self.filter == 0 else [f"{self.tool_filter} calls" if self.filter == 3 else FILTERS[self.filter]]
-        if self.search_rows is not None:
+        if self.search_hits is not None:
             parts.append(f"matching /{self.search_text}/")
         return " · showing " + ", ".join(parts)
+
+    def on_resize(self, event: Resize) -> None:
+        self.query_one("#columns", Static).update(COLUMNS if event.size.width >= WIDE_FROM else NARROW_COLUMNS)
 
     def on_mount(self) -> None:
         self.query_one(CallList).focus()
@@ -260,13 +286,13 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     @work(thread=True, group="replay", exit_on_error=False)
     def _replay_all(self, calls: list[ToolCall], replayer: Replayer) -> None:
         worker = get_current_worker()
-        batch: dict[int, Summary] = {}
+        batch: dict[ToolCall, Summary] = {}
         for call in calls:
             if worker.is_cancelled:
                 return
             replay = replayer.replay(call)
             tokens = None if replay.recorded is None else Workspace.count_tokens(replay.recorded)
-            batch[call.index] = Summary(replay.status, tokens)
+            batch[call] = Summary(replay.status, tokens)
             if len(batch) >= 200:
                 self.post_message(self._Replayed(batch))
                 batch = {}
@@ -276,7 +302,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _replayed(self, event: _Replayed) -> None:
         calls = self.query_one(CallList)
         calls.summaries.update(event.summaries)
-        if self.filter == 1:
+        if self.filter in (1, 2):  # replayed, and read: a skimmed output's error flag is known now
             self._apply_filter()
         calls.refresh()
 
@@ -285,13 +311,13 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self._show(event.index)
 
     def _show(self, index: int) -> None:
-        self._load(self.transcript.calls[index], self.size.width)
+        self._load(self.query_one(CallList).calls[index])
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
-    def _load(self, call: ToolCall, width: int) -> None:
+    def _load(self, call: ToolCall) -> None:
         """Replay the call and diff the outputs off the UI thread (outputs can be megabytes)."""
         replay = self.replayer.replay(call)
-        shown = difference(replay.recorded, None if replay.result is None else replay.result.text, width)
+        shown = difference(replay.recorded, None if replay.result is None else replay.result.text)
         self.app.call_from_thread(self._display, replay, shown, self._conversation(call))
 
     def _display(self, replay: Replay, shown: RenderableType, conversation: Text) -> None:
@@ -320,7 +346,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _conversation(self, call: ToolCall) -> Text:
         """The prompts, text and thinking between the previous call of the main agent and the next."""
         events = self.transcript.events
-        positions = [n for n, event in enumerate(events) if event.kind == "call" and event.call == call.index]
+        positions = [n for n, event in enumerate(events) if event.tool_call is call]
         out = Text()
         if not positions:
             out.append("(a subagent's call: its conversation is in its own transcript)", "dim")
@@ -356,16 +382,19 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         shown = f"{self.tool_filter} calls" if FILTERS[self.filter] == "this tool" else FILTERS[self.filter]
         self.notify(f"Showing {shown}.")
 
-    def _apply_filter(self) -> None:
-        calls = self.query_one(CallList)
-        rows = self.search_rows if self.search_rows is not None else list(range(len(self.transcript.calls)))
+    def _apply_filter(self, calls: list[ToolCall] | None = None) -> None:
+        """Show the calls the filter and the search let through (of ``calls``, when the list changed)."""
+        shown = self.query_one(CallList)
+        every = shown.calls if calls is None else calls
+        hits = self.search_hits
+        rows = [n for n, call in enumerate(every) if hits is None or call in hits]
         if self.filter == 1:
-            rows = [i for i in rows if calls.summaries.get(i, Summary("", None)).status in ("differs", "uncertain")]
+            rows = [n for n in rows if (s := shown.summaries.get(every[n])) and s.status in ("differs", "uncertain")]
         elif self.filter == 2:
-            rows = [i for i in rows if (r := self.transcript.calls[i].result) is not None and r.is_error]
+            rows = [n for n in rows if (r := every[n].result) is not None and r.is_error]
         elif self.filter == 3:
-            rows = [i for i in rows if self.transcript.calls[i].tool == self.tool_filter]
-        calls.show_rows(rows)
+            rows = [n for n in rows if every[n].tool == self.tool_filter]
+        shown.show_rows(rows, calls)
         self.query_one("#about", Static).update(self._about())
 
     def action_search(self) -> None:
@@ -373,47 +402,37 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             if pattern is None:
                 return
             if not pattern:
-                self.search_rows = None
+                self.search_hits = None
                 self._apply_filter()
                 return
             self.search_text = pattern
-            self._search(re.compile(pattern, re.IGNORECASE))
+            self._search(smart_case(pattern))
 
+        hint = "Case matters only with a capital letter."
         self.app.push_screen(
-            PromptScreen("Search the session (regex; empty: all calls)", "pattern", _pattern_problem), searched
+            PromptScreen("Search the session (regex; empty: all calls)", "pattern", _pattern_problem, hint=hint),
+            searched,
         )
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, pattern: re.Pattern[str]) -> None:
-        """Calls whose arguments, output or surrounding conversation match."""
-        worker = get_current_worker()
-        transcript = self.transcript
-        found: set[int] = set()
-        last_call: int | None = None
-        pending_text = False
-        for event in transcript.events:  # conversation matches count for the next call
-            if event.kind == "call" and event.call is not None:
-                if pending_text:
-                    found.add(event.call)
-                pending_text, last_call = False, event.call
-            elif pattern.search(event.text):
-                pending_text = True
-        if pending_text and last_call is not None:
-            found.add(last_call)
-        for call in transcript.calls:
-            if worker.is_cancelled:
-                return
-            if call.index not in found and (
-                pattern.search(short_arguments(call.arguments, 100_000))
-                or pattern.search(transcript.recorded(call) or "")
-            ):
-                found.add(call.index)
-        self.app.call_from_thread(self._searched, sorted(found))
+    def _search(self, pattern: Matcher) -> None:
+        """Calls whose arguments, output or surrounding conversation match: in linear time (RE2), or
+        by ``re`` in a child process, stopped past its time limit or when the search is replaced."""
+        try:
+            found = self.transcript.search(pattern, get_current_worker().cancelled_event)
+        except Cancelled:
+            return
+        except TranscriptError as error:  # re, in its child, took too long or refused the pattern
+            self.app.call_from_thread(self.notify, f"Cannot search: {error}", severity="warning")
+            return
+        finally:
+            pattern.close()
+        self.app.call_from_thread(self._searched, found)
 
-    def _searched(self, rows: list[int]) -> None:
-        self.search_rows = rows
+    def _searched(self, hits: set[ToolCall]) -> None:
+        self.search_hits = hits
         self._apply_filter()
-        self.notify(f"{plural(len(rows), 'call')} match /{self.search_text}/.")
+        self.notify(f"{plural(len(hits), 'call')} match /{self.search_text}/.")
 
     # -- follow -----------------------------------------------------------------------------------------
 
@@ -422,8 +441,11 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             self.follow_timer.stop()
             self.follow_timer = None
             self.notify("Stopped following the session.")
-        elif self.transcript.collector is None or self.transcript.subagents:
-            self.notify("Only a JSON Lines session without subagent files can be followed.", severity="warning")
+        elif self.transcript.collector is None:
+            self.notify(
+                "Only a JSON Lines session can be followed: this one is one JSON document, written whole.",
+                severity="warning",
+            )
             return
         else:
             self.follow_timer = self.set_interval(FOLLOW_SECONDS, self._read_on)
@@ -433,22 +455,26 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _read_on(self) -> None:
         self._follow()
 
-    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    @work(thread=True, group="follow", exit_on_error=False)
     def _follow(self) -> None:
-        before = len(self.transcript.calls)
-        added = self.transcript.follow()
-        if added:
-            self.post_message(self._Grew(added))
-            self._replay_all(self.transcript.calls[before:], self.replayer)
+        if not self.reading_on.acquire(blocking=False):
+            return  # the last read is still going on
+        try:
+            known = set(self.transcript.calls)
+            if self.transcript.follow():
+                calls = self.transcript.calls
+                self.post_message(self._Grew(calls))
+                self._replay_all([call for call in calls if call not in known], self.replayer)
+        finally:
+            self.reading_on.release()
 
     @on(_Grew)
     def _grew(self, event: _Grew) -> None:
-        calls = self.query_one(CallList)
-        calls.calls = self.transcript.calls
-        at_end = calls.cursor >= len(calls.rows) - 1
-        self._apply_filter()
-        if at_end and calls.rows:
-            calls.cursor = len(calls.rows) - 1
+        shown = self.query_one(CallList)
+        at_end = shown.cursor >= len(shown.rows) - 1
+        self._apply_filter(event.calls)
+        if at_end and shown.rows:
+            shown.cursor = len(shown.rows) - 1
         self.query_one(ContextView).refresh_report()
 
     # -- actions ----------------------------------------------------------------------------------------
@@ -468,9 +494,9 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             self.app.copy_to_clipboard(text)
 
     def action_open_call(self) -> None:
-        current = self.query_one(CallList).current
+        current = self.query_one(CallList).current_call
         if current is not None:
-            self._open(self.transcript.calls[current])
+            self._open(current)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
     def _open(self, call: ToolCall) -> None:
@@ -481,13 +507,21 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self.post_message(self.OpenCall(replay))
 
 
+def _recorded_size(call: ToolCall, short: bool = False) -> str:
+    """The recorded output's size: its characters, or (until it is read) ``≤`` its record's bytes;
+    ``short``: without the word "chars"."""
+    if call.result is None:
+        return "none" if short else "no result"
+    if call.result.chars is None:
+        return f"≤{byte_size(call.result.where.size)}"
+    return f"{call.result.chars:,}" if short else plural(call.result.chars, "char")
+
+
 def _pattern_problem(text: str) -> str | None:
-    if len(text) > SEARCH_PATTERN_LIMIT:
-        return f"At most {SEARCH_PATTERN_LIMIT} characters."
     try:
-        re.compile(text)
-    except re.error as error:
-        return f"Not a regex: {error}."
+        smart_case(text).close()
+    except ViewError as error:
+        return f"Invalid regex: {error.message}"
     return None
 
 

@@ -93,7 +93,13 @@ def collect(records: Iterable[Record | BadRecord], lookahead: int = 20) -> Colle
 
 
 def feed(collector: Collector, item: Record | BadRecord) -> None:
-    """One record into ``collector``; what cannot be read is noted as a problem and skipped."""
+    """One record into ``collector``; what cannot be read is noted as a problem and skipped. A long
+    line read at its ends only is read whole unless the collector needs no more of it."""
+    if isinstance(item, Record) and item.skim is not None and not collector.skims(item):
+        try:
+            item = item.skim.whole()
+        except OSError as error:
+            item = BadRecord(item.where, f"could not be read again ({error})")
     if isinstance(item, BadRecord):
         collector.parsed.problems.append(f"{item.where.describe()}: {item.problem}, skipped")
         return

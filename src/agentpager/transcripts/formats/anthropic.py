@@ -9,6 +9,7 @@ from typing import Any
 
 from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number, text_of_content
 from agentpager.transcripts.records import Location, Record
+from agentpager.transcripts.skim import is_cut
 
 
 def is_prompt(message: dict[str, Any]) -> bool:
@@ -41,9 +42,12 @@ def read_blocks(collector: Collector, message: Any, where: Location, unchanged: 
         elif kind == "tool_use":
             collector.call(block.get("id"), block.get("name"), block.get("input", {}), where)
         elif kind == "tool_result":
-            text = text_of_content(block.get("content"), "\n")
+            if is_cut(block.get("content")):  # a long output, skimmed: counted when it is read
+                chars, is_error = None, block.get("is_error")
+            else:
+                chars, is_error = len(text_of_content(block.get("content"), "\n")), block.get("is_error", False)
             reference = ResultRef(
-                where, index, len(text), bool(block.get("is_error", False)), unchanged, collector.timestamp
+                where, index, chars, None if is_error is None else bool(is_error), unchanged, collector.timestamp
             )
             collector.result(block.get("tool_use_id"), reference)
 

@@ -27,16 +27,21 @@ class ResultRef:
     where: Location
     block: int
     """Index of the result in the record (a content block, a tool call), or -1 for the whole record."""
-    chars: int
+    chars: int | None
+    """Characters of the output; None until it is read, when its record was long and only skimmed
+    (``where.size`` bounds it meanwhile)."""
     is_error: bool | None
     unchanged: bool = False
     """The agent answered with a stub because the file had not changed since an earlier read."""
     timestamp: str = ""
 
 
-@dataclass
+@dataclass(eq=False)
 class ToolCall:
+    """One call (compared by identity: a transcript's calls are its own)."""
+
     index: int
+    """Its number in the transcript's list (subagents' calls under the call that started them)."""
     turn: int
     """The user turn it belongs to (1-based)."""
     call_id: str
@@ -54,10 +59,15 @@ class ToolCall:
     """The subagent that made it (``""``: the main agent)."""
     depth: int = 0
     """0 for the main agent's calls, 1 for its subagents' and so on."""
-    parent: int | None = None
+    starter: ToolCall | None = None
     """The call that started the subagent that made this one."""
     source: int = 0
     """Which of the transcript's files holds the call (0: the transcript, then its subagents' files)."""
+
+    @property
+    def parent(self) -> int | None:
+        """The number of the call that started the subagent that made this one."""
+        return None if self.starter is None else self.starter.index
 
 
 @dataclass
@@ -68,10 +78,15 @@ class Event:
     turn: int
     where: Location
     text: str
-    """The text (cut at EVENT_TEXT_CHARS), or the call's index as text for ``call``."""
+    """The text (cut at EVENT_TEXT_CHARS); empty for ``call``."""
     chars: int
-    call: int | None = None
+    tool_call: ToolCall | None = None
     timestamp: str = ""
+
+    @property
+    def call(self) -> int | None:
+        """The number of the call, for a ``call`` event."""
+        return None if self.tool_call is None else self.tool_call.index
 
 
 @dataclass
@@ -114,7 +129,7 @@ class Parsed:
     session_id: str = ""
     started: str = ""
     ended: str = ""
-    subagent_ids: dict[str, int] = field(default_factory=dict)
+    subagent_ids: dict[str, ToolCall] = field(default_factory=dict)
     """Subagent id -> the call that started it (to find its transcript)."""
 
 
@@ -154,6 +169,13 @@ class Collector:
     """Feeds on records; pairs results with calls by id when ids are unique, else in order."""
 
     format = ""
+    call_markers: tuple[bytes, ...] = ()
+    """Byte strings that occur once per tool call in a log of this format, outside JSON strings
+    (where quotes are escaped): calls are counted by searching for them, without parsing."""
+    turn_markers: tuple[bytes, ...] = ()
+    """Byte strings in every record that can hold a model turn's usage (or the model's name)."""
+    prompt_markers: tuple[bytes, ...] = ()
+    """Byte strings in every record that can hold a user's prompt."""
 
     def __init__(self) -> None:
         self.parsed = Parsed(self.format)
@@ -163,8 +185,8 @@ class Collector:
         self.timestamp = ""
         self.agent = ""
         self.depth = 0
-        self.parent: int | None = None
-        self._waiting: OrderedDict[int, ToolCall] = OrderedDict()
+        self.starter: ToolCall | None = None
+        self._waiting: OrderedDict[ToolCall, None] = OrderedDict()
         self._waiting_by_id: dict[str, list[ToolCall]] = {}
         self._results = 0
         self.answered: list[ToolCall] = []
@@ -185,12 +207,12 @@ class Collector:
             timestamp=self.timestamp,
             agent=self.agent,
             depth=self.depth,
-            parent=self.parent,
+            starter=self.starter,
         )
         self.parsed.calls.append(call)
-        self._waiting[call.index] = call
+        self._waiting[call] = None
         self._waiting_by_id.setdefault(call.call_id, []).append(call)
-        self.parsed.events.append(Event("call", call.turn, where, "", 0, call.index, self.timestamp))
+        self.parsed.events.append(Event("call", call.turn, where, "", 0, call, self.timestamp))
         return call
 
     def result(self, call_id: Any, reference: ResultRef) -> ToolCall | None:
@@ -198,9 +220,9 @@ class Collector:
             self.parsed.problems.append(f"{reference.where.describe()}: a result for no call, skipped")
             return None
         same_id = self._waiting_by_id.get(str(call_id or ""), [])
-        call = same_id[0] if call_id and len(same_id) == 1 else next(iter(self._waiting.values()))
+        call = same_id[0] if call_id and len(same_id) == 1 else next(iter(self._waiting))
         call.result = reference
-        del self._waiting[call.index]
+        del self._waiting[call]
         waiting = self._waiting_by_id[call.call_id]
         waiting.remove(call)
         if not waiting:
@@ -211,7 +233,7 @@ class Collector:
 
     def waiting(self) -> list[ToolCall]:
         """Calls still waiting for their result, oldest first."""
-        return list(self._waiting.values())
+        return list(self._waiting)
 
     def say(self, kind: EventKind, text: str, where: Location) -> None:
         """A prompt, a piece of assistant text or thinking; a prompt starts a new turn."""
@@ -266,7 +288,13 @@ class Collector:
         raise NotImplementedError
 
     @classmethod
-    def subagent_files(cls, path: str, agent_ids: dict[str, int]) -> list[tuple[str, str]]:
+    def skims(cls, record: Record) -> bool:
+        """Whether what the ends of a long line show (``record.skim``) is all this format needs of
+        it: a tool output it does not have to read to place. Otherwise the line is read whole."""
+        return False
+
+    @classmethod
+    def subagent_files(cls, path: str, agent_ids: dict[str, ToolCall]) -> list[tuple[str, str]]:
         """(agent id, path) of the subagents' own transcripts of the transcript at ``path``."""
         return []
 

@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from agentpager.transcripts.formats.anthropic import block_result, read_blocks, usage_turn
-from agentpager.transcripts.formats.base import Collector
+from agentpager.transcripts.formats.base import Collector, ToolCall
 from agentpager.transcripts.records import Record
 
 TASK_TOOLS = ("Task", "Agent")
@@ -30,10 +30,13 @@ _AGENT_ID = re.compile(r"agentId: ([\w-]+)")
 
 class ClaudeCode(Collector):
     format = "claude-code"
+    call_markers = (b'"type":"tool_use"', b'"type": "tool_use"')
+    turn_markers = (b'"usage"',)
+    prompt_markers = (b'"type":"user"', b'"type": "user"')
 
     def __init__(self) -> None:
         super().__init__()
-        self._sidechain_parent: int | None = None
+        self._sidechain_starter: ToolCall | None = None
 
     @classmethod
     def recognises(cls, record: Record) -> bool:
@@ -43,6 +46,21 @@ class ClaudeCode(Collector):
             and value.get("type") in ("user", "assistant", "system", "summary")
             and ("message" in value or "sessionId" in value or value.get("subtype") == "init")
         )
+
+    @classmethod
+    def skims(cls, record: Record) -> bool:
+        """A user line whose head ends inside a tool_result's content. Claude Code writes one result
+        per line (each with its one ``toolUseResult``); a tail that names a ``tool_use_id`` would
+        mean more, and a sidechain line that does not say its agent is read whole (it places calls)."""
+        value, skim = record.value, record.skim
+        if skim is None or value.get("type") != "user" or len(skim.cut) < 4:
+            return False
+        if skim.cut[:2] != ("message", "content") or skim.cut[3] != "content" or '"tool_use_id"' in skim.tail:
+            return False
+        if value.get("isSidechain") and not value.get("agentId"):
+            return False
+        block = value["message"]["content"][skim.cut[2]]
+        return isinstance(block, dict) and block.get("type") == "tool_result"
 
     def feed(self, record: Record) -> None:
         line = record.value
@@ -74,12 +92,12 @@ class ClaudeCode(Collector):
     def _place(self, sidechain: bool) -> None:
         """Sidechain lines belong to the subagent of the latest Task call still waiting for its result."""
         if not sidechain:
-            self.depth, self.parent, self.agent = 0, None, ""
+            self.depth, self.starter, self.agent = 0, None, ""
             return
         if self.depth == 0:
             waiting = [call for call in self.waiting() if call.tool in TASK_TOOLS]
-            self._sidechain_parent = waiting[-1].index if waiting else None
-        self.depth, self.parent = 1, self._sidechain_parent
+            self._sidechain_starter = waiting[-1] if waiting else None
+        self.depth, self.starter = 1, self._sidechain_starter
         self.agent = "sidechain"
 
     def _note_subagent(self, structured: dict[str, Any]) -> None:
@@ -92,10 +110,10 @@ class ClaudeCode(Collector):
             found = _AGENT_ID.search(str(structured.get("content", "")))
             agent_id = found.group(1) if found else None
         if agent_id:
-            self.parsed.subagent_ids[str(agent_id)] = tasks[-1].index
+            self.parsed.subagent_ids[str(agent_id)] = tasks[-1]
 
     @classmethod
-    def subagent_files(cls, path: str, agent_ids: dict[str, int]) -> list[tuple[str, str]]:
+    def subagent_files(cls, path: str, agent_ids: dict[str, ToolCall]) -> list[tuple[str, str]]:
         """``<session>/subagents/agent-<id>.jsonl`` (2.x), else ``agent-<id>.jsonl`` beside the session
         for the ids its Task results name (1.x); compaction agents (``agent-acompact-*``) left out."""
         stem = os.path.splitext(path)[0]

@@ -21,13 +21,22 @@ from typing import Any
 
 from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number, text_of_content
 from agentpager.transcripts.records import Record
+from agentpager.transcripts.skim import is_cut
 
 _ENVELOPES = ("session_meta", "response_item", "turn_context", "event_msg", "compacted")
+_OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 _CONTEXT_TAGS = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<permissions")
 
 
 class Codex(Collector):
     format = "codex"
+    call_markers = tuple(
+        marker
+        for kind in (b"function_call", b"custom_tool_call", b"local_shell_call")
+        for marker in (b'"type":"' + kind + b'"', b'"type": "' + kind + b'"')
+    )
+    turn_markers = (b'"token_count"', b'"turn_context"')
+    prompt_markers = (b'"role":"user"', b'"role": "user"')
 
     def __init__(self) -> None:
         super().__init__()
@@ -44,6 +53,15 @@ class Codex(Collector):
         if isinstance(session, dict) and "instructions" in session:  # the TypeScript CLI's document
             return True
         return {"id", "timestamp", "instructions"} <= value.keys()  # the legacy first line
+
+    @classmethod
+    def skims(cls, record: Record) -> bool:
+        """A tool output whose head ends inside its ``output``: the call it answers is named before it."""
+        value, skim = record.value, record.skim
+        if skim is None:
+            return False
+        item, cut = (value.get("payload"), skim.cut[1:]) if skim.cut[:1] == ("payload",) else (value, skim.cut)
+        return isinstance(item, dict) and item.get("type") in _OUTPUTS and cut[:1] == ("output",)
 
     def feed(self, record: Record) -> None:
         line = record.value
@@ -112,9 +130,13 @@ class Codex(Collector):
             self.call(item.get("call_id"), item.get("name"), {"input": item.get("input")}, where)
         elif kind == "local_shell_call":
             self.call(item.get("call_id") or item.get("id"), "local_shell", item.get("action", {}), where)
-        elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
-            text, is_error = self.result_text(record.value, -1)
-            self.result(item.get("call_id"), ResultRef(where, -1, len(text), is_error, timestamp=self.timestamp))
+        elif kind in _OUTPUTS:
+            if is_cut(item.get("output")):  # a long output, skimmed: counted when it is read
+                chars, is_error = None, None
+            else:
+                text, is_error = self.result_text(record.value, -1)
+                chars = len(text)
+            self.result(item.get("call_id"), ResultRef(where, -1, chars, is_error, timestamp=self.timestamp))
 
     @staticmethod
     def result_text(value: Any, block: int) -> tuple[str, bool | None]:

@@ -54,6 +54,9 @@ def _response_text(result: Any) -> tuple[str, bool | None]:
 
 class Gemini(Collector):
     format = "gemini"
+    call_markers = (b'"functionResponse"',)
+    turn_markers = (b'"tokens"', b'"model"')
+    prompt_markers = (b'"type":"user"', b'"type": "user"')
 
     @classmethod
     def recognises(cls, record: Record) -> bool:
@@ -68,9 +71,11 @@ class Gemini(Collector):
         value = record.value
         if not isinstance(value, dict):
             return
-        if "projectHash" in value or "sessionId" in value:
-            self.saw(value.get("startTime"))
+        # A .json chat's members come one record each (``{"startTime": ...}``), a .jsonl's together.
+        if "sessionId" in value:
             self.parsed.session_id = self.parsed.session_id or str(value.get("sessionId") or "")
+        if "startTime" in value:
+            self.saw(value.get("startTime"))
         if "lastUpdated" in value:
             self.saw(value.get("lastUpdated"))
         if "id" not in value or "type" not in value:
