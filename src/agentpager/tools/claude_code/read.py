@@ -30,8 +30,8 @@ from agentpager.engine.textfile import TextFile, TextReader, path_of
 from agentpager.engine.tokens import count_tokens
 from agentpager.tools.base import Call
 from agentpager.tools.errors import ToolError
-from agentpager.tools.jsdiff_hunks import hunks_of_window
-from agentpager.tools.jsstrings import js_length, js_trim
+from agentpager.tools.js.diff_hunks import hunks_of_window
+from agentpager.tools.js.strings import js_length, js_trim
 from agentpager.tools.paths import Resolved
 
 MAX_SIZE_BYTES = 256 * 1024

@@ -27,8 +27,8 @@ import stat
 from collections.abc import Callable
 
 from agentpager.engine.beneath import open_beneath
-from agentpager.tools.jsstrings import js_trim
-from agentpager.tools.node_ignore import Ignore
+from agentpager.tools.js.ignore import Ignore
+from agentpager.tools.js.strings import js_trim
 from agentpager.tools.paths import is_within
 
 CONTEXT_FILE = "GEMINI.md"

@@ -20,7 +20,7 @@ import stat
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
-from agentpager.tools.jsstrings import js_length, js_prefix
+from agentpager.tools.js.strings import js_length, js_prefix
 from agentpager.tools.paths import Placed
 
 MAX_LINES = 2000

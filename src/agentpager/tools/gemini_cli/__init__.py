@@ -9,10 +9,10 @@ as ``packages/core/src/tools/*.ts`` in the repository):
   ``resolveDefensiveToolPath``, 252335), ``start_line``/``end_line`` (1-based, inclusive); checks in
   order: empty path, the workspace, ``start_line`` after ``end_line``, the ignore files. A text read
   that shows less than the whole file gets the header ``IMPORTANT: The file content has been
-  truncated.`` with the lines shown and the next ``start_line``. The file's content: ``gemini_content``.
+  truncated.`` with the lines shown and the next ``start_line``. The file's content: ``content.py``.
 - ``tools/ls.ts`` (312763-312944): ``dir_path``, ``ignore`` (globs on names: ``*`` and ``?``),
   ``file_filtering_options``; ``Directory listing for PATH:``, directories first as ``[DIR] name``,
-  then ``name (N bytes)``, each group in ``localeCompare`` order (``icu_collation``), then
+  then ``name (N bytes)``, each group in ``localeCompare`` order (``js/collation.py``), then
   ``(N ignored)`` for entries the ignore files hid. Entries that cannot be stat'ed (a dangling link)
   and blocked names (``.git``, ``.env``, ``node_modules``) are left out uncounted.
 - ``tools/read-many-files.ts`` (389885-390150) as ``cli/src/ui/hooks/atCommandProcessor.ts`` runs it for
@@ -59,7 +59,7 @@ from agentpager.tools.base import (
     move_end_with_start,
 )
 from agentpager.tools.errors import ToolError
-from agentpager.tools.gemini_content import (
+from agentpager.tools.gemini_cli.content import (
     Inline,
     ReadFailure,
     TextRead,
@@ -68,9 +68,9 @@ from agentpager.tools.gemini_content import (
     node_extname,
     read_content,
 )
-from agentpager.tools.gemini_discovery import JIT_PREFIX, JIT_SUFFIX, Discovery, has_blocked_segment, jit_context
-from agentpager.tools.icu_collation import sort_key
-from agentpager.tools.jsstrings import js_trim
+from agentpager.tools.gemini_cli.discovery import JIT_PREFIX, JIT_SUFFIX, Discovery, has_blocked_segment, jit_context
+from agentpager.tools.js.collation import sort_key
+from agentpager.tools.js.strings import js_trim
 from agentpager.tools.paths import Placed, is_within, look_up
 
 PROBE_CALL_ID = "agentpager_probe_01"
