@@ -397,7 +397,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         shown.show_rows(rows, calls)
         self.query_one("#about", Static).update(self._about())
 
-    def action_search(self) -> None:
+    async def action_search(self) -> None:
         def searched(pattern: str | None) -> None:
             if pattern is None:
                 return
@@ -409,7 +409,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             self._search(smart_case(pattern))
 
         hint = "Case matters only with a capital letter."
-        self.app.push_screen(
+        await self.app.push_screen(
             PromptScreen("Search the session (regex; empty: all calls)", "pattern", _pattern_problem, hint=hint),
             searched,
         )
