@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import on, work
-from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
+from textual.app import ComposeResult, SuspendNotSupported, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.dom import DOMNode
