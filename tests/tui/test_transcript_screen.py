@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pilot_helpers import settle
 from rich.console import Console
-from textual.widgets import Static
+from textual.widgets import Static, TabbedContent
 
 from agentpager import Workspace
 from agentpager.transcripts import open_transcript
@@ -211,3 +211,20 @@ def test_a_session_search_pattern_is_checked_as_the_viewer_checks_it() -> None:
     assert _pattern_problem("(") == "Invalid regex: missing ), unterminated subpattern at position 0"
     assert _pattern_problem("x" * 1001) == "Invalid regex: Pattern is too long: 1,001 characters (at most 1,000)."
     assert _pattern_problem("(a+)+$") is None
+
+
+async def test_the_context_tab_shows_estimated_turns_at_80x24(root: Path) -> None:
+    """The session records no usage: each of its three requests is estimated, marked ``~``."""
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.click("#--content-tab-tab-context")
+        await settle(pilot)
+        screen = app.screen
+        assert screen.query_one(TabbedContent).active == "tab-context"
+        chart = shown(screen.query_one("#chart", Static), 80).splitlines()
+        rows = [row for row in chart if row[:4].strip().isdigit()]
+        assert [(row.split()[0], row.split()[2]) for row in rows] == [("1", "~"), ("2", "~"), ("3", "~")]
+        assert rows[0].split()[3] == "1", "the first request held the prompt, go: 1 token"
+        assert "~ estimated with cl100k: the log records no usage" in chart
+        assert "No model turns recorded." not in chart
