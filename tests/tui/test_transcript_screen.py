@@ -8,7 +8,8 @@ from pathlib import Path
 
 from pilot_helpers import settle
 from rich.console import Console
-from textual.widgets import Static
+from textual.widgets import Static, TabbedContent
+from textual.widgets._footer import FooterKey, FooterLabel
 
 from agentpager import Workspace
 from agentpager.transcripts import open_transcript
@@ -211,3 +212,25 @@ def test_a_session_search_pattern_is_checked_as_the_viewer_checks_it() -> None:
     assert _pattern_problem("(") == "Invalid regex: missing ), unterminated subpattern at position 0"
     assert _pattern_problem("x" * 1001) == "Invalid regex: Pattern is too long: 1,001 characters (at most 1,000)."
     assert _pattern_problem("(a+)+$") is None
+
+
+async def test_arrows_and_brackets_switch_the_tabs_and_the_footer_says_so(root: Path) -> None:
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        outputs = app.screen.query_one("#outputs", TabbedContent)
+        assert isinstance(app.focused, CallList) and outputs.active == "tab-recorded"
+        await pilot.press("right")
+        assert outputs.active == "tab-replayed"
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert outputs.active == "tab-conversation"
+        await pilot.press("left")
+        assert outputs.active == "tab-difference"
+        await pilot.press("left_square_bracket", "left_square_bracket", "left")
+        assert outputs.active == "tab-context", "the first tab goes round to the last"
+        assert isinstance(app.focused, CallList), "the cursor stays in the list"
+        footer = {key.key: key for key in app.screen.query(FooterKey)}
+        assert "left" in footer and "right" in footer
+        assert footer["right"].region.right <= 80, "seen in the footer at 80 columns"
+        labels = [str(label.render()) for label in app.screen.query(FooterLabel)]
+        assert labels == ["Tabs"]

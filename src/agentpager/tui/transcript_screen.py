@@ -3,9 +3,9 @@ and what the session cost its context window.
 
 The call list is a Line-API view (a DataTable took 1.4 s to show 10,000 rows); replay statuses
 and token counts fill in from a worker thread while you look. Subagents' calls are indented under
-the call that started them. ``f`` filters (calls that differ, errors, the selected call's tool),
-``/`` searches the whole session (conversation, arguments, outputs), ``F`` follows a session still
-being written.
+the call that started them. ``← →`` (or ``[ ]``) switch the tabs below the list, ``f`` filters
+(calls that differ, errors, the selected call's tool), ``/`` searches the whole session
+(conversation, arguments, outputs), ``F`` follows a session still being written.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ WIDE_FROM = 120
 SHORT_STATUS = {"not replayable": "not repl."}
 FILTERS = ("all calls", "calls that differ", "errors", "this tool")
 FOLLOW_SECONDS = 0.5
+TABS = Binding.Group("Tabs", compact=True)
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,8 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
 
     BINDINGS = [
         Binding("o,enter", "open_call", "Open in the viewer"),
+        Binding("left,left_square_bracket", "switch_tab(-1)", "Previous tab", group=TABS),
+        Binding("right,right_square_bracket", "switch_tab(1)", "Next tab", group=TABS),
         Binding("f", "cycle_filter", "Filter"),
         Binding("slash", "search", "Search"),
         Binding("F", "toggle_follow", "Follow"),
@@ -478,6 +481,12 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self.query_one(ContextView).refresh_report()
 
     # -- actions ----------------------------------------------------------------------------------------
+
+    def action_switch_tab(self, step: int) -> None:
+        """The next (1) or previous (-1) tab below the list, going round."""
+        outputs = self.query_one("#outputs", TabbedContent)
+        panes = [pane.id for pane in outputs.query(TabPane)]
+        outputs.active = str(panes[(panes.index(outputs.active) + step) % len(panes)])
 
     def action_copy(self, which: str) -> None:
         replay = self.replay
