@@ -324,6 +324,8 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self.app.call_from_thread(self._display, replay, shown, self._conversation(call))
 
     def _display(self, replay: Replay, shown: RenderableType, conversation: Text) -> None:
+        if self.query_one(CallList).current_call is not replay.call:
+            return  # no longer the call under the cursor (or no call is: the details say why)
         self.replay = replay
         call = replay.call
         if replay.plan is None or replay.reason:
@@ -398,7 +400,25 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         elif self.filter == 3:
             rows = [n for n in rows if every[n].tool == self.tool_filter]
         shown.show_rows(rows, calls)
+        if not rows:
+            self._show_nothing()
         self.query_one("#about", Static).update(self._about())
+
+    def _show_nothing(self) -> None:
+        """No call passes the filter and the search: say so, and how to see calls again. ``replay`` stays
+        the last call shown: the "this tool" filter takes its tool."""
+        kind = "" if self.filter == 0 else f"{self.tool_filter} calls" if self.filter == 3 else FILTERS[self.filter]
+        if self.search_hits is None:
+            what, ways = kind, "f shows the next filter"
+        else:
+            searched = "an empty search (/ then Enter) shows"
+            what = f"{kind or 'calls'} match /{self.search_text}/"
+            ways = f"{searched} them all, f the next filter" if kind else f"{searched} every call"
+        self.query_one("#summary", Static).update(Text.assemble((f"No {what}", "bold"), f": {ways}."))
+        for output in self.query(OutputArea):
+            output.show("")
+        self.query_one("#difference", Static).update("")
+        self.query_one("#conversation", Static).update("")
 
     def action_search(self) -> None:
         def searched(pattern: str | None) -> None:
@@ -490,9 +510,10 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
 
     def action_copy(self, which: str) -> None:
         replay = self.replay
-        text = None
-        if replay is not None:
-            text = replay.recorded if which == "recorded" else (replay.result.text if replay.result else None)
+        if replay is None or self.query_one(CallList).current_call is None:
+            self.notify("No call is shown.", severity="warning")
+            return
+        text = replay.recorded if which == "recorded" else (replay.result.text if replay.result else None)
         if text is None:
             self.notify(f"This call has no {which} output.", severity="warning")
             return
