@@ -359,7 +359,9 @@ def _mcp(options: argparse.Namespace) -> int:
     try:
         from agentpager.mcp_server import serve
     except ImportError:
-        raise CommandError("the MCP server needs the mcp extra: pip install 'agentpager[mcp]'") from None
+        raise CommandError(
+            "the MCP server needs the mcp extra: pip install '.[mcp]' in agentpager's clone (or pip install mcp)"
+        ) from None
     serve(workspace)
     return 0
 
