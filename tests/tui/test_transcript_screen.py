@@ -262,3 +262,20 @@ async def test_a_search_that_matches_nothing_says_so(root: Path) -> None:
         await pilot.press("f", "f")
         await settle(pilot)
         assert shown(summary).startswith("#0 turn 1 · Read")
+
+
+async def test_the_context_tab_shows_estimated_turns_at_80x24(root: Path) -> None:
+    """The session records no usage: each of its three requests is estimated, marked ``~``."""
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("left")  # the first tab goes round to the last: Context
+        await settle(pilot)
+        screen = app.screen
+        assert screen.query_one(TabbedContent).active == "tab-context"
+        chart = shown(screen.query_one("#chart", Static), 80).splitlines()
+        rows = [row for row in chart if row[:4].strip().isdigit()]
+        assert [(row.split()[0], row.split()[2]) for row in rows] == [("1", "~"), ("2", "~"), ("3", "~")]
+        assert rows[0].split()[3] == "1", "the first request held the prompt, go: 1 token"
+        assert "~ estimated with cl100k: the log records no usage" in chart
+        assert "No model turns recorded." not in chart

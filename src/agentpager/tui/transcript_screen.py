@@ -305,6 +305,10 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _replayed(self, event: _Replayed) -> None:
         calls = self.query_one(CallList)
         calls.summaries.update(event.summaries)
+        counted = self.query_one(ContextView).counts.outputs  # the context chart need not count them again
+        counted.update(
+            (call, summary.tokens) for call, summary in event.summaries.items() if summary.tokens is not None
+        )
         if self.filter in (1, 2):  # replayed, and read: a skimmed output's error flag is known now
             self._apply_filter()
         calls.refresh()
