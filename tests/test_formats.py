@@ -357,8 +357,11 @@ def test_claude_code_subagents_in_their_own_files(tmp_path: Path) -> None:
         (2, "Read", 0, None, "", "2.1.200"),
     ]
     assert transcript.recorded(transcript.calls[1]) == "1\timport os\n2\t"
-    (turn,) = transcript.turns
-    assert (turn.context, turn.output, turn.model) == (155, 9, "claude-sonnet-4-5")
+    # m2 records no usage: its turn is there, to be estimated
+    assert [(turn.context, turn.output, turn.model, turn.estimated) for turn in transcript.turns] == [
+        (155, 9, "claude-sonnet-4-5", False),
+        (0, 0, "", True),
+    ]
     root = tmp_path / "proj"
     root.mkdir()
     (root / "a.py").write_text("import os\n")

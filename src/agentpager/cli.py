@@ -190,7 +190,7 @@ def _replay(options: argparse.Namespace) -> int:
 def _context(transcript) -> int:  # noqa: ANN001 - a Transcript
     """Each model turn's context fill against the window, and the costliest tool outputs."""
     from agentpager.transcripts import short_arguments
-    from agentpager.transcripts.context import context_report
+    from agentpager.transcripts.context import context_report, estimate_note
 
     report = context_report(transcript)
     out = sys.stdout
@@ -200,14 +200,18 @@ def _context(transcript) -> int:  # noqa: ANN001 - a Transcript
     )
     for turn in report.turns:
         fill = f"{turn.context / turn.window:.0%}" if turn.window else "?"
-        mark = "~" if turn.estimated else " "
-        out.write(
-            f"{turn.number:>5}  {turn.timestamp[11:19]:<8}  {turn.input:>9,}  {turn.cache_read:>10,}  "
-            f"{turn.cache_creation:>11,}  {turn.output:>7,}  {mark}{turn.context:>8,}  "
-            f"{turn.window or 0:>9,}  {fill:>5}  {turn.outputs:>12,}  {turn.overflow if turn.overflow != 'none' else ''}\n"
+        if turn.estimated:  # no usage recorded: nothing to show but the estimate
+            usage = f"{'':>9}  {'':>10}  {'':>11}  {'':>7}  ~"
+        else:
+            usage = f"{turn.input:>9,}  {turn.cache_read:>10,}  {turn.cache_creation:>11,}  {turn.output:>7,}   "
+        over = "" if turn.overflow == "none" else turn.overflow
+        row = (
+            f"{turn.number:>5}  {turn.timestamp[11:19]:<8}  {usage}{turn.context:>8,}  "
+            f"{turn.window or 0:>9,}  {fill:>5}  {turn.outputs:>12,}  {over}"
         )
+        out.write(row.rstrip() + "\n")
     if report.estimated:
-        out.write("~ estimated with cl100k: the log records no usage for these turns\n")
+        out.write(estimate_note(report) + "\n")
     out.write("tool outputs: cl100k estimates\n\ncostliest tool outputs (cl100k tokens):\n")
     for cost in report.costliest:
         out.write(
@@ -355,7 +359,9 @@ def _mcp(options: argparse.Namespace) -> int:
     try:
         from agentpager.mcp_server import serve
     except ImportError:
-        raise CommandError("the MCP server needs the mcp extra: pip install 'agentpager[mcp]'") from None
+        raise CommandError(
+            "the MCP server needs the mcp extra: pip install '.[mcp]' in agentpager's clone (or pip install mcp)"
+        ) from None
     serve(workspace)
     return 0
 

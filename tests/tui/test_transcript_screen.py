@@ -8,12 +8,14 @@ from pathlib import Path
 
 from pilot_helpers import settle, type_ahead
 from rich.console import Console
-from textual.widgets import Static
+from textual.widgets import Static, TabbedContent
+from textual.widgets._footer import FooterKey, FooterLabel
 
 from agentpager import Workspace
 from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.messages import FileChosen
+from agentpager.tui.output_area import OutputArea
 from agentpager.tui.transcript_screen import CallList, TranscriptScreen, _pattern_problem
 from agentpager.tui.tree import WorkspaceTree
 
@@ -211,3 +213,69 @@ def test_a_session_search_pattern_is_checked_as_the_viewer_checks_it() -> None:
     assert _pattern_problem("(") == "Invalid regex: missing ), unterminated subpattern at position 0"
     assert _pattern_problem("x" * 1001) == "Invalid regex: Pattern is too long: 1,001 characters (at most 1,000)."
     assert _pattern_problem("(a+)+$") is None
+
+
+async def test_arrows_and_brackets_switch_the_tabs_and_the_footer_says_so(root: Path) -> None:
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        outputs = app.screen.query_one("#outputs", TabbedContent)
+        assert isinstance(app.focused, CallList) and outputs.active == "tab-recorded"
+        await pilot.press("right")
+        assert outputs.active == "tab-replayed"
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert outputs.active == "tab-conversation"
+        await pilot.press("left")
+        assert outputs.active == "tab-difference"
+        await pilot.press("left_square_bracket", "left_square_bracket", "left")
+        assert outputs.active == "tab-context", "the first tab goes round to the last"
+        assert isinstance(app.focused, CallList), "the cursor stays in the list"
+        footer = {key.key: key for key in app.screen.query(FooterKey)}
+        assert "left" in footer and "right" in footer
+        assert footer["right"].region.right <= 80, "seen in the footer at 80 columns"
+        labels = [str(label.render()) for label in app.screen.query(FooterLabel)]
+        assert labels == ["Tabs"]
+
+
+async def test_a_search_that_matches_nothing_says_so(root: Path) -> None:
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        summary = screen.query_one("#summary", Static)
+        assert shown(summary).startswith("#0 turn 1 · Read")
+        await pilot.press("slash", *"nowhere", "enter")
+        await settle(pilot)
+        assert shown(summary) == "No calls match /nowhere/: an empty search (/ then Enter) shows every call.\n"
+        assert screen.query_one("#recorded", OutputArea).text == ""
+        assert screen.query_one("#difference", Static).content == ""
+        await pilot.press("c")
+        assert app.clipboard == "", "nothing is copied"
+        await pilot.press("f", "f")  # errors: none here either
+        await settle(pilot)
+        assert shown(summary) == (
+            "No errors match /nowhere/: an empty search (/ then Enter) shows them all, f the next filter.\n"
+        )
+        await pilot.press("slash", "enter")
+        await settle(pilot)
+        assert shown(summary) == "No errors: f shows the next filter.\n"
+        await pilot.press("f", "f")
+        await settle(pilot)
+        assert shown(summary).startswith("#0 turn 1 · Read")
+
+
+async def test_the_context_tab_shows_estimated_turns_at_80x24(root: Path) -> None:
+    """The session records no usage: each of its three requests is estimated, marked ``~``."""
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("left")  # the first tab goes round to the last: Context
+        await settle(pilot)
+        screen = app.screen
+        assert screen.query_one(TabbedContent).active == "tab-context"
+        chart = shown(screen.query_one("#chart", Static), 80).splitlines()
+        rows = [row for row in chart if row[:4].strip().isdigit()]
+        assert [(row.split()[0], row.split()[2]) for row in rows] == [("1", "~"), ("2", "~"), ("3", "~")]
+        assert rows[0].split()[3] == "1", "the first request held the prompt, go: 1 token"
+        assert "~ estimated with cl100k: the log records no usage" in chart
+        assert "No model turns recorded." not in chart

@@ -9,8 +9,9 @@ past the model's window, seed 002's overflow classes say how far (``tools/guard.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agentpager.engine.tokens import count_tokens
 from agentpager.tools.guard import overflow_severity
@@ -74,23 +75,41 @@ class ContextReport:
     """Whether any turn's context is an estimate (the log records no usage for it)."""
 
 
-def context_report(transcript: Transcript, count: Callable[[str], int] = count_tokens, top: int = 10) -> ContextReport:
-    """Each model turn's context fill and the share of tool outputs in it; the costliest outputs."""
+@dataclass
+class Counts:
+    """Token counts kept between reports on one transcript (a followed session grows): each tool
+    output and each piece of the conversation is counted once. ``outputs`` may be filled by others
+    who counted a call's recorded output (the transcript screen's replay worker does)."""
+
+    outputs: dict[ToolCall, int] = field(default_factory=dict)
+    events: list[int] = field(default_factory=lambda: [0])
+    """Running sums: the tokens of the conversation before each of the transcript's events."""
+
+
+def context_report(
+    transcript: Transcript, count: Callable[[str], int] = count_tokens, top: int = 10, counts: Counts | None = None
+) -> ContextReport:
+    """Each model turn's context fill and the share of tool outputs in it; the costliest outputs.
+
+    A turn whose log records no usage is estimated: the tool outputs and the conversation (prompts,
+    assistant text, thinking, tool calls) recorded before it, counted with ``count``.
+    """
+    counts = counts or Counts()
     answered = sorted(
         (call for call in transcript.calls if call.depth == 0 and call.result is not None),
         key=lambda call: (
             (call.result.where.line, call.result.where.start, call.result.block) if call.result else (0, 0, 0)
         ),
     )
-    costs = [OutputCost(call, count(transcript.recorded(call) or "")) for call in answered]
+    costs = [OutputCost(call, _output_tokens(transcript, call, count, counts)) for call in answered]
     output_sums = _running_sums(cost.tokens for cost in costs)
-    events = transcript.events
-    event_sums = _running_sums(count(event.text) if event.kind != "call" else 0 for event in events)
     turns = []
     for number, turn in enumerate(transcript.turns, 1):
         outputs = output_sums[min(turn.results_before, len(costs))]
-        estimated = turn.context == 0
-        context = outputs + event_sums[min(turn.events_before, len(events))] if estimated else turn.context
+        if turn.estimated:
+            context = outputs + _conversation_before(transcript, turn.events_before, count, counts)
+        else:
+            context = turn.context
         turns.append(
             TurnFill(
                 number,
@@ -103,11 +122,63 @@ def context_report(transcript: Transcript, count: Callable[[str], int] = count_t
                 context,
                 min(outputs, context),
                 turn.window or window_of(turn.model or transcript.parsed.model),
-                estimated,
+                turn.estimated,
             )
         )
     costliest = sorted(costs, key=lambda cost: cost.tokens, reverse=True)[:top]
     return ContextReport(turns, costliest, any(turn.estimated for turn in turns))
+
+
+def estimate_note(report: ContextReport) -> str:
+    """The line that says which turns' contexts are estimates (``~``: counted with cl100k over what
+    the log holds before the turn); empty when none is."""
+    estimated = [turn.number for turn in report.turns if turn.estimated]
+    if not estimated:
+        return ""
+    if len(estimated) == len(report.turns):
+        return "~ estimated with cl100k: the log records no usage"
+    which = f"turn {estimated[0]} records" if len(estimated) == 1 else f"turns {_spans(estimated)} record"
+    return f"~ estimated with cl100k: {which} no usage"
+
+
+def _spans(numbers: list[int]) -> str:
+    """Ascending numbers as spans: ``1-3, 7``."""
+    spans: list[list[int]] = []
+    for number in numbers:
+        if spans and spans[-1][1] == number - 1:
+            spans[-1][1] = number
+        else:
+            spans.append([number, number])
+    return ", ".join(str(first) if first == last else f"{first}-{last}" for first, last in spans)
+
+
+def _output_tokens(transcript: Transcript, call: ToolCall, count: Callable[[str], int], counts: Counts) -> int:
+    tokens = counts.outputs.get(call)
+    if tokens is None:
+        tokens = counts.outputs[call] = count(transcript.recorded(call) or "")
+    return tokens
+
+
+def _conversation_before(transcript: Transcript, end: int, count: Callable[[str], int], counts: Counts) -> int:
+    """Tokens of the conversation's first ``end`` events, counting only those not counted before.
+
+    A call counts as ``tool(arguments as JSON)``; a text kept cut (``EVENT_TEXT_CHARS``) is scaled
+    up to its whole length.
+    """
+    sums, events = counts.events, transcript.events
+    for event in events[len(sums) - 1 : end]:
+        if event.tool_call is not None:
+            call = event.tool_call
+            arguments = (
+                call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments, ensure_ascii=False)
+            )
+            tokens = count(f"{call.tool}({arguments})")
+        else:
+            tokens = count(event.text)
+            if event.text and event.chars > len(event.text):
+                tokens = tokens * event.chars // len(event.text)
+        sums.append(sums[-1] + tokens)
+    return sums[min(end, len(sums) - 1)]
 
 
 def _running_sums(values) -> list[int]:  # noqa: ANN001 - an iterable of ints

@@ -18,7 +18,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agentpager.transcripts import Transcript, short_arguments
-from agentpager.transcripts.context import ContextReport, context_report
+from agentpager.transcripts.context import ContextReport, Counts, context_report, estimate_note
 
 BAR_WIDTH = 32
 
@@ -46,7 +46,7 @@ def chart(report: ContextReport, width: int = BAR_WIDTH) -> Text:
             out.append(f"  over: {turn.overflow}", "bold red")
         out.append("\n")
     if report.estimated:
-        out.append("~ estimated with cl100k: the log records no usage for these turns\n", "dim")
+        out.append(estimate_note(report) + "\n", "dim")
     out.append("\nCostliest tool outputs (cl100k tokens, an estimate for every model)\n", "bold")
     for cost in report.costliest:
         call = cost.call
@@ -55,7 +55,8 @@ def chart(report: ContextReport, width: int = BAR_WIDTH) -> Text:
 
 
 class ContextView(VerticalScroll):
-    """The chart of a transcript's context, computed in a worker (it counts every tool output)."""
+    """The chart of a transcript's context, computed in a worker (it counts every tool output, and
+    the conversation where the log records no usage); what was counted is kept in ``counts``."""
 
     DEFAULT_CSS = """
     ContextView #chart { text-wrap: nowrap; text-overflow: ellipsis; }
@@ -64,6 +65,7 @@ class ContextView(VerticalScroll):
     def __init__(self, transcript: Transcript, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.transcript = transcript
+        self.counts = Counts()
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Counting the context…", "dim"), id="chart")
@@ -76,5 +78,5 @@ class ContextView(VerticalScroll):
 
     @work(thread=True, exclusive=True, group="context", exit_on_error=False)
     def _count(self) -> None:
-        shown = chart(context_report(self.transcript))
+        shown = chart(context_report(self.transcript, counts=self.counts))
         self.app.call_from_thread(self.query_one("#chart", Static).update, shown)

@@ -3,9 +3,9 @@ and what the session cost its context window.
 
 The call list is a Line-API view (a DataTable took 1.4 s to show 10,000 rows); replay statuses
 and token counts fill in from a worker thread while you look. Subagents' calls are indented under
-the call that started them. ``f`` filters (calls that differ, errors, the selected call's tool),
-``/`` searches the whole session (conversation, arguments, outputs), ``F`` follows a session still
-being written.
+the call that started them. ``← →`` (or ``[ ]``) switch the tabs below the list, ``f`` filters
+(calls that differ, errors, the selected call's tool), ``/`` searches the whole session
+(conversation, arguments, outputs), ``F`` follows a session still being written.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ WIDE_FROM = 120
 SHORT_STATUS = {"not replayable": "not repl."}
 FILTERS = ("all calls", "calls that differ", "errors", "this tool")
 FOLLOW_SECONDS = 0.5
+TABS = Binding.Group("Tabs", compact=True)
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,8 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
 
     BINDINGS = [
         Binding("o,enter", "open_call", "Open in the viewer"),
+        Binding("left,left_square_bracket", "switch_tab(-1)", "Previous tab", group=TABS),
+        Binding("right,right_square_bracket", "switch_tab(1)", "Next tab", group=TABS),
         Binding("f", "cycle_filter", "Filter"),
         Binding("slash", "search", "Search"),
         Binding("F", "toggle_follow", "Follow"),
@@ -302,6 +305,10 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _replayed(self, event: _Replayed) -> None:
         calls = self.query_one(CallList)
         calls.summaries.update(event.summaries)
+        counted = self.query_one(ContextView).counts.outputs  # the context chart need not count them again
+        counted.update(
+            (call, summary.tokens) for call, summary in event.summaries.items() if summary.tokens is not None
+        )
         if self.filter in (1, 2):  # replayed, and read: a skimmed output's error flag is known now
             self._apply_filter()
         calls.refresh()
@@ -321,6 +328,8 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self.app.call_from_thread(self._display, replay, shown, self._conversation(call))
 
     def _display(self, replay: Replay, shown: RenderableType, conversation: Text) -> None:
+        if self.query_one(CallList).current_call is not replay.call:
+            return  # no longer the call under the cursor (or no call is: the details say why)
         self.replay = replay
         call = replay.call
         if replay.plan is None or replay.reason:
@@ -395,7 +404,25 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         elif self.filter == 3:
             rows = [n for n in rows if every[n].tool == self.tool_filter]
         shown.show_rows(rows, calls)
+        if not rows:
+            self._show_nothing()
         self.query_one("#about", Static).update(self._about())
+
+    def _show_nothing(self) -> None:
+        """No call passes the filter and the search: say so, and how to see calls again. ``replay`` stays
+        the last call shown: the "this tool" filter takes its tool."""
+        kind = "" if self.filter == 0 else f"{self.tool_filter} calls" if self.filter == 3 else FILTERS[self.filter]
+        if self.search_hits is None:
+            what, ways = kind, "f shows the next filter"
+        else:
+            searched = "an empty search (/ then Enter) shows"
+            what = f"{kind or 'calls'} match /{self.search_text}/"
+            ways = f"{searched} them all, f the next filter" if kind else f"{searched} every call"
+        self.query_one("#summary", Static).update(Text.assemble((f"No {what}", "bold"), f": {ways}."))
+        for output in self.query(OutputArea):
+            output.show("")
+        self.query_one("#difference", Static).update("")
+        self.query_one("#conversation", Static).update("")
 
     async def action_search(self) -> None:
         def searched(pattern: str | None) -> None:
@@ -479,11 +506,18 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
 
     # -- actions ----------------------------------------------------------------------------------------
 
+    def action_switch_tab(self, step: int) -> None:
+        """The next (1) or previous (-1) tab below the list, going round."""
+        outputs = self.query_one("#outputs", TabbedContent)
+        panes = [pane.id for pane in outputs.query(TabPane)]
+        outputs.active = str(panes[(panes.index(outputs.active) + step) % len(panes)])
+
     def action_copy(self, which: str) -> None:
         replay = self.replay
-        text = None
-        if replay is not None:
-            text = replay.recorded if which == "recorded" else (replay.result.text if replay.result else None)
+        if replay is None or self.query_one(CallList).current_call is None:
+            self.notify("No call is shown.", severity="warning")
+            return
+        text = replay.recorded if which == "recorded" else (replay.result.text if replay.result else None)
         if text is None:
             self.notify(f"This call has no {which} output.", severity="warning")
             return

@@ -91,7 +91,8 @@ class Event:
 
 @dataclass
 class ModelTurn:
-    """One model request and what its usage says; ``estimated`` when the log records no usage."""
+    """One model request and what its usage says; ``estimated`` when the log records no usage (a
+    format that knows where a request was made reports it all the same)."""
 
     where: Location
     model: str = ""
@@ -114,6 +115,11 @@ class ModelTurn:
     def context(self) -> int:
         """Tokens of context the request sent: new input, cache reads and cache writes."""
         return self.input + self.cache_read + self.cache_creation
+
+    @property
+    def estimated(self) -> bool:
+        """Whether the log records no usage for the request (its context is then estimated)."""
+        return self.context == 0
 
 
 @dataclass
@@ -227,7 +233,8 @@ class Collector:
         waiting.remove(call)
         if not waiting:
             del self._waiting_by_id[call.call_id]
-        self._results += 1
+        if call.depth == 0:  # a subagent's results are in its own context, not the main agent's
+            self._results += 1
         self.answered.append(call)
         return call
 
@@ -246,11 +253,13 @@ class Collector:
         )
 
     def model_turn(self, turn: ModelTurn) -> None:
-        """A model request's usage; a repeated ``key`` (one message logged in parts) updates the last one."""
+        """A model request, with its usage where the log records it. A repeated ``key`` (one message
+        logged in parts) updates the last one, unless only the last part records usage."""
         turns = self.parsed.turns
         if turn.key and turns and turns[-1].key == turn.key:
-            turn.results_before, turn.events_before = turns[-1].results_before, turns[-1].events_before
-            turns[-1] = turn
+            if not turn.estimated or turns[-1].estimated:
+                turn.results_before, turn.events_before = turns[-1].results_before, turns[-1].events_before
+                turns[-1] = turn
             return
         turn.results_before = self._results
         turn.events_before = len(self.parsed.events)

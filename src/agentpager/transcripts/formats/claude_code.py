@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from agentpager.transcripts.formats.anthropic import block_result, read_blocks, usage_turn
-from agentpager.transcripts.formats.base import Collector, ToolCall
+from agentpager.transcripts.formats.base import Collector, ModelTurn, ToolCall
 from agentpager.transcripts.records import Record
 
 TASK_TOOLS = ("Task", "Agent")
@@ -78,8 +78,10 @@ class ClaudeCode(Collector):
             return
         if line.get("type") == "assistant":
             self.saw(model=message.get("model"))
-            turn = usage_turn(message, record.where)
-            if turn is not None and not self.depth:
+            turn = usage_turn(message, record.where) or ModelTurn(
+                record.where, model=str(message.get("model") or ""), key=str(message.get("id") or "")
+            )
+            if not self.depth:
                 turn.timestamp = self.timestamp
                 self.model_turn(turn)
         structured = line.get("toolUseResult", line.get("tool_use_result"))

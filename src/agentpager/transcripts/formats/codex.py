@@ -24,6 +24,7 @@ from agentpager.transcripts.records import Record
 from agentpager.transcripts.skim import is_cut
 
 _ENVELOPES = ("session_meta", "response_item", "turn_context", "event_msg", "compacted")
+_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 _CONTEXT_TAGS = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<permissions")
 
@@ -41,6 +42,12 @@ class Codex(Collector):
     def __init__(self) -> None:
         super().__init__()
         self._usage_seen: Any = None
+        self._responding = False
+        """Whether the last item was the model's (a message, reasoning or a call): one request."""
+        self._unfilled: ModelTurn | None = None
+        """The request being answered, while no ``token_count`` has given its usage."""
+        self._usage_ahead = False
+        """A ``token_count`` came before the items of its request (as Codex 0.60 logs them)."""
 
     @classmethod
     def recognises(cls, record: Record) -> bool:
@@ -99,19 +106,43 @@ class Codex(Collector):
         self._usage_seen = info.get("total_token_usage")
         last = info.get("last_token_usage") or {}
         cached = number(last.get("cached_input_tokens"))
-        self.model_turn(
-            ModelTurn(
-                record.where,
-                model=self.parsed.model,
-                input=max(number(last.get("input_tokens")) - cached, 0),
-                cache_read=cached,
-                output=number(last.get("output_tokens")),
-                window=number(info.get("model_context_window")) or None,
-                timestamp=self.timestamp,
-            )
+        turn = ModelTurn(
+            record.where,
+            model=self.parsed.model,
+            input=max(number(last.get("input_tokens")) - cached, 0),
+            cache_read=cached,
+            output=number(last.get("output_tokens")),
+            window=number(info.get("model_context_window")) or None,
+            timestamp=self.timestamp,
         )
+        if turn.estimated:
+            return  # no tokens counted: nothing recorded
+        unfilled, self._unfilled = self._unfilled, None
+        if unfilled is not None and self._responding:
+            # The usage of the request whose items came just before: it takes that turn's place.
+            turn.results_before, turn.events_before = unfilled.results_before, unfilled.events_before
+            turn.timestamp = unfilled.timestamp
+            self.parsed.turns[-1] = turn  # ``_unfilled`` is always the last turn
+            return
+        self.model_turn(turn)
+        self._usage_ahead = not self._responding
+
+    def _request(self, item: dict[str, Any], record: Record) -> None:
+        """Note the model request an item is part of. A request starts at the model's first item after
+        a prompt or a tool output; its ``token_count`` comes before its items (Codex 0.60: pinouchon/rtchess
+        ``dev_history/exported-session.jsonl``) or after them, or not at all (it is estimated then)."""
+        kind, role = item.get("type"), item.get("role")
+        if kind in ("reasoning", *_CALLS) or (kind == "message" and role == "assistant"):
+            if not self._responding and not self._usage_ahead:
+                self._unfilled = ModelTurn(record.where, model=self.parsed.model, timestamp=self.timestamp)
+                self.model_turn(self._unfilled)
+            self._responding, self._usage_ahead = True, False
+        elif kind in _OUTPUTS or (kind == "message" and role == "user"):
+            self._responding = False
+            self._unfilled = None
 
     def _item(self, item: dict[str, Any], record: Record) -> None:
+        self._request(item, record)
         kind, where = item.get("type"), record.where
         if kind == "message":
             text = text_of_content(item.get("content"), "\n")

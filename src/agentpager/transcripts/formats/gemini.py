@@ -91,18 +91,19 @@ class Gemini(Collector):
             if isinstance(thought, dict):
                 self.say("thinking", f"{thought.get('subject', '')}\n{thought.get('description', '')}".strip(), where)
         tokens = value.get("tokens")
-        if isinstance(tokens, dict):
-            cached = number(tokens.get("cached"))
-            self.model_turn(
-                ModelTurn(
-                    where,
-                    model=str(value.get("model") or ""),
-                    input=max(number(tokens.get("input")) - cached, 0),
-                    cache_read=cached,
-                    output=number(tokens.get("output")) + number(tokens.get("thoughts")),
-                    timestamp=self.timestamp,
-                )
+        if not isinstance(tokens, dict):
+            tokens = {}  # no usage recorded: the turn is estimated
+        cached = number(tokens.get("cached"))
+        self.model_turn(
+            ModelTurn(
+                where,
+                model=str(value.get("model") or ""),
+                input=max(number(tokens.get("input")) - cached, 0),
+                cache_read=cached,
+                output=number(tokens.get("output")) + number(tokens.get("thoughts")),
+                timestamp=self.timestamp,
             )
+        )
         self.say("text", _text(value.get("content")), where)
         for block, tool_call in enumerate(value.get("toolCalls") or ()):
             if not isinstance(tool_call, dict):

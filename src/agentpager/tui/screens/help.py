@@ -33,8 +33,8 @@ lines in the viewer, and its exact output.
   `Tab` next field, `Escape` back to the viewer
 - `p` pin the call, or follow the viewer again
 - `c` copy the output, `y` the call as JSON, `C` both as an OpenAI or Anthropic message pair
-- `a` ask the real agent the profile stands for (an installed Claude Code or Gemini CLI) for the
-  call: its answer beside the profile's, the difference, and whether they are the same
+- `a` ask the real agent the profile stands for (Claude Code, Codex or Gemini CLI, at the profile's
+  version) for the call: its answer beside the profile's, the difference, and whether they are the same
 - the shaded lines are what the call returns; `✂` marks where the output guard cuts it
 - the line under the screen: the call, its characters, its tokens, and whether it was cut
 
@@ -48,7 +48,7 @@ lines in the viewer, and its exact output.
 
 ## Everywhere
 
-- `Tab` `Shift+Tab` the next or previous part; `t` the transcript's tool calls
+- `Tab` `Shift+Tab` the next or previous part; `t` the transcript's tool calls; `S` every agent session
 - `Ctrl+P` every action; `?` this help; `q` quit
 
 Lines are numbered as `grep -n` numbers them; control characters are shown as symbols, tabs as

