@@ -129,6 +129,31 @@ def test_a_key_taken_from_another_action_keeps_the_default(isolated_config: Path
     assert any("keys.search: 'question_mark' is already the key of help" in p for p in config.problems)
 
 
+def test_a_key_another_action_has_by_default_is_refused_whatever_the_order(isolated_config: Path) -> None:
+    path = write(isolated_config, '[keys]\nquit = "c"\n')
+    config = load_config()
+    assert config.keys == {}
+    assert config.problems == [f"{path}: keys.quit: 'c' is already the key of copy_output; using \"q\"."]
+    assert 'quit = "q"  # default' in describe(config) and 'quit = "c"' not in describe(config)
+
+
+def test_two_remappings_to_one_key_keep_the_first(isolated_config: Path) -> None:
+    path = write(isolated_config, '[keys]\nwrap = "x"\nfollow = "x"\n')
+    config = load_config()
+    assert config.keys == {"wrap": "x"}
+    assert config.problems == [f"{path}: keys.follow: 'x' is already the key of wrap; using \"f\"."]
+
+
+def test_a_refused_remapping_takes_back_its_default_from_another(isolated_config: Path) -> None:
+    path = write(isolated_config, '[keys]\ncopy_output = "q"\nquit = "?"\n')
+    config = load_config()
+    assert config.keys == {}
+    assert config.problems == [
+        f"{path}: keys.quit: 'question_mark' is already the key of help; using \"q\".",
+        f"{path}: keys.copy_output: 'q' is already the key of quit; using \"c\".",
+    ]
+
+
 def test_moving_an_action_away_frees_its_key(isolated_config: Path) -> None:
     write(isolated_config, '[keys]\ncopy_output = "x"\nquit = "c"\n')
     assert load_config().keys == {"copy_output": "x", "quit": "c"}

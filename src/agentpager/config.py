@@ -250,20 +250,27 @@ class _Checker:
         self.drop_clashes()
 
     def drop_clashes(self) -> None:
-        """A key given to two actions: keep the default binding, drop the remapping that took it."""
-        owner: dict[str, str] = {}
-        for binding_id, (default, _) in KEYS.items():
-            for key in _key_names(self.config.keys.get(binding_id, default)):
-                owner.setdefault(key, binding_id)
-        for binding_id, keys in list(self.config.keys.items()):
-            for key in _key_names(keys):
-                if owner[key] != binding_id:
+        """A remapping to a key another action already uses (by default, or by a remapping given
+        before it) is refused, and its action keeps its default key; again until none is left, since
+        that default may be a key another remapping took."""
+        while True:
+            owner = {
+                key: binding_id
+                for binding_id, (default, _) in reversed(KEYS.items())
+                if binding_id not in self.config.keys
+                for key in _key_names(default)
+            }
+            for binding_id, keys in self.config.keys.items():
+                taken = [key for key in _key_names(keys) if owner.setdefault(key, binding_id) != binding_id]
+                if taken:
                     self.problem(
                         f"keys.{binding_id}",
-                        f"'{key}' is already the key of {owner[key]}; using \"{KEYS[binding_id][0]}\".",
+                        f"'{taken[0]}' is already the key of {owner[taken[0]]}; using \"{KEYS[binding_id][0]}\".",
                     )
                     del self.config.keys[binding_id]
                     break
+            else:
+                return
 
 
 def _is_key(token: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
@@ -14,3 +15,11 @@ async def settle(pilot: Pilot, rounds: int = 5) -> None:
         except WorkerCancelled:
             pass  # an exclusive worker replaced by a newer one
         await pilot.pause()
+
+
+async def type_ahead(pilot: Pilot, *keys: str) -> None:
+    """Send ``keys`` to the app all at once, as a terminal does with fast typing or a paste (``pilot.press``
+    waits for the app to be idle after each key), and let the app handle them."""
+    for key in keys:
+        pilot.app.post_message(events.Key(key, "\r" if key == "enter" else None))
+    await pilot.pause()

@@ -6,16 +6,18 @@ import html
 import json
 import os
 import re
+import threading
 from pathlib import Path
 
 import pytest
-from pilot_helpers import settle
+from pilot_helpers import settle, type_ahead
 from samples import pdf_bytes, png_bytes
 from textual.widgets import Input, Select, TextArea
 
 from agentpager import Workspace
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.messages import FileChosen
+from agentpager.tui.screens.find_file import FindFile
 from agentpager.tui.tool_panel import ToolPanel
 from agentpager.tui.tree import PageLink, WorkspaceTree
 
@@ -83,6 +85,42 @@ async def test_colon_jump_makes_the_line_the_top_line(workspace_dir: Path) -> No
         await settle(pilot)
         assert isinstance(app.screen.query_one(Input), Input), "a bad line number keeps the prompt open"
         await pilot.press("escape")
+
+
+async def test_keys_typed_ahead_of_a_prompt_reach_it(workspace_dir: Path) -> None:
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_ahead(pilot, "colon", *"1000", "enter")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0], "Enter closed the prompt"
+        assert app.viewer.window.bottom == 1000, "the jump to line 1000 shows the end of the file"
+        await type_ahead(pilot, "slash", *r"line 5\d7$", "enter")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert app.viewer.match_count == 10 and app.viewer.line_in_focus == 507
+        await type_ahead(pilot, "m", "z")
+        await settle(pilot)
+        assert app.viewer.marks == {"z": ("big.txt", app.viewer.window.top)}, "m's prompt took the z"
+
+
+async def test_the_file_finder_opens_what_was_typed_ahead_of_its_listing(workspace_dir: Path, monkeypatch) -> None:
+    listed = threading.Event()
+    files = Workspace.files
+
+    def slow_files(workspace: Workspace) -> list[str]:
+        listed.wait(10)
+        return files(workspace)
+
+    monkeypatch.setattr(Workspace, "files", slow_files)
+    app = make_app(workspace_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_ahead(pilot, "o", *"bigtxt", "enter")
+        assert isinstance(app.screen, FindFile) and app.screen.query_one(Input).value == "bigtxt", "still listing"
+        listed.set()
+        await settle(pilot)
+        assert app.viewer.path == "big.txt"
 
 
 async def test_viewer_keys_scroll_without_animation_and_fetch_windows_lazily(workspace_dir: Path) -> None:

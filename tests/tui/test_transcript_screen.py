@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from pilot_helpers import settle
+from pilot_helpers import settle, type_ahead
 from rich.console import Console
 from textual.widgets import Static, TabbedContent
 from textual.widgets._footer import FooterKey, FooterLabel
@@ -149,7 +149,7 @@ async def test_filter_search_copy_and_the_conversation(root: Path) -> None:
         await pilot.press("slash", *"Stale", "enter")  # case matters with a capital letter
         await settle(pilot)
         assert calls.rows == []
-        await pilot.press("slash", *"stale", "enter")
+        await type_ahead(pilot, "slash", *"stale", "enter")  # typed in one go
         await settle(pilot)
         assert calls.rows == [1, 4]
         await pilot.press("c")

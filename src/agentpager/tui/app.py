@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import on, work
-from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
+from textual.app import ComposeResult, SuspendNotSupported, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.dom import DOMNode
@@ -37,6 +37,7 @@ from agentpager.tui.themes import load_themes
 from agentpager.tui.tool_panel import ToolPanel
 from agentpager.tui.transcript_screen import TranscriptScreen
 from agentpager.tui.tree import WorkspaceTree
+from agentpager.tui.type_ahead import KeepsTypedAhead
 from agentpager.tui.viewer import FileViewer
 from agentpager.workspace import Workspace
 
@@ -77,7 +78,7 @@ def _line_number_problem(text: str) -> str | None:
     return "A line number (1 or more), or a share of the file such as 50%."
 
 
-class AgentPagerApp(ReportsFailures, App[None]):
+class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     """See a workspace the way an agent's file tools see it."""
 
     TITLE = "agentpager"
@@ -364,7 +365,7 @@ class AgentPagerApp(ReportsFailures, App[None]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
-    def action_goto_line(self) -> None:
+    async def action_goto_line(self) -> None:
         def go(answer: str | None) -> None:
             if answer:
                 fraction = _fraction(answer)
@@ -377,15 +378,15 @@ class AgentPagerApp(ReportsFailures, App[None]):
         prompt = PromptScreen(
             "Go to line", "line number, or 50%", _line_number_problem, self.line_history, "It becomes the top line."
         )
-        self.push_screen(prompt, go)
+        await self.push_screen(prompt, go)
 
-    def action_search(self) -> None:
+    async def action_search(self) -> None:
         def searched(answer: str | None) -> None:
             self.viewer.focus()
 
         hint = "Case matters only with a capital letter. n / N: next / previous match. ↑ ↓: earlier searches."
         prompt = PromptScreen("Search the whole file (regex)", "pattern", self.viewer.search, self.search_history, hint)
-        self.push_screen(prompt, searched)
+        await self.push_screen(prompt, searched)
 
     def action_toggle_tree(self) -> None:
         tree = self.workspace_tree
@@ -403,12 +404,12 @@ class AgentPagerApp(ReportsFailures, App[None]):
         self.panel.tab = "output"
         self.viewer.focus()
 
-    def action_open_file(self) -> None:
+    async def action_open_file(self) -> None:
         def chosen(path: str | None) -> None:
             if path:
                 self._open(path, focus=True)
 
-        self.push_screen(FindFile(self.workspace), chosen)
+        await self.push_screen(FindFile(self.workspace), chosen)
 
     def action_open_in_editor(self) -> None:
         """Hand the terminal to ``$VISUAL`` or ``$EDITOR`` at the line in view, then read the file again."""

@@ -424,7 +424,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self.query_one("#difference", Static).update("")
         self.query_one("#conversation", Static).update("")
 
-    def action_search(self) -> None:
+    async def action_search(self) -> None:
         def searched(pattern: str | None) -> None:
             if pattern is None:
                 return
@@ -436,7 +436,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             self._search(smart_case(pattern))
 
         hint = "Case matters only with a capital letter."
-        self.app.push_screen(
+        await self.app.push_screen(
             PromptScreen("Search the session (regex; empty: all calls)", "pattern", _pattern_problem, hint=hint),
             searched,
         )

@@ -638,7 +638,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
 
     # -- marks ------------------------------------------------------------------------------------
 
-    def action_set_mark(self) -> None:
+    async def action_set_mark(self) -> None:
         if self.view is None:
             return
 
@@ -647,14 +647,14 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
                 self.marks[letter] = (self.path, self.window.top)
                 self.notify(f"Mark {letter}: {self.path} line {self.window.top:,}. Press ' {letter} to come back.")
 
-        self.app.push_screen(KeyPrompt("Set a mark: press a letter"), chosen)
+        await self.app.push_screen(KeyPrompt("Set a mark: press a letter"), chosen)
 
-    def action_go_to_mark(self) -> None:
+    async def action_go_to_mark(self) -> None:
         def chosen(letter: str | None) -> None:
             if letter:
                 self.go_to_mark(letter)
 
-        self.app.push_screen(KeyPrompt("Go to a mark: press its letter (' goes back to where you were)"), chosen)
+        await self.app.push_screen(KeyPrompt("Go to a mark: press its letter (' goes back to where you were)"), chosen)
 
     def go_to_mark(self, letter: str) -> None:
         """Go to mark ``letter`` (``'``: back to where the last jump left from), in its file."""

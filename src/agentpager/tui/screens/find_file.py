@@ -127,6 +127,10 @@ class FindFile(ModalScreen[str | None]):
         super().__init__()
         self.workspace = workspace
         self.files: Candidates | None = None
+        self.shown_for: str | None = None
+        """The query the options shown match (None until the files are listed)."""
+        self.open_when_shown = False
+        """Enter came before the options for the query: open the first when they come."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -166,9 +170,15 @@ class FindFile(ModalScreen[str | None]):
         else:
             found = files.rank(fuzzy(query), SHOWN, worker.cancelled_event)
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._show, found)
+            self.app.call_from_thread(self._show, query, found)
 
-    def _show(self, found: list[tuple[str, list[int]]]) -> None:
+    def _show(self, query: str, found: list[tuple[str, list[int]]]) -> None:
+        self.shown_for = query
+        if self.open_when_shown and query == self.query_one(Input).value:
+            self.open_when_shown = False
+            if found:
+                self.dismiss(found[0][0])
+                return
         options = self.query_one(OptionList)
         options.clear_options()
         labels = []
@@ -189,7 +199,10 @@ class FindFile(ModalScreen[str | None]):
             options.highlighted = ((options.highlighted or 0) + step) % options.option_count
 
     @on(Input.Submitted)
-    def _submitted(self) -> None:
+    def _submitted(self, event: Input.Submitted) -> None:
+        if self.shown_for != event.value:  # typed ahead of the listing or the matching
+            self.open_when_shown = True
+            return
         options = self.query_one(OptionList)
         if options.highlighted is not None:
             self._choose(options.get_option_at_index(options.highlighted))
