@@ -189,7 +189,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         self.call_after_refresh(gc.freeze)
         self.panel.apply_settings(self.config.budget, self.config.pair_format)
         if self.welcome:
-            self.notify(self.welcome, title="agentpager demo", timeout=20)
+            self.notify(self.welcome, title="agentpager demo", timeout=10)
         for title, problem in self.problems:
             self.notify(problem, title=title, severity="warning", timeout=15)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
