@@ -153,21 +153,31 @@ def test_guard_names_file_read(root: Path, call) -> None:
     assert "\nTool 'file_read' returned ~" in file_read(call, filename="big.txt").text
 
 
-def test_symbols_the_guard_would_cut_are_not_looked_for(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_guard_counts_the_symbols_it_cuts(root: Path) -> None:
+    """Section 4 counts the whole output, the symbols section after the cut included."""
     from agentpager import Workspace
-    from agentpager.tools import crush
 
     source = "".join(f"def f{n}():\n    pass\n" for n in range(2000))  # 34,780 characters
     (root / "many.py").write_text(source)
     head = "# File: many.py\n\n```python\n"
+    section = "\n\n## Symbols\n" + "\n".join(f"- def f{n} (line {2 * n + 1})" for n in range(2000))
     cut = (head + source)[:28000]
     cut = cut[: cut.rfind("\n")]
     expected = (
-        f"{cut}\n\n[OUTPUT TRUNCATED]\nTool 'file_read' returned ~{int((len(head) + len(source) + 3) / 3.5)} tokens, "
-        f"showing first ~{int(len(cut) / 3.5)}.\nUse more specific parameters or pagination to get remaining data."
+        f"{cut}\n\n[OUTPUT TRUNCATED]\nTool 'file_read' returned ~{int((len(head) + len(source) + 3 + len(section)) / 3.5)}"
+        f" tokens, showing first ~{int(len(cut) / 3.5)}.\nUse more specific parameters or pagination to get remaining data."
     )
-    monkeypatch.setattr(crush, "_symbols", lambda *args: pytest.fail("parsed"))
     assert Workspace(root, "crush").call("file_read", {"filename": "many.py"}).text == expected
-    monkeypatch.undo()
     wide = Workspace(root, "crush", max_output_chars=10**6).call("file_read", {"filename": "many.py"}).text
-    assert wide.endswith("\n```\n\n## Symbols\n" + "\n".join(f"- def f{n} (line {2 * n + 1})" for n in range(2000)))
+    assert wide.endswith("\n```" + section)
+
+
+def test_files_past_the_symbol_limit_are_not_parsed(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentpager import Workspace
+    from agentpager.tools import crush
+
+    (root / "big.py").write_text("def f():\n    pass\n" * 100)
+    monkeypatch.setattr(crush, "SYMBOL_SOURCE_LIMIT", 1000)
+    monkeypatch.setattr(crush, "_python_symbols", lambda source: pytest.fail("parsed"))
+    text = Workspace(root, "crush", max_output_chars=10**6).call("file_read", {"filename": "big.py"}).text
+    assert text.endswith("    pass\n```")

@@ -61,8 +61,12 @@ LANGUAGES = {
     ".xml": "xml",
 }
 
-SYMBOL_SOURCE_LIMIT = 16 << 20
-"""Symbols are looked for in files up to this many bytes; bigger ones get no symbols section."""
+SYMBOL_SOURCE_LIMIT = 2 << 20
+"""Symbols are looked for in files up to this many bytes; bigger ones get no symbols section.
+
+A full read of a file this big is always cut by the guard, but the guard's notice counts the symbols
+section (section 4: ``returned ~{len(output)/cpt}``), so they are parsed even then; ``ast`` takes
+about 200 bytes of memory per byte of dense source (a 16 MB file took 3.5 GB), 2 MB at most ~450 MB."""
 
 _LEADING_TICKS = re.compile(r"[ \t]*(`*)")
 _GO_FUNC = re.compile(r"^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)")
@@ -87,10 +91,7 @@ def file_read(call: Call, filename: str, start_line: int | None, end_line: int |
             body = reader.lines_text(1, total) if total else ""
             fence = _fence(body)
             head, tail = f"# File: {name}\n\n{fence}{lang}\n", f"\n{fence}"
-            # The symbols come after the body: when the guard cuts before them, they are not looked for
-            # (parsing a 16 MB Python file took 3.5 GB).
-            cut = call.cuts(len(head) + len(body) + len(tail))
-            symbols = [] if is_document or cut else _symbols(lang, body, reader.size)
+            symbols = [] if is_document else _symbols(lang, body, reader.size)
             section = "\n\n## Symbols\n" + "\n".join(symbols) if symbols else ""
             return call.answer(head, body, tail + section)
         first = start_line or 1
