@@ -71,7 +71,7 @@ def posix(pattern: str, extended: bool) -> str:
             else:
                 out.append(re.escape(char))
         elif char == "[":
-            text, index = _bracket(pattern, index)
+            text, index, _ = _bracket(pattern, index)
             out.append(text)
             continue
         elif char == ".":
@@ -111,12 +111,14 @@ def _interval(body: str) -> str:
     return "{" + body + "}"
 
 
-def _bracket(pattern: str, index: int) -> tuple[str, int]:
-    """A POSIX bracket expression at ``index``: its Python class, and where it ends."""
+def _bracket(pattern: str, index: int, rust: bool = False) -> tuple[str, int, bool]:
+    """A bracket expression at ``index``, POSIX's or (``rust``) Rust regex's: its Python class, where
+    it ends, and whether it holds an uppercase literal (for ``--smart-case``)."""
     position = index + 1
     negate = pattern[position : position + 1] == "^"
     position += negate
     items: list[str] = []
+    uppercase = False
     first = True
     while True:
         if position >= len(pattern):
@@ -133,21 +135,35 @@ def _bracket(pattern: str, index: int) -> tuple[str, int]:
             items.append(_POSIX_CLASSES[name])
             position = end + 2
             continue
-        if pattern.startswith("[.", position) or pattern.startswith("[=", position):
+        if not rust and (pattern.startswith("[.", position) or pattern.startswith("[=", position)):
             raise Unsupported("collating elements in a bracket expression")
+        if rust and (char == "[" or pattern.startswith(("&&", "--", "~~"), position)):
+            raise Unsupported("a nested class or class operation")
+        if rust and char == "\\":
+            escaped = pattern[position + 1 : position + 2]
+            if escaped in ("d", "w", "s"):
+                items.append("\\" + escaped)
+            elif escaped and not escaped.isalnum():
+                items.append(re.escape(escaped))
+            else:
+                raise Unsupported(f"the escape \\{escaped} in a class")
+            position += 2
+            continue
         if pattern[position + 1 : position + 2] == "-" and pattern[position + 2 : position + 3] not in ("]", ""):
             low, high = char, pattern[position + 2]
-            if low > high:
+            if low > high or (rust and high in ("\\", "[")):
                 raise Unsupported(f"the range {low}-{high}")
             items.append(re.escape(low) + "-" + re.escape(high))
+            uppercase = uppercase or any(c.isupper() for c in (low, high))
             position += 3
             continue
         items.append(re.escape(char))
+        uppercase = uppercase or char.isupper()
         position += 1
     body = "".join(items)
     if negate:
-        return f"[^{body}{_NOT_IN_LINE}]", position + 1
-    return f"[{body}]", position + 1
+        return f"[^{body}{_NOT_IN_LINE}]", position + 1, uppercase
+    return f"[{body}]", position + 1, uppercase
 
 
 # -- ripgrep (Rust regex) -------------------------------------------------------------------------
@@ -177,7 +193,7 @@ def rust(pattern: str) -> tuple[str, bool]:
                 out.append(re.escape(char))
                 uppercase = uppercase or char.isupper()
         elif char == "[":
-            text, index, upper = _rust_class(pattern, index)
+            text, index, upper = _bracket(pattern, index, rust=True)
             out.append(text)
             uppercase = uppercase or upper
             continue
@@ -205,54 +221,3 @@ def rust(pattern: str) -> tuple[str, bool]:
             uppercase = uppercase or char.isupper()
         index += 1
     return "".join(out), uppercase
-
-
-def _rust_class(pattern: str, index: int) -> tuple[str, int, bool]:
-    position = index + 1
-    negate = pattern[position : position + 1] == "^"
-    position += negate
-    items: list[str] = []
-    uppercase = False
-    first = True
-    while True:
-        if position >= len(pattern):
-            raise Unsupported("an unclosed [")
-        char = pattern[position]
-        if char == "]" and not first:
-            break
-        first = False
-        if pattern.startswith("[:", position):
-            end = pattern.find(":]", position + 2)
-            name = pattern[position + 2 : end] if end >= 0 else ""
-            if name not in _POSIX_CLASSES:
-                raise Unsupported(f"the class [:{name}:]")
-            items.append(_POSIX_CLASSES[name])
-            position = end + 2
-            continue
-        if char == "[" or pattern.startswith(("&&", "--", "~~"), position):
-            raise Unsupported("a nested class or class operation")
-        if char == "\\":
-            escaped = pattern[position + 1 : position + 2]
-            if escaped in ("d", "w", "s"):
-                items.append("\\" + escaped)
-            elif escaped and not escaped.isalnum():
-                items.append(re.escape(escaped))
-            else:
-                raise Unsupported(f"the escape \\{escaped} in a class")
-            position += 2
-            continue
-        if pattern[position + 1 : position + 2] == "-" and pattern[position + 2 : position + 3] not in ("]", ""):
-            low, high = char, pattern[position + 2]
-            if low > high or high == "\\" or high == "[":
-                raise Unsupported(f"the range {low}-{high}")
-            items.append(re.escape(low) + "-" + re.escape(high))
-            uppercase = uppercase or any(c.isupper() for c in (low, high))
-            position += 3
-            continue
-        items.append(re.escape(char))
-        uppercase = uppercase or char.isupper()
-        position += 1
-    body = "".join(items)
-    if negate:
-        return f"[^{body}{_NOT_IN_LINE}]", position + 1, uppercase
-    return f"[{body}]", position + 1, uppercase
