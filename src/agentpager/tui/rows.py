@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from rich.style import Style
+from textual.binding import Binding, BindingType
 from textual.widget import Widget
+
+CURSOR_BINDINGS: list[BindingType] = [
+    Binding("up,k", "move(-1)", show=False),
+    Binding("down,j", "move(1)", show=False),
+    Binding("pageup", "move(-20)", show=False),
+    Binding("pagedown", "move(20)", show=False),
+    Binding("home,g", "move(-1000000000)", show=False),
+    Binding("end,G", "move(1000000000)", show=False),
+]
+"""The keys of a list whose ``action_move(rows)`` moves its cursor."""
 
 
 def row_styles(widget: Widget) -> dict[str, Style]:

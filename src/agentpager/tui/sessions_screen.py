@@ -30,7 +30,7 @@ from textual.worker import get_current_worker
 
 from agentpager.sessions import SessionCache, SessionInfo, count_sessions, duration_of, list_sessions
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.rows import row_styles
+from agentpager.tui.rows import CURSOR_BINDINGS, row_styles
 from agentpager.wording import plural
 
 UPDATE_SECONDS = 0.25
@@ -94,14 +94,7 @@ def header(width: int) -> str:
 class SessionList(ScrollView, can_focus=True, inherit_bindings=False):
     """Project headings and their sessions; the cursor moves over sessions only."""
 
-    BINDINGS = [
-        Binding("up,k", "move(-1)", show=False),
-        Binding("down,j", "move(1)", show=False),
-        Binding("pageup", "move(-20)", show=False),
-        Binding("pagedown", "move(20)", show=False),
-        Binding("home,g", "move(-1000000000)", show=False),
-        Binding("end,G", "move(1000000000)", show=False),
-    ]
+    BINDINGS = CURSOR_BINDINGS
     DEFAULT_CSS = """
     SessionList {
         height: 1fr;

@@ -40,7 +40,7 @@ from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.lines import smart_case
 from agentpager.tui.output_area import OutputArea
-from agentpager.tui.rows import row_styles
+from agentpager.tui.rows import CURSOR_BINDINGS, row_styles
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.wording import byte_size, plural
 from agentpager.workspace import Workspace
@@ -69,14 +69,7 @@ class Summary:
 class CallList(ScrollView, can_focus=True, inherit_bindings=False):
     """One row per shown call; the cursor row is the call shown below."""
 
-    BINDINGS = [
-        Binding("up,k", "move(-1)", show=False),
-        Binding("down,j", "move(1)", show=False),
-        Binding("pageup", "move(-20)", show=False),
-        Binding("pagedown", "move(20)", show=False),
-        Binding("home,g", "move(-1000000000)", show=False),
-        Binding("end,G", "move(1000000000)", show=False),
-    ]
+    BINDINGS = CURSOR_BINDINGS
     DEFAULT_CSS = """
     CallList {
         height: 1fr;
