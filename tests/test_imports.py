@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import ast
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+from scanners import scanner
 
 import agentpager
 
@@ -59,23 +64,35 @@ def test_the_tui_reads_through_workspace_and_fileview_only() -> None:
 
 
 LEAN = """
-import sys
-from agentpager.engine import savedindex, textfile
+import json, sys, threading
+from agentpager.engine import newline_scan, savedindex, textfile
 savedindex.SAVED_MIN_BYTES = textfile.SAVED_MIN_BYTES = 1 << 20
+if sys.argv[2] == "without C":
+    newline_scan._native = None
 from agentpager import cli
 cli.main(["call", "--root", sys.argv[1], "read_file", '{"path": "big.txt", "start_line": 60000}'])
 heavy = ("numpy", "subprocess", "concurrent", "re2", "zipfile", "tiktoken")
-print(sorted(name for name in sys.modules if name.split(".")[0] in heavy), file=sys.stderr)
+loaded = sorted({name.split(".")[0] for name in sys.modules} & set(heavy))
+scanners = [thread.name for thread in threading.enumerate() if thread.name == "agentpager-scan"]
+print(json.dumps({"heavy": loaded, "scan threads": len(scanners)}), file=sys.stderr)
 """
 
 
-def test_a_call_on_a_file_whose_index_is_saved_loads_nothing_heavy(root: Path) -> None:
-    """The second ``agentpager call`` on a big file reads the saved index: no numpy, no scan threads."""
+@pytest.mark.parametrize("counter", ["with C", "without C"])
+def test_a_call_on_a_file_whose_index_is_saved_loads_nothing_heavy(root: Path, counter: str) -> None:
+    """The first ``agentpager call`` on a big file scans it, with numpy only where the C newline
+    counter was not built; the second reads the saved index: no numpy, no scan threads."""
+    if counter == "with C":
+        with scanner("c"):
+            pass  # skips where no C compiler could build it
     (root / "big.txt").write_text("".join(f"line {n:06d} of a file bigger than a few blocks\n" for n in range(80000)))
     runs = [
-        subprocess.run([sys.executable, "-c", LEAN, str(root)], capture_output=True, text=True, timeout=60)
+        subprocess.run([sys.executable, "-c", LEAN, str(root), counter], capture_output=True, text=True, timeout=60)
         for _ in range(2)
     ]
     assert [run.stdout.startswith("[File: big.txt | Lines 60000-60199 of 80000]") for run in runs] == [True, True]
-    assert "'numpy'" in runs[0].stderr, "the first one scans"
-    assert runs[1].stderr.strip() == "[]", "the second one does not"
+    first, second = (json.loads(run.stderr) for run in runs)
+    if os.cpu_count() != 1:
+        assert first["scan threads"] > 0, "the first one scans"
+    assert first["heavy"] == ([] if counter == "with C" else ["numpy"]), first
+    assert second == {"heavy": [], "scan threads": 0}, "the second one does not scan"

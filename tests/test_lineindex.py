@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from scanners import SCANNERS, scanner
 
 from agentpager.engine import lineindex
 from agentpager.engine.lineindex import LineIndex, Stamp
 
 
-@pytest.fixture(params=[0, 1 << 16], ids=["numpy", "bytes"])
-def small_blocks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(params=SCANNERS)
+def small_blocks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(lineindex, "BLOCK_SIZE", 16)
-    monkeypatch.setattr(lineindex, "NUMPY_MIN_BYTES", request.param)
-    monkeypatch.setattr(lineindex, "SPARSE_NEWLINES", 1 if request.param == 0 else 64)
+    with scanner(request.param):
+        yield
 
 
 def indexed(path: Path, base: int = 0) -> tuple[int, LineIndex]:

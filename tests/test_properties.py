@@ -1,7 +1,7 @@
 """Invariants over random files and arguments (hypothesis).
 
 Blocks are made tiny so that windows, characters and line breaks fall across block boundaries, and
-the numpy and bytes scanners both run.
+each way of counting newlines runs (the C module, numpy, bytes methods: tests/scanners.py).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scanners import SCANNERS, scanner
 
 from agentpager import Workspace
 from agentpager.engine import lineindex, utf8
@@ -44,17 +45,17 @@ FRAGMENTS = [
 ]
 text_files = st.lists(st.sampled_from(FRAGMENTS), max_size=80).map(lambda parts: b"".join(parts))
 block_sizes = st.sampled_from([4, 5, 13, 64, 1 << 20])
-scanners = st.sampled_from([0, 1 << 16])  # 0: numpy for every block; else bytes methods for small ones
+scanners = st.sampled_from(SCANNERS)
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @contextmanager
-def workspace_with(data: bytes, block_size: int, numpy_min: int, profile: str = "qq"):
+def workspace_with(data: bytes, block_size: int, scanned_by: str, profile: str = "qq"):
     with (
         tempfile.TemporaryDirectory() as directory,
         mock.patch.object(lineindex, "BLOCK_SIZE", block_size),
-        mock.patch.object(lineindex, "NUMPY_MIN_BYTES", numpy_min),
+        scanner(scanned_by),
     ):
         Path(directory, "f.txt").write_bytes(data)
         yield Workspace(directory, profile, max_output_chars=10**9)
@@ -76,11 +77,11 @@ RULE = "\n" + "-" * 40 + "\n"
 
 
 @PROPERTY_SETTINGS
-@given(body=text_files, sizes=st.lists(st.integers(1, 7), min_size=1), block_size=block_sizes, numpy_min=scanners)
-def test_read_file_windows_reassemble_the_lines(body: bytes, sizes: list[int], block_size: int, numpy_min: int) -> None:
+@given(body=text_files, sizes=st.lists(st.integers(1, 7), min_size=1), block_size=block_sizes, scanned_by=scanners)
+def test_read_file_windows_reassemble_the_lines(body: bytes, sizes: list[int], block_size: int, scanned_by: str) -> None:
     data = b"x" + body  # never a BOM or magic number
     expected = contract_lines(data)
-    with workspace_with(data, block_size, numpy_min) as workspace:
+    with workspace_with(data, block_size, scanned_by) as workspace:
         lines: list[str] = []
         start, turn = 1, 0
         while True:
@@ -106,11 +107,11 @@ TRUNCATED = re.compile(r"\n\n\[\.\.\. truncated at char (\d+) of (\d+)\. Use off
 
 
 @PROPERTY_SETTINGS
-@given(body=text_files, length=st.integers(1, 9), block_size=block_sizes, numpy_min=scanners)
-def test_vault_chunks_reassemble_the_text(body: bytes, length: int, block_size: int, numpy_min: int) -> None:
+@given(body=text_files, length=st.integers(1, 9), block_size=block_sizes, scanned_by=scanners)
+def test_vault_chunks_reassemble_the_text(body: bytes, length: int, block_size: int, scanned_by: str) -> None:
     data = b"x" + body
     expected = data.decode("utf-8", "replace")
-    with workspace_with(data, block_size, numpy_min, "vault") as workspace:
+    with workspace_with(data, block_size, scanned_by, "vault") as workspace:
         pieces, offset = [], 0
         while offset < len(expected):
             text = workspace.call("read_file", {"path": "f.txt", "offset": offset, "length": length}).text
@@ -237,12 +238,12 @@ def test_search_finds_exactly_the_lines_that_contain_the_pattern(body: bytes, ne
     body=text_files,
     grown=text_files,
     block_size=block_sizes,
-    numpy_min=scanners,
+    scanned_by=scanners,
     scanned=st.integers(0, 200),
     first=st.integers(1, 6),
 )
 def test_line_spans_are_the_lines(
-    body: bytes, grown: bytes, block_size: int, numpy_min: int, scanned: int, first: int
+    body: bytes, grown: bytes, block_size: int, scanned_by: str, scanned: int, first: int
 ) -> None:
     def lines_of(data: bytes) -> list[tuple[int, bytes, bool]]:
         parts = data.split(b"\n")
@@ -252,8 +253,7 @@ def test_line_spans_are_the_lines(
     with (
         tempfile.TemporaryDirectory() as directory,
         mock.patch.object(lineindex, "BLOCK_SIZE", block_size),
-        mock.patch.object(lineindex, "NUMPY_MIN_BYTES", numpy_min),
-        mock.patch.object(lineindex, "SPARSE_NEWLINES", 1 if numpy_min == 0 else 64),
+        scanner(scanned_by),
     ):
         path = Path(directory, "f")
         path.write_bytes(body)

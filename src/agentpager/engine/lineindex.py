@@ -3,8 +3,9 @@
 One checkpoint per block of about 1 MiB records how many newlines (and characters) come before it,
 so any line or character offset is found by scanning a single block. Blocks are read with
 ``os.pread`` rather than through ``mmap``: a file truncated under a mapping kills the process with
-SIGBUS, and a viewer of growing logs meets truncated files. numpy counts a block's newlines at about
-``wc -l`` speed, releasing the GIL so a UI thread keeps running.
+SIGBUS, and a viewer of growing logs meets truncated files. A block's newlines are counted (see
+``newline_scan``) faster than ``wc -l`` and with the GIL released, so several blocks are counted at
+once and a UI thread keeps running.
 """
 
 from __future__ import annotations
@@ -14,24 +15,17 @@ import functools
 import itertools
 import mmap
 import os
-import sys
+import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
+from agentpager.engine import newline_scan
 from agentpager.engine.utf8 import decode_chunks, decoded_length, restart_point
 
-if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
-
 BLOCK_SIZE = 1 << 20
-NUMPY_MIN_BYTES = 1 << 16
-"""Smaller blocks are scanned with bytes methods: importing numpy (55 ms) would cost more. Nor does
-finding the lines of one block import it: numpy is used there once a scan has loaded it."""
-SPARSE_NEWLINES = 64
-"""Up to this many newlines in a piece are found with ``find``; more, with numpy."""
 READ_SIZE = 1 << 18
 """Newlines are counted, and found, this many bytes at a time: a buffer that stays in the CPU's
 cache made reading and counting 1 GB twice as fast as with 1 MiB reads. Listing a 463 MB session's
@@ -39,16 +33,8 @@ calls took 0.100 s in such pieces, 0.109 s in 64 KiB ones (best of 8; ``wc -l``:
 BLOCKS_PER_SCAN = 16
 """Blocks counted per scan thread between two looks at ``cancel`` and ``progress``."""
 _NEWLINE = 10
+T = TypeVar("T")
 _CACHED_BLOCKS = 8
-
-
-@functools.cache
-def _numpy() -> Any:
-    # OpenBLAS would start a thread per core while numpy loads; nothing here multiplies matrices.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    import numpy
-
-    return numpy
 
 
 def aligned_buffer(size: int) -> mmap.mmap | bytearray:
@@ -69,37 +55,24 @@ class BlockBuffer:
 
     def __init__(self) -> None:
         self._data = aligned_buffer(0)
-        self._mask: Any = None
 
     def read(self, fd: int, length: int, offset: int) -> memoryview:
         """``length`` bytes at ``offset`` (valid until the next read); FileChanged if they are gone."""
         if len(self._data) < length:
             self._data = aligned_buffer(max(length, BLOCK_SIZE + 3))
-            self._mask = None
         view = memoryview(self._data)[:length]
         if os.preadv(fd, [view], offset) != length:
             raise FileChanged(f"the file no longer holds {length} bytes at {offset}")
         return view
 
-    def _is_newline(self, end: int) -> Any:
-        """A numpy mask of the newlines among the first ``end`` bytes read."""
-        np = _numpy()
-        if self._mask is None:
-            self._mask = np.empty(len(self._data), dtype=bool)
-        mask = self._mask[:end]
-        np.equal(np.frombuffer(self._data, dtype=np.uint8, count=end), _NEWLINE, out=mask)
-        return mask
-
     def count_newlines(self, end: int) -> int:
         """Newlines among the first ``end`` bytes read."""
-        if end < NUMPY_MIN_BYTES:
-            return self._data[:end].count(b"\n")
-        return int(_numpy().count_nonzero(self._is_newline(end)))
+        return newline_scan.count(self._data, end)
 
     def count_characters(self, end: int) -> int:
         """Characters the first ``end`` bytes read decode to (they must start at a restart point)."""
-        if end >= NUMPY_MIN_BYTES:
-            np = _numpy()
+        if end >= newline_scan.NUMPY_MIN_BYTES:
+            np = newline_scan.numpy_module()
             if int(np.frombuffer(self._data, dtype=np.uint8, count=end).max(initial=0)) < 0x80:
                 return end
         return decoded_length(memoryview(self._data)[:end])
@@ -117,39 +90,18 @@ _piece = _Piece()
 
 def newline_offsets(fd: int, start: int, end: int, load_numpy: bool = True) -> Sequence[int]:
     """Offsets from ``start`` of the newlines in the bytes ``[start, end)``; FileChanged when the
-    file no longer holds them.
-
-    Found with ``find`` (memchr) while a piece has few of them, as in a log of long lines; a piece
-    with more than SPARSE_NEWLINES (and past NUMPY_MIN_BYTES) is left to numpy, unless numpy is not
-    loaded yet and ``load_numpy`` is false (one block's lines: see NUMPY_MIN_BYTES).
-    """
-    numpy_allowed = load_numpy or "numpy" in sys.modules
+    file no longer holds them. ``load_numpy``: see ``newline_scan.offsets``."""
     data = _piece.data
     view = memoryview(data)
-    found: list[int] = []
-    dense: list[Any] = []
+    pieces = []
     position = start
     while position < end:
         length = min(len(data), end - position)
         if os.preadv(fd, [view[:length]], position) != length:
             raise FileChanged(f"the file no longer holds {length} bytes at {position}")
-        base, first = position - start, len(found)
-        offset = data.find(b"\n", 0, length)
-        while offset >= 0:
-            if len(found) - first >= SPARSE_NEWLINES and length >= NUMPY_MIN_BYTES and numpy_allowed:
-                np = _numpy()
-                del found[first:]
-                dense.append(np.asarray(found, dtype=np.int64))
-                dense.append(np.flatnonzero(np.frombuffer(data, dtype=np.uint8, count=length) == _NEWLINE) + base)
-                found = []
-                break
-            found.append(base + offset)
-            offset = data.find(b"\n", offset + 1, length)
+        pieces.append(newline_scan.offsets(data, length, position - start, load_numpy))
         position += length
-    if not dense:
-        return found
-    np = _numpy()
-    return np.concatenate([*dense, np.asarray(found, dtype=np.int64)])
+    return newline_scan.joined(pieces) if pieces else []
 
 
 _thread_buffers = threading.local()
@@ -165,11 +117,46 @@ def block_buffer() -> BlockBuffer:
     return buffer
 
 
-@functools.cache
-def _scan_pool() -> ThreadPoolExecutor:
-    from concurrent.futures import ThreadPoolExecutor  # with logging, 5 ms: only when a scan needs it
+_scan_tasks: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+_scan_threads: list[threading.Thread] = []
+_scan_threads_lock = threading.Lock()
 
-    return ThreadPoolExecutor(SCAN_THREADS, thread_name_prefix="agentpager-scan")
+
+def _scan_thread() -> None:
+    while True:
+        _scan_tasks.get()()
+
+
+def _in_parallel(jobs: list[Callable[[], T]]) -> list[T]:
+    """Each job's result, the jobs run at once: the first on this thread, the others on the scan
+    threads (started once; a ThreadPoolExecutor would import logging, 15 ms of a cold call)."""
+    with _scan_threads_lock:
+        while len(_scan_threads) < len(jobs) - 1:
+            thread = threading.Thread(target=_scan_thread, name="agentpager-scan", daemon=True)
+            thread.start()
+            _scan_threads.append(thread)
+    outcomes: list[tuple[bool, Any]] = [(False, None)] * len(jobs)
+    finished = threading.Semaphore(0)
+
+    def run(number: int) -> None:
+        try:
+            outcomes[number] = (True, jobs[number]())
+        except BaseException as error:
+            outcomes[number] = (False, error)
+
+    def run_and_tell(number: int) -> None:
+        run(number)
+        finished.release()
+
+    for number in range(1, len(jobs)):
+        _scan_tasks.put(functools.partial(run_and_tell, number))
+    run(0)
+    for _ in range(1, len(jobs)):
+        finished.acquire()
+    for succeeded, outcome in outcomes:
+        if not succeeded:
+            raise outcome
+    return [outcome for _, outcome in outcomes]
 
 
 def count_blocks(fd: int, ranges: list[tuple[int, int]], chars: bool, newlines: bool = True) -> list[tuple[int, int]]:
@@ -188,9 +175,15 @@ def count_blocks(fd: int, ranges: list[tuple[int, int]], chars: bool, newlines: 
             found += buffer.count_newlines(length)
         return found, 0
 
+    def count_run(run: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        return [count(byte_range) for byte_range in run]
+
     if len(ranges) < 2 or SCAN_THREADS == 1:
-        return [count(byte_range) for byte_range in ranges]
-    return list(_scan_pool().map(count, ranges))
+        return count_run(ranges)
+    # Each thread counts a run of neighbouring ranges: a task per range cost a third of a 1 GB scan.
+    size = -(-len(ranges) // SCAN_THREADS)
+    runs = [ranges[first : first + size] for first in range(0, len(ranges), size)]
+    return [counts for run in _in_parallel([functools.partial(count_run, run) for run in runs]) for counts in run]
 
 
 class FileChanged(OSError):

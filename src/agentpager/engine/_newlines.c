@@ -1,0 +1,97 @@
+/* Counts and finds the newlines in a buffer with the GIL released: the line index's scan threads
+ * then count blocks at once, without importing numpy (0.07-0.1 s of a cold `agentpager call`).
+ * Optional: built by hatch_build.py where a C compiler is found; newlines.py falls back to numpy
+ * and bytes methods without it. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+static Py_ssize_t count_newlines(const unsigned char *data, Py_ssize_t length) {
+    Py_ssize_t found = 0, i = 0;
+#ifdef __SSE2__
+    /* 16 bytes at a time: each lane's byte counter takes up to 255 matches before it is summed. */
+    const __m128i newline = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    while (length - i >= 16) {
+        Py_ssize_t rounds = (length - i) / 16;
+        if (rounds > 255) rounds = 255;
+        __m128i lanes = zero;
+        for (Py_ssize_t round = 0; round < rounds; round++, i += 16)
+            lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(data + i)), newline));
+        __m128i sums = _mm_sad_epu8(lanes, zero);
+        found += (Py_ssize_t)_mm_cvtsi128_si32(sums) + (Py_ssize_t)_mm_extract_epi16(sums, 4);
+    }
+#endif
+    for (; i < length; i++) found += data[i] == '\n';
+    return found;
+}
+
+static PyObject *count(PyObject *module, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t end;
+    if (!PyArg_ParseTuple(args, "y*n", &view, &end)) return NULL;
+    if (end < 0 || end > view.len) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "end is outside the buffer");
+        return NULL;
+    }
+    Py_ssize_t found;
+    Py_BEGIN_ALLOW_THREADS
+    found = count_newlines((const unsigned char *)view.buf, end);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(found);
+}
+
+static PyObject *offsets(PyObject *module, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t end;
+    long long base;
+    if (!PyArg_ParseTuple(args, "y*nL", &view, &end, &base)) return NULL;
+    if (end < 0 || end > view.len) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "end is outside the buffer");
+        return NULL;
+    }
+    const unsigned char *data = (const unsigned char *)view.buf;
+    Py_ssize_t found;
+    Py_BEGIN_ALLOW_THREADS
+    found = count_newlines(data, end);
+    Py_END_ALLOW_THREADS
+    PyObject *packed = PyBytes_FromStringAndSize(NULL, found * (Py_ssize_t)sizeof(long long));
+    if (packed == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    long long *out = (long long *)PyBytes_AS_STRING(packed);
+    Py_BEGIN_ALLOW_THREADS
+    const unsigned char *at = data, *stop = data + end;
+    for (Py_ssize_t i = 0; i < found; i++, at++) {
+        at = at < stop ? memchr(at, '\n', (size_t)(stop - at)) : NULL;
+        if (at == NULL) {  /* the buffer changed between the two passes: keep what is there */
+            found = i;
+            break;
+        }
+        out[i] = base + (long long)(at - data);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    if (_PyBytes_Resize(&packed, found * (Py_ssize_t)sizeof(long long)) < 0) return NULL;
+    return packed;
+}
+
+static PyMethodDef methods[] = {
+    {"count", count, METH_VARARGS, "count(buffer, end): the newlines among the first end bytes of buffer."},
+    {"offsets", offsets, METH_VARARGS,
+     "offsets(buffer, end, base): base plus the offset of each newline among the first end bytes of buffer, "
+     "packed as native 64-bit integers."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef definition = {PyModuleDef_HEAD_INIT, "_newlines", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__newlines(void) { return PyModule_Create(&definition); }
