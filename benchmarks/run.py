@@ -359,6 +359,10 @@ def main() -> int:
     options = parser.parse_args()
     options.data.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("AGENTPAGER_CACHE_DIR", str(options.data / "cache"))
+    from agentpager.engine import newline_scan
+
+    counter = "the C module" if newline_scan.native() else "numpy (the C module was not built)"
+    print(f"newlines counted by {counter}", flush=True)
     rows = benchmark(options.data, options.quick)
     width = max(len(row.what) for row in rows)
     print()

@@ -1,3 +1,3 @@
-from agentpager.cli import main
+from agentpager.cli import run
 
-raise SystemExit(main())
+run()

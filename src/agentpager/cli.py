@@ -7,11 +7,12 @@ in Textual, markitdown or the MCP SDK unless that command runs.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from agentpager import __version__
 
@@ -492,6 +493,15 @@ def _parser() -> argparse.ArgumentParser:
     config.add_argument("--init", action="store_true", help="write a commented config file (an existing one is kept)")
     config.set_defaults(run=_config)
     return parser
+
+
+def run() -> NoReturn:
+    """The console command: ``main()``, then the exit."""
+    status = main()
+    # The interpreter's last collections would walk every object the command made: 20 ms of a call's
+    # 250 ms (the TUI's exit too). Frozen, they are only freed with the process.
+    gc.freeze()
+    sys.exit(status)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
