@@ -132,6 +132,10 @@ EXPECTED = {
     # pipes, lists, redirections
     "nl -ba nonl.txt | sed -n '2,3p'": ("     2\tsecond\n     3\tlast\n", "", 0),
     "grep -n line plain.txt | head -2": ("1:line 1 alpha beta\n2:line 2 alpha beta\n", "", 0),
+    # head -n 0 exits without reading: a writer is stopped at its first write, after any error before it
+    "grep -v zzz invalid.txt | head -n 0": ("", "", 0),
+    "cat nope.txt nonl.txt | head -n 0": ("", f"cat: nope.txt: {MISSING}\n", 0),
+    "grep -v zzz invalid.txt | head -c 0": ("", "", 0),
     "cat nope.txt 2>/dev/null": ("", "", 1),
     "cat nope.txt 2>&1": (f"cat: nope.txt: {MISSING}\n", "", 1),
     "sed -n p nonl.txt nope.txt 2>&1": (f"sed: can't read nope.txt: {MISSING}\nfirst\nsecond\nlast", "", 2),

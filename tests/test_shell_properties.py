@@ -8,7 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentpager.engine.content import ContentStore
@@ -34,6 +34,7 @@ _PIECES = [
     b"\xc3",
     b"1",
 ]
+RACE_RETRIES = 20
 contents = st.lists(st.sampled_from(_PIECES), max_size=60).map(b"".join)
 counts = st.integers(min_value=0, max_value=12).map(str)
 files = st.sampled_from(["f1", "f2", "f1 f2", "f2 f1", "missing f1"])
@@ -96,6 +97,7 @@ commands = st.one_of(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(first=contents, second=contents, command=commands)
+@example(first=b"a\xc3\xa9A\xff\nAb\r\t\ta1\n", second=b"", command="grep -A 1 -v -C 1 'a$' f1 | head -n 0")
 def test_emulation_equals_the_real_programs(first: bytes, second: bytes, command: str) -> None:
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
@@ -105,9 +107,13 @@ def test_emulation_equals_the_real_programs(first: bytes, second: bytes, command
         if isinstance(emulated, NotReplayable):
             assert "NUL" not in emulated.reason and "internal" not in emulated.reason, emulated.reason
             return
+        answer = (str(emulated.stdout), emulated.exit_code, emulated.stderr)
         expected = real(root, command)
-        assert (str(emulated.stdout), emulated.exit_code, emulated.stderr) == (
-            expected.stdout,
-            expected.exit_code,
-            expected.stderr,
-        )
+        # A pipeline races: `grep ... | head -n 0` may write before head exits, or be stopped by
+        # SIGPIPE at its first write (the usual case, the one emulated). Its answer must be one the
+        # real programs give, asked again a few times.
+        for _ in range(RACE_RETRIES if "|" in command else 0):
+            if answer == (expected.stdout, expected.exit_code, expected.stderr):
+                break
+            expected = real(root, command)
+        assert answer == (expected.stdout, expected.exit_code, expected.stderr)

@@ -28,11 +28,11 @@ def after_newline(data: bytes | bytearray, count: int) -> int:
 
 
 def head_lines(chunks: Chunks, count: int) -> Chunks:
-    """The first ``count`` lines."""
+    """The first ``count`` lines (none read when there are none to take, as ``head -n 0`` reads none)."""
     remaining = count
+    if remaining <= 0:
+        return
     for chunk in chunks:
-        if remaining <= 0:
-            return
         newlines = chunk.count(b"\n")
         if newlines < remaining:
             remaining -= newlines
@@ -110,12 +110,15 @@ def all_but_last_bytes(chunks: Chunks, count: int) -> Chunks:
 
 
 def head_bytes(chunks: Chunks, count: int) -> Chunks:
+    """The first ``count`` bytes, reading no further."""
     remaining = count
+    if remaining <= 0:
+        return
     for chunk in chunks:
-        if remaining <= 0:
-            return
         yield chunk[:remaining]
         remaining -= len(chunk)
+        if remaining <= 0:
+            return
 
 
 def skip_bytes(chunks: Chunks, count: int) -> Chunks:

@@ -2,8 +2,8 @@
 
 A pipeline's programs are generators chained lazily, as processes chained by pipes are: a stage
 runs as far as the next one reads. When the last stage ends, each earlier one is drained by at most
-a pipe's capacity and then stopped, as SIGPIPE would stop it: a small upstream finishes (and reports
-its errors) while a huge one is not read to its end. The pipeline's status is its last stage's
+a pipe's capacity (by nothing when its reader never read) and then stopped, as SIGPIPE would stop
+it: a small upstream finishes (and reports its errors) while a huge one is not read to its end. The pipeline's status is its last stage's
 (bash without ``pipefail``).
 """
 
@@ -78,14 +78,16 @@ def _run_pipeline(pipeline: Pipeline, ctx: Context, shell: str) -> Generator[byt
     stages: list[Iterator[bytes]] = []
     last: Io | None = None
     try:
+        pipes: list[_Pipe] = []
         stdin: Chunks | None = None
         for command in commands:
             last, output = _start(command, ctx, stdin, shell)
             stages.append(output)
-            stdin = output
+            pipes.append(_Pipe(output))
+            stdin = pipes[-1]
         yield from stages[-1]
-        for upstream in reversed(stages[:-1]):
-            _drain(upstream)
+        for upstream, pipe in reversed(list(zip(stages[:-1], pipes, strict=False))):
+            _drain(upstream, PIPE_CAPACITY if pipe.read else 0)
     finally:
         for stage in reversed(stages):
             close = getattr(stage, "close", None)
@@ -95,12 +97,29 @@ def _run_pipeline(pipeline: Pipeline, ctx: Context, shell: str) -> Generator[byt
     return last.status
 
 
-def _drain(chunks: Iterator[bytes]) -> None:
-    """What a writer still gets into the pipe after its reader is gone."""
+class _Pipe:
+    """A stage's output as the next stage's input, noting whether that reader ever read from it."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self._chunks = chunks
+        self.read = False
+
+    def __iter__(self) -> _Pipe:
+        return self
+
+    def __next__(self) -> bytes:
+        self.read = True
+        return next(self._chunks)
+
+
+def _drain(chunks: Iterator[bytes], capacity: int) -> None:
+    """What a writer still does after its reader is gone: it fills the pipe's ``capacity``, then its
+    next write stops it. A reader that exited without reading (``head -n 0``) was gone before the
+    writer's first write, almost always: the writer stops there, before any later error message."""
     written = 0
     for chunk in chunks:
         written += len(chunk)
-        if written >= PIPE_CAPACITY:
+        if written > 0 and written >= capacity:
             return
 
 
