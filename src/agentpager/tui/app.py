@@ -213,7 +213,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
             self._saved_theme = theme.name
             self._save_theme(self.config.path, theme.name)
 
-    @work(thread=True, group="settings", exit_on_error=False)
+    @work(thread=True, group="settings", exit_on_error=False, description="saving the theme")
     def _save_theme(self, path: Path, name: str) -> None:
         try:
             save_setting(path, "theme", name)
@@ -243,7 +243,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         if path.endswith((".jsonl", ".json")):
             self._offer_transcript(path)
 
-    @work(thread=True, group="sniff", exclusive=True, exit_on_error=False)
+    @work(thread=True, group="sniff", exclusive=True, exit_on_error=False, description="looking for a transcript")
     def _offer_transcript(self, path: str) -> None:
         found = sniff(os.path.join(self.workspace.root.path, path))
         if found:
@@ -283,7 +283,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         else:
             self.notify("No transcript: open one with agentpager transcript FILE, or choose a .jsonl in the tree.")
 
-    @work(thread=True, group="transcript", exclusive=True, exit_on_error=False)
+    @work(thread=True, group="transcript", exclusive=True, exit_on_error=False, description="reading a transcript")
     def _read_transcript(self, path: str) -> None:
         try:
             transcript = open_transcript(os.path.join(self.workspace.root.path, path))
@@ -310,7 +310,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     def _open_session(self, event: SessionsScreen.OpenSession) -> None:
         self._read_session(event.info.path)
 
-    @work(thread=True, group="transcript", exclusive=True, exit_on_error=False)
+    @work(thread=True, group="transcript", exclusive=True, exit_on_error=False, description="reading a session")
     def _read_session(self, path: str) -> None:
         try:
             transcript = open_transcript(path)
@@ -489,7 +489,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         """Copy ``text`` (``what`` names it in the note that says how it was copied)."""
         self._copy(text, what)
 
-    @work(thread=True, group="copy", exit_on_error=False)
+    @work(thread=True, group="copy", exit_on_error=False, description="copying")
     def _copy(self, text: str, what: str) -> None:
         mechanism = system_clipboard()
         if mechanism and copy_with_pyperclip(text):

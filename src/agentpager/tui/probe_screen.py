@@ -159,7 +159,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         seconds = time.monotonic() - self._started
         self._show_verdict(f"{self._phase}… {seconds:.0f} s · Escape cancels", "")
 
-    @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="probe", exit_on_error=False, description="asking the real agent")
     def _ask(self, cancel: threading.Event, install_first: bool) -> None:
         """The profile's answer, then the agent's (installed first when asked to), compared."""
 

@@ -354,7 +354,7 @@ class ToolPanel(ReportsFailures, Vertical):
         """Move the viewer to where a hand-made read call reads (opening its file first)."""
         self._locate(self._workspace(), self.tool, dict(self.arguments))
 
-    @work(thread=True, exclusive=True, group="line", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="line", exit_on_error=False, description="the line a call starts at")
     def _locate(self, workspace: Workspace, tool: str, arguments: dict[str, Any]) -> None:
         """Where a call reads, found off the UI thread (a character or byte offset may index the file)."""
         coverage = workspace.coverage(tool, arguments)
@@ -397,7 +397,13 @@ class ToolPanel(ReportsFailures, Vertical):
             self._choose_tool(*self._read_call())
         self._show_choices()
 
-    @work(thread=True, exclusive=True, group="carry", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="carry",
+        exit_on_error=False,
+        description="the window carried to another profile",
+    )
     def _carry_over(
         self, before: Workspace, after: Workspace, tool: str, arguments: dict[str, Any], view: FileView | None
     ) -> None:
@@ -448,7 +454,7 @@ class ToolPanel(ReportsFailures, Vertical):
         if not self.pinned:
             self._follow(self._workspace(), view, window)
 
-    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False, description="following the viewer")
     def _follow(self, workspace: Workspace, view: FileView, window: Window) -> None:
         try:
             tool, arguments = workspace.read_call(view.name, view, (window.top, window.bottom))
@@ -510,7 +516,7 @@ class ToolPanel(ReportsFailures, Vertical):
         self._show_json()
         self._call(self._call_number, self.profile, self.tool, dict(self.arguments), self.view)
 
-    @work(thread=True, exclusive=True, group="call", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="call", exit_on_error=False, description="the tool call")
     def _call(self, number: int, profile: str, tool: str, arguments: dict[str, Any], view: FileView | None) -> None:
         workspace = self.workspace.with_profile(profile)
         result = workspace.call(tool, arguments)

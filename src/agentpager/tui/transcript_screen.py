@@ -279,7 +279,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         # Replaying every call competes with the first paint: start once the list is on screen.
         self.call_after_refresh(self._replay_all, self.transcript.calls, self.replayer)
 
-    @work(thread=True, group="replay", exit_on_error=False)
+    @work(thread=True, group="replay", exit_on_error=False, description="replaying the calls")
     def _replay_all(self, calls: list[ToolCall], replayer: Replayer) -> None:
         worker = get_current_worker()
         batch: dict[ToolCall, Summary] = {}
@@ -313,7 +313,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _show(self, index: int) -> None:
         self._load(self.query_one(CallList).calls[index])
 
-    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="detail", exit_on_error=False, description="loading a call")
     def _load(self, call: ToolCall) -> None:
         """Replay the call and diff the outputs off the UI thread (outputs can be megabytes)."""
         replay = self.replayer.replay(call)
@@ -434,7 +434,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             searched,
         )
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
     def _search(self, pattern: Matcher) -> None:
         """Calls whose arguments, output or surrounding conversation match: in linear time (RE2), or
         by ``re`` in a child process, stopped past its time limit or when the search is replaced."""
@@ -525,7 +525,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         if current is not None:
             self._open(current)
 
-    @work(thread=True, exclusive=True, group="open", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="opening")
     def _open(self, call: ToolCall) -> None:
         replay = self.replayer.replay(call)
         if replay.plan is None or replay.reason:

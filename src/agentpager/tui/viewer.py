@@ -179,7 +179,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self.status = "opening…"
         self._open(path)
 
-    @work(thread=True, group="file", exclusive=True, exit_on_error=False)
+    @work(thread=True, group="file", exclusive=True, exit_on_error=False, description="opening")
     def _open(self, path: str) -> None:
         worker = get_current_worker()
         started = time.monotonic()
@@ -631,7 +631,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         if self.view is not None:
             self._go_to_fraction(self.view, fraction)
 
-    @work(thread=True, group="jump", exclusive=True, exit_on_error=False)
+    @work(thread=True, group="jump", exclusive=True, exit_on_error=False, description="jumping")
     def _go_to_fraction(self, view: FileView, fraction: float) -> None:
         line = view.line_at_fraction(fraction)
         self.app.call_from_thread(self.jump_to_line, line)
@@ -690,7 +690,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._search(self.view, compiled)
         return None
 
-    @work(thread=True, group="search", exclusive=True, exit_on_error=False)
+    @work(thread=True, group="search", exclusive=True, exit_on_error=False, description="searching")
     def _search(self, view: FileView, pattern: Matcher) -> None:
         """Matches in linear time (RE2), or by re in a child process that Escape kills."""
         worker = get_current_worker()
@@ -791,6 +791,6 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             self._clear_strips()
             self._recount(self.view)
 
-    @work(thread=True, group="file", exclusive=True, exit_on_error=False)
+    @work(thread=True, group="file", exclusive=True, exit_on_error=False, description="counting the file again")
     def _recount(self, view: FileView) -> None:
         self._index(view, get_current_worker())

@@ -159,7 +159,7 @@ class FindFile(ModalScreen[str | None]):
         if self.files is not None:
             self._match(event.value)
 
-    @work(thread=True, group="match", exclusive=True, exit_on_error=False)
+    @work(thread=True, group="match", exclusive=True, exit_on_error=False, description="matching")
     def _match(self, query: str) -> None:
         files = self.files
         if files is None:
