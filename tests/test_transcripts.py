@@ -12,7 +12,7 @@ import pytest
 from agentpager import Workspace
 from agentpager.engine.patterns import compile_regex
 from agentpager.tools.claude_code import settings_shown_by
-from agentpager.transcripts import TranscriptError, open_transcript
+from agentpager.transcripts import ToolCall, TranscriptError, listed_arguments, open_transcript
 from agentpager.transcripts.replay import Replayer
 
 CWD = "/home/dev/proj"
@@ -480,3 +480,16 @@ def test_one_record_then_many_junk_lines(tmp_path: Path) -> None:
     path.write_text(json.dumps(user("hello")) + "\n" + "junk\n" * 80_000)
     transcript = open_transcript(str(path))
     assert transcript.format == "claude-code" and len(transcript.problems) == 80_000
+
+
+def test_a_list_row_shows_paths_relative_to_where_the_agent_worked() -> None:
+    def call(arguments: dict | str, cwd: str | None = "/home/dev/proj") -> ToolCall:
+        return ToolCall(index=0, turn=1, call_id="t0", tool="Read", arguments=arguments, where=(0, 0), cwd=cwd)
+
+    read = {"file_path": "/home/dev/proj/src/app.py", "offset": 40, "limit": 20}
+    assert listed_arguments(call(read), 200) == 'file_path="src/app.py" offset=40 limit=20'
+    assert listed_arguments(call(read), 24) == 'file_path="src/app.py" …'
+    assert listed_arguments(call(read, cwd=None), 200) == 'file_path="/home/dev/proj/src/app.py" offset=40 limit=20'
+    outside = {"file_path": "/home/dev/project2/a.py", "path": "/home/dev/proj", "note": "a  b\nc"}
+    assert listed_arguments(call(outside), 200) == 'file_path="/home/dev/project2/a.py" path="/home/dev/proj" note="a b\\nc"'
+    assert listed_arguments(call("not json {"), 200) == "not json {"

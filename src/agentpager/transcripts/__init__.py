@@ -267,5 +267,24 @@ def sniff(path: str, records: int = 20) -> str | None:
 def short_arguments(arguments: dict | str, width: int = 60) -> str:
     """The arguments on one line, cut to ``width`` characters."""
     text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-    text = " ".join(text.split())
+    return _cut(" ".join(text.split()), width)
+
+
+def listed_arguments(call: ToolCall, width: int) -> str:
+    """The call's arguments as a list row shows them, where 80 columns leave ~30 for them:
+    ``file_path="src/app.py" offset=40``, a path under the directory the agent worked in written
+    relative to it (the row's point is which file; the call's view shows the arguments as recorded)."""
+    if isinstance(call.arguments, str):
+        return short_arguments(call.arguments, width)
+    prefix = call.cwd.rstrip("/") + "/" if call.cwd else None
+
+    def shown(value: object) -> str:
+        if isinstance(value, str) and prefix and value.startswith(prefix) and len(value) > len(prefix):
+            value = value[len(prefix) :]
+        return json.dumps(value, ensure_ascii=False)
+
+    return _cut(" ".join(" ".join(f"{name}={shown(value)}" for name, value in call.arguments.items()).split()), width)
+
+
+def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"

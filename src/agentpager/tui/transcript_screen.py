@@ -32,7 +32,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from agentpager.fileview import Cancelled, ViewError
-from agentpager.transcripts import Transcript, TranscriptError, short_arguments
+from agentpager.transcripts import Transcript, TranscriptError, listed_arguments, short_arguments
 from agentpager.transcripts.formats import ToolCall
 from agentpager.transcripts.replay import Replay, Replayer
 from agentpager.tui.context_view import ContextView
@@ -154,7 +154,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         line.append(f"  {tokens:>6}  ")
         style = {"same": "calllist--same", "differs": "calllist--differs"}.get(status, "calllist--muted")
         line.append(f"{SHORT_STATUS.get(status, status):<9}" if narrow else f"{status:<14}", self._styles[style])
-        line.append(f"  {short_arguments(call.arguments, 200)}", self._styles["calllist--muted"])
+        line.append(f"  {listed_arguments(call, 200)}", self._styles["calllist--muted"])
         row_style = self._base + self._styles["calllist--cursor"] if row == self.cursor else self._base
         strip = Strip(list(line.render(self.app.console))).apply_style(row_style)
         return strip.crop_extend(scroll_x, scroll_x + width, row_style)
