@@ -1,7 +1,7 @@
 /* Counts and finds the newlines in a buffer with the GIL released: the line index's scan threads
  * then count blocks at once, without importing numpy (0.07-0.1 s of a cold `agentpager call`).
- * Optional: built by hatch_build.py where a C compiler is found; newlines.py falls back to numpy
- * and bytes methods without it. */
+ * Optional: built by hatch_build.py where a C compiler is found; newline_scan.py falls back to
+ * numpy and bytes methods without it. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

@@ -143,13 +143,12 @@ def _in_parallel(jobs: list[Callable[[], T]]) -> list[T]:
             outcomes[number] = (True, jobs[number]())
         except BaseException as error:
             outcomes[number] = (False, error)
-
-    def run_and_tell(number: int) -> None:
-        run(number)
-        finished.release()
+        finally:
+            if number:  # a scan thread's job: this thread waits for it
+                finished.release()
 
     for number in range(1, len(jobs)):
-        _scan_tasks.put(functools.partial(run_and_tell, number))
+        _scan_tasks.put(functools.partial(run, number))
     run(0)
     for _ in range(1, len(jobs)):
         finished.acquire()

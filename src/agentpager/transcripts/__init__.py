@@ -267,7 +267,7 @@ def sniff(path: str, records: int = 20) -> str | None:
 def short_arguments(arguments: dict | str, width: int = 60) -> str:
     """The arguments on one line, cut to ``width`` characters."""
     text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-    return _cut(" ".join(text.split()), width)
+    return _one_line(text, width)
 
 
 def listed_arguments(call: ToolCall, width: int) -> str:
@@ -283,8 +283,10 @@ def listed_arguments(call: ToolCall, width: int) -> str:
             value = value[len(prefix) :]
         return json.dumps(value, ensure_ascii=False)
 
-    return _cut(" ".join(" ".join(f"{name}={shown(value)}" for name, value in call.arguments.items()).split()), width)
+    return _one_line(" ".join(f"{name}={shown(value)}" for name, value in call.arguments.items()), width)
 
 
-def _cut(text: str, width: int) -> str:
+def _one_line(text: str, width: int) -> str:
+    """``text`` with its runs of whitespace made single spaces, cut to ``width`` characters."""
+    text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"

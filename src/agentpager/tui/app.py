@@ -87,7 +87,8 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     """The screen's class by width: the panel beside the viewer from 160 columns, under it below."""
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="help"),
-        Binding("e", "edit_call", "Edit", tooltip="Edit the tool call", id="edit_call"),  # "Edit call" cut Copy at 80 columns
+        # "Edit call" pushed Copy off the footer at 80 columns
+        Binding("e", "edit_call", "Edit", tooltip="Edit the tool call", id="edit_call"),
         Binding("o", "open_file", "Open", id="open_file"),
         Binding("T", "toggle_tree", "Tree", id="toggle_tree"),
         Binding("c", "copy_output", "Copy", id="copy_output"),

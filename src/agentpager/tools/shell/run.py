@@ -3,8 +3,8 @@
 A pipeline's programs are generators chained lazily, as processes chained by pipes are: a stage
 runs as far as the next one reads. When the last stage ends, each earlier one is drained by at most
 a pipe's capacity (by nothing when its reader never read) and then stopped, as SIGPIPE would stop
-it: a small upstream finishes (and reports its errors) while a huge one is not read to its end. The pipeline's status is its last stage's
-(bash without ``pipefail``).
+it: a small upstream finishes (and reports its errors) while a huge one is not read to its end. The
+pipeline's status is its last stage's (bash without ``pipefail``).
 """
 
 from __future__ import annotations
