@@ -16,6 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from waiting import HANG, all_gone, processes_with
 
 from agentpager.agents import AgentNotInstalled, Cancelled, ProbeError, find, install, install_hint, probe
 from agentpager.agents.anthropic import AnthropicMessages, estimated_tokens
@@ -43,7 +44,7 @@ def events(body: bytes) -> list[tuple[str | None, dict]]:
 def post(url: str, body: object, headers: dict[str, str] | None = None) -> tuple[str, bytes]:
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, method="POST", headers=headers or {})
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=HANG) as response:
         return response.headers["Content-Type"], response.read()
 
 
@@ -91,7 +92,7 @@ def test_the_mock_calls_once_records_the_result_byte_for_byte_and_answers_the_re
         _, last = post(url, body.encode())
         assert events(last)[4][1]["delta"]["stop_reason"] == "end_turn"
         _, counted = post(mock.url + "/v1/messages/count_tokens", {"messages": [{"role": "user", "content": "x" * 41}]})
-        with urllib.request.urlopen(mock.url + "/api/hello", timeout=10) as response:
+        with urllib.request.urlopen(mock.url + "/api/hello", timeout=HANG) as response:
             assert json.loads(response.read()) == {}
     recording = mock.recording
     assert recording.done.is_set()
@@ -132,7 +133,7 @@ def test_the_mock_reads_chunked_request_bodies() -> None:
         request = urllib.request.Request(
             mock.url + "/v1/messages", data=iter(chunks), method="POST", headers={"Transfer-Encoding": "chunked"}
         )  # http.client sends each chunk framed as one
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=HANG) as response:
             answer = response.read()
     assert json.loads(answer)["content"][0]["type"] == "tool_use"
 
@@ -250,35 +251,32 @@ def test_probe_runs_the_agent_against_the_mock_and_returns_its_result(tmp_path: 
 
 
 @pytest.fixture
-def hanging_agent(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The fake agent, started as Claude Code, starts a sleeping child and sleeps itself."""
+def hanging_agent(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    """The fake agent, started as Claude Code, starts a sleeping child and sleeps itself; the child
+    has the marker returned on its command line."""
     from agentpager.agents import catalog
 
     agent = catalog.AGENTS["claude-code"]
-    hanging = lambda *args: catalog.Launch(
-        agent.launch(*args).arguments, {**agent.launch(*args).env, "FAKE_AGENT_MODE": "hang"}
-    )  # noqa: E731
+    marker = f"hanging-agent-{tmp_path}"
+    mode = {"FAKE_AGENT_MODE": "hang", "FAKE_AGENT_MARKER": marker}
+    hanging = lambda *args: catalog.Launch(  # noqa: E731
+        agent.launch(*args).arguments, {**agent.launch(*args).env, **mode}
+    )
     monkeypatch.setitem(catalog.AGENTS, "claude-code", catalog.Agent(**{**agent.__dict__, "launch": hanging}))
+    return marker
 
 
-@pytest.mark.usefixtures("hanging_agent")
-def test_an_agent_that_never_answers_is_killed_with_its_children(tmp_path: Path) -> None:
-    before = set(os.listdir("/proc"))
-    with pytest.raises(ProbeError, match="no tool result within 2 s"):
+def test_an_agent_that_never_answers_is_killed_with_its_children(hanging_agent: str, tmp_path: Path) -> None:
+    with pytest.raises(ProbeError, match="no tool result within 2 s"):  # it never answers: 2 s of waiting suffice
         probe("claude-code", "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), timeout=2)
-    sleepers = [
-        pid
-        for pid in set(os.listdir("/proc")) - before
-        if pid.isdigit() and b"time.sleep(600)" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    ]
-    assert sleepers == []
+    assert all_gone(hanging_agent), processes_with(hanging_agent)
 
 
 def agentpager(
     *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "agentpager", *args], capture_output=True, timeout=120, env=env, cwd=cwd
+        [sys.executable, "-m", "agentpager", *args], capture_output=True, timeout=HANG, env=env, cwd=cwd
     )
 
 
@@ -349,21 +347,16 @@ def test_install_hands_on_each_line_npm_writes_and_says_why_it_failed(no_agents:
 
 
 def test_a_cancelled_install_stops_npm_and_its_children(no_agents: Path) -> None:
-    npm_stand_in(no_agents.parent / "bin", "echo started\nsleep 600 & wait\n")
+    duration = f"600.{os.getpid()}"  # no other test process sleeps as long
+    npm_stand_in(no_agents.parent / "bin", f"echo started\nsleep {duration} & wait\n")
     cancel = threading.Event()
 
     def line(text: str) -> None:
         cancel.set()  # as soon as npm says anything
 
-    before = set(os.listdir("/proc"))
     with pytest.raises(Cancelled):
         install("claude-code", "2.1.84", progress=line, cancel=cancel)
-    sleepers = [
-        pid
-        for pid in set(os.listdir("/proc")) - before
-        if pid.isdigit() and Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"sleep\x00600")
-    ]
-    assert sleepers == []
+    assert all_gone(duration), processes_with(duration)
 
 
 def test_a_version_not_in_the_cache_is_the_one_on_path_when_it_is_that_version(no_agents: Path) -> None:
@@ -379,32 +372,20 @@ def test_a_version_not_in_the_cache_is_the_one_on_path_when_it_is_that_version(n
     )
 
 
-@pytest.mark.usefixtures("hanging_agent")
-def test_a_cancelled_probe_stops_the_agent_and_its_children(tmp_path: Path) -> None:
-    before = set(os.listdir("/proc"))
-
-    def sleepers() -> list[str]:
-        found = []
-        for pid in set(os.listdir("/proc")) - before:
-            try:
-                if pid.isdigit() and b"time.sleep(600)" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                    found.append(pid)
-            except OSError:
-                pass  # it ended meanwhile
-        return found
-
+def test_a_cancelled_probe_stops_the_agent_and_its_children(hanging_agent: str, tmp_path: Path) -> None:
     cancel, seen = threading.Event(), []
 
     def cancel_once_its_child_sleeps() -> None:
-        for _ in range(600):
-            if found := sleepers():
-                seen.extend(found)
-                break
+        while not (found := processes_with(hanging_agent)) and not cancel.is_set():
             time.sleep(0.05)
+        seen.extend(found)
         cancel.set()
 
-    threading.Thread(target=cancel_once_its_child_sleeps).start()
-    with pytest.raises(Cancelled):
-        probe("claude-code", "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), cancel=cancel)
+    threading.Thread(target=cancel_once_its_child_sleeps, daemon=True).start()
+    try:
+        with pytest.raises(Cancelled):
+            probe("claude-code", "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), cancel=cancel)
+    finally:
+        cancel.set()  # the watching thread stops, whatever happened
     assert seen, "the agent had started its child"
-    assert sleepers() == []
+    assert all_gone(hanging_agent), processes_with(hanging_agent)
