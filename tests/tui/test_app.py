@@ -118,7 +118,8 @@ async def test_the_file_finder_opens_what_was_typed_ahead_of_its_listing(workspa
         await settle(pilot)
         try:
             await type_ahead(pilot, "o", *"bigtxt", "enter")
-            assert isinstance(app.screen, FindFile) and app.screen.query_one(Input).value == "bigtxt", "still listing"
+            typed = lambda: isinstance(app.screen, FindFile) and app.screen.query_one(Input).value == "bigtxt"  # noqa: E731
+            await until(pilot, typed, "the keys typed ahead reached the finder, still listing")
         finally:
             listed.set()
         await settle(pilot)
