@@ -8,7 +8,7 @@ import pytest
 
 from agentpager import Workspace
 from agentpager.tools.base import Coverage, RecordedCall
-from agentpager.tools.swe_agent import PROFILE
+from agentpager.agents.swe_agent.profiles import PROFILE
 
 REPO = "/repo"
 

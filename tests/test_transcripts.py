@@ -11,7 +11,7 @@ import pytest
 
 from agentpager import Workspace
 from agentpager.engine.patterns import compile_regex
-from agentpager.tools.claude_code import settings_shown_by
+from agentpager.agents.claude_code.profiles import settings_shown_by
 from agentpager.transcripts import ToolCall, TranscriptError, listed_arguments, open_transcript
 from agentpager.transcripts.replay import Replayer
 
@@ -449,6 +449,7 @@ def test_the_root_never_comes_from_the_transcript(tmp_path: Path) -> None:
 def test_the_format_is_decided_by_the_first_record_that_shows_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 12, item 9: one record then N junk lines took 87 s for 80k lines (every record re-counted
     what was seen). Feeding starts at the first record that shows the format, not after all the junk."""
+    from agentpager.agents.claude_code.transcript import ClaudeCode
     from agentpager.transcripts import formats
     from agentpager.transcripts.records import BadRecord, Location, Record
 
@@ -463,13 +464,13 @@ def test_the_format_is_decided_by_the_first_record_that_shows_it(monkeypatch: py
             pulled += 1
             yield BadRecord(Location(line=number), "not JSON")
 
-    original = formats.ClaudeCode.feed
+    original = ClaudeCode.feed
 
     def feed(self, record) -> None:  # noqa: ANN001
         fed_after.append(pulled)
         original(self, record)
 
-    monkeypatch.setattr(formats.ClaudeCode, "feed", feed)
+    monkeypatch.setattr(ClaudeCode, "feed", feed)
     parsed = formats.parse(records())
     assert fed_after == [1]
     assert len(parsed.problems) == 10_000 and parsed.problems[-1] == "line 10001: not JSON, skipped"

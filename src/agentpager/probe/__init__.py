@@ -1,8 +1,9 @@
-"""The real agents on call: each runs once against a mock of its model API on 127.0.0.1.
+"""The probe: a real agent run once against a mock of its model API on 127.0.0.1.
 
-``probe(agent, tool, arguments, root)`` returns the exact tool result the agent sends its model;
-``find`` and ``install`` locate or install a version (npm, into the cache dir); ``compare`` (in
-``volatile``) sets a profile's answer against the agent's. No Textual here.
+``probe(program, tool, arguments, root)`` returns the exact tool result the agent sends its model;
+``find`` and ``install`` locate or install a version (npm, into the cache dir). What the probe needs
+of an agent is its ``Program`` (``Agent.program()``); the API dialects are ``anthropic`` (Claude
+Code's Messages), ``responses`` (Codex's OpenAI Responses) and ``gemini``. No Textual here.
 Exports load lazily, so importing this package costs nothing until a name is used.
 """
 
@@ -12,12 +13,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
-    "AGENT_NAMES",
     "AgentNotInstalled",
     "Cancelled",
     "Installed",
     "ProbeError",
     "ProbeResult",
+    "Program",
     "find",
     "install",
     "install_hint",
@@ -25,27 +26,27 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from agentpager.agents.catalog import AGENT_NAMES
-    from agentpager.agents.installation import AgentNotInstalled, Installed, find, install, install_hint
-    from agentpager.agents.processes import Cancelled
-    from agentpager.agents.runner import ProbeError, ProbeResult, probe
+    from agentpager.probe.installation import AgentNotInstalled, Installed, find, install, install_hint
+    from agentpager.probe.processes import Cancelled
+    from agentpager.probe.program import Program
+    from agentpager.probe.runner import ProbeError, ProbeResult, probe
 
 _EXPORTS = {
-    "AGENT_NAMES": "agentpager.agents.catalog",
-    "AgentNotInstalled": "agentpager.agents.installation",
-    "Cancelled": "agentpager.agents.processes",
-    "Installed": "agentpager.agents.installation",
-    "find": "agentpager.agents.installation",
-    "install": "agentpager.agents.installation",
-    "install_hint": "agentpager.agents.installation",
-    "ProbeError": "agentpager.agents.runner",
-    "ProbeResult": "agentpager.agents.runner",
-    "probe": "agentpager.agents.runner",
+    "AgentNotInstalled": "agentpager.probe.installation",
+    "Cancelled": "agentpager.probe.processes",
+    "Installed": "agentpager.probe.installation",
+    "find": "agentpager.probe.installation",
+    "install": "agentpager.probe.installation",
+    "install_hint": "agentpager.probe.installation",
+    "ProbeError": "agentpager.probe.runner",
+    "ProbeResult": "agentpager.probe.runner",
+    "Program": "agentpager.probe.program",
+    "probe": "agentpager.probe.runner",
 }
 
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'agentpager.agents' has no attribute '{name}'")
+        raise AttributeError(f"module 'agentpager.probe' has no attribute '{name}'")
     return getattr(importlib.import_module(module), name)

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentpager.agents.mock import CALL_ID, Request, Response, ToolResult, sse
+from agentpager.probe.mock import CALL_ID, Request, Response, ToolResult, sse
 
 _USAGE = {"input_tokens": 10, "output_tokens": 1}
 

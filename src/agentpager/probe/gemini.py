@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agentpager.agents.mock import CALL_ID, Request, Response, ToolResult, sse
+from agentpager.probe.mock import CALL_ID, Request, Response, ToolResult, sse
 
 GEMINI_CALL_ID = CALL_ID.removeprefix("toolu_")
 _USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 1, "totalTokenCount": 11}

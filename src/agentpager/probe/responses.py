@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agentpager.agents.mock import CALL_ID, Request, Response, ToolResult, sse
+from agentpager.probe.mock import CALL_ID, Request, Response, ToolResult, sse
 
 RESPONSE_ID = "resp_agentpager_probe"
 ITEM_ID = "fc_agentpager_probe"

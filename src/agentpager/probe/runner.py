@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentpager.agents.catalog import PROMPT
-from agentpager.agents.installation import Installed, Progress, find
-from agentpager.agents.mock import MockServer, Recording
-from agentpager.agents.processes import Cancelled, stop
+from agentpager.probe.installation import Installed, Progress, find
+from agentpager.probe.mock import MockServer, Recording
+from agentpager.probe.processes import Cancelled, stop
+from agentpager.probe.program import PROMPT, Program
 
 PROBE_TIMEOUT = 180.0
 """Seconds from start until the tool result must have arrived."""
@@ -36,6 +36,7 @@ class ProbeResult:
     """The tool result exactly as the agent sent it to the model."""
     is_error: bool
     agent: str
+    """The agent's id."""
     version: str
     model: str
     raw_request: bytes
@@ -92,7 +93,7 @@ def _model_asked_for(recording: Recording) -> str:
 
 
 def probe(
-    agent: str,
+    program: Program,
     tool: str,
     arguments: Mapping[str, Any],
     root: str | os.PathLike[str],
@@ -109,8 +110,8 @@ def probe(
     ``version``: see ``find``. Raises AgentNotInstalled, or ProbeError when no result came back;
     ``cancel`` set stops the agent and its children and raises Cancelled.
     """
-    installed = installed or find(agent, version)
-    spec = installed.agent
+    installed = installed or find(program, version)
+    spec = installed.program
     model = model or spec.default_model
     prompt_tool = spec.prompt_tools.get(tool)
     prompt = prompt_tool.prompt(arguments) if prompt_tool else PROMPT
@@ -122,7 +123,7 @@ def probe(
             launch = spec.launch(home, mock.url, model, prompt)
             if progress:
                 progress(
-                    f"Starting {spec.name} {installed.version} ({model or 'its default model'}) against {mock.url} ..."
+                    f"Starting {spec.agent} {installed.version} ({model or 'its default model'}) against {mock.url} ..."
                 )
             with open(home / "agent.log", "wb") as log:
                 process = subprocess.Popen(
@@ -149,15 +150,15 @@ def probe(
             result, request = recording.result, recording.result_request
         if result is None or request is None:
             raise ProbeError(
-                f"{spec.name} {installed.version} sent no result for {tool} "
+                f"{spec.agent} {installed.version} sent no result for {tool} "
                 f"(exit status {process.returncode}); its output:\n{output[-3000:]}"
             )
         if progress:
-            progress(f"{spec.name} answered.")
+            progress(f"{spec.agent} answered.")
         return ProbeResult(
             result.text,
             result.is_error,
-            spec.name,
+            spec.agent,
             installed.version,
             model or _model_asked_for(recording),
             request.body,

@@ -1,8 +1,10 @@
 """The parts of an agent's answer that change from run to run, and comparing answers apart from them.
 
-An agent names its volatile parts (``catalog.Agent.volatile``): Claude Code's ``<total_tokens>``
-countdown, Codex's chunk id and wall time. The goldens (``tests/goldens/golden.py``) store them as
-placeholders; the TUI compares a profile's answer with the real agent's the same way.
+An agent names its volatile parts once (``Agent.volatile``: Claude Code's ``<total_tokens>`` countdown,
+Codex's chunk id and wall time) and its profiles carry them (``Profile.volatile``). One comparison
+serves both uses: the probe's, a profile's answer against the real agent's (``compare``), and
+replay's, a recorded output against the replayed one (``Profile.same_output``). The goldens
+(``tests/goldens/golden.py``) store the parts as placeholders.
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ def with_placeholders(text: str, volatile: tuple[Volatile, ...]) -> str:
     for part in volatile:
         text = re.sub(part.pattern, part.placeholder, text, flags=re.MULTILINE)
     return text
+
+
+def same_apart_from(one: str, other: str, volatile: tuple[Volatile, ...]) -> bool:
+    """Whether two answers say the same once their volatile parts are placeholders."""
+    return one == other or with_placeholders(one, volatile) == with_placeholders(other, volatile)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from typing import Any
 from agentpager.engine.lazytext import Text, head
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import Call, Tool
-from agentpager.tools.claude_code.read import Answer, Behaviour, size_text
+from agentpager.agents.claude_code.read import Answer, Behaviour, size_text
 from agentpager.tools.commands import NotRun, not_run, refuse, run_command
 from agentpager.tools.js.strings import JS_WHITESPACE, js_length, js_prefix, js_slice, js_trim, js_trim_end
 from agentpager.tools.shell import ShellRun
@@ -53,16 +53,14 @@ class BashBehaviour:
 
     merged: bool
     """stdout and stderr in one stream as written, the first MAX_OUTPUT bytes read (2.1)."""
-    exit_code_line: bool
-    """An error starts ``Exit code N`` (2.1)."""
     no_output: str
     """The text of an empty success."""
     saves_large_output: bool
     """Over MAX_OUTPUT bytes, a preview of the output saved to a file (2.1); else cut at MAX_OUTPUT characters."""
 
 
-BASH_2_0 = BashBehaviour(merged=False, exit_code_line=False, no_output="", saves_large_output=False)
-BASH_2_1 = BashBehaviour(merged=True, exit_code_line=True, no_output=NO_OUTPUT, saves_large_output=True)
+BASH_2_0 = BashBehaviour(merged=False, no_output="", saves_large_output=False)
+BASH_2_1 = BashBehaviour(merged=True, no_output=NO_OUTPUT, saves_large_output=True)
 
 
 def _without_blank_edges(text: str) -> str:

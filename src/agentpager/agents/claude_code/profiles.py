@@ -13,6 +13,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agentpager.agents.claude_code import AGENT
+from agentpager.agents.claude_code.bash import BASH_2_0, BASH_2_1, BashBehaviour, bash_tool, countdown_shown_by
+from agentpager.agents.claude_code.read import (
+    NEWEST,
+    V2_0,
+    V2_1_84,
+    Behaviour,
+    error_form,
+    read_as,
+    settings_shown_by,
+)
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import (
     Claim,
@@ -26,21 +37,9 @@ from agentpager.tools.base import (
     Tool,
     lines_covered,
 )
-from agentpager.tools.claude_code.bash import BASH_2_0, BASH_2_1, BashBehaviour, bash_tool, countdown_shown_by
-from agentpager.tools.claude_code.read import (
-    LINE_FORMATS,
-    NEWEST,
-    V2_0,
-    V2_1_84,
-    Behaviour,
-    error_form,
-    js_trim,
-    read_as,
-    settings_shown_by,
-)
 from agentpager.tools.commands import RECORDED_CWD
 
-__all__ = ["LINE_FORMATS", "PROFILE", "PROFILES", "js_trim", "settings_shown_by", "version_profile"]
+__all__ = ["PROFILE", "PROFILES", "settings_shown_by", "version_profile"]
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -63,14 +62,14 @@ class ClaudeCode(Profile):
 
     def shell_command(self, recorded: RecordedCall) -> ShellCommand | None:
         command = recorded.arguments.get("command")
-        if recorded.agent != "claude-code" or recorded.tool != "Bash" or not isinstance(command, str):
+        if recorded.agent != AGENT.id or recorded.tool != "Bash" or not isinstance(command, str):
             return None
         return ShellCommand(command)
 
     def claim(self, recorded: RecordedCall) -> Claim | None:
         """A Read or a Bash call, replayed by the profile of the transcript's version (this one when it
         says none), with the line format, reminder and countdown its own output shows."""
-        if recorded.tool == "Bash" and recorded.agent != "claude-code":
+        if recorded.tool == "Bash" and recorded.agent != AGENT.id:
             return None
         claim = super().claim(recorded)
         if claim is None:
@@ -94,7 +93,8 @@ def _profile(name: str, behaviour: Behaviour, bash: BashBehaviour, description: 
         description=description,
         error_form=error_form,
         guarded=False,
-        real_agent=RealAgent("claude-code", behaviour.version),
+        real_agent=RealAgent(AGENT.id, behaviour.version),
+        volatile=AGENT.volatile,
         ground_truth=f"the real Claude Code {behaviour.version}, recorded in tests/goldens/claude-code",
         tools=(
             Tool(

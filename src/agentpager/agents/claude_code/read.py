@@ -40,7 +40,6 @@ BUILD_LIMIT = 32 << 20
 """A selection of more bytes is never built (a 2 GB line took 4.2 GB and aborted in tiktoken): every
 version refuses it, and its token count is estimated from its first TOKEN_SAMPLE_BYTES."""
 TOKEN_SAMPLE_BYTES = 256 * 1024
-LINE_FORMATS = ("tab", "arrow")
 TOKEN_BUDGET = 15_000_000
 """Where Claude Code's ``<total_tokens>`` countdown starts (it subtracts the tokens the API reports used)."""
 COUNTDOWN_MODELS = frozenset(

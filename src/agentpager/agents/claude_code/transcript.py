@@ -20,6 +20,7 @@ import os
 import re
 from typing import Any
 
+from agentpager.agents.claude_code import AGENT
 from agentpager.transcripts.formats.anthropic import block_result, read_blocks, usage_turn
 from agentpager.transcripts.formats.base import Collector, ModelTurn, ToolCall
 from agentpager.transcripts.records import Record
@@ -29,7 +30,7 @@ _AGENT_ID = re.compile(r"agentId: ([\w-]+)")
 
 
 class ClaudeCode(Collector):
-    format = "claude-code"
+    format = AGENT.id
     call_markers = (b'"type":"tool_use"', b'"type": "tool_use"')
     turn_markers = (b'"usage"',)
     prompt_markers = (b'"type":"user"', b'"type": "user"')

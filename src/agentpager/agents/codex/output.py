@@ -24,7 +24,8 @@ Sources (openai/codex; the behaviour of the versions named was checked against t
   the line count, ``Output:``) and ``_structured`` (``{"output", "metadata": {"exit_code",
   "duration_seconds"}}`` as serde_json writes it): 0.60.1's ``shell_command`` and ``shell``.
 
-Wall time and chunk id change from run to run; answers here say ``0`` seconds and chunk ``000000``.
+Wall time and chunk id change from run to run; answers here say ``0`` seconds and chunk ``000000``
+(``AGENT.volatile`` in ``__init__.py`` names them, for comparing answers without them).
 """
 
 from __future__ import annotations
@@ -177,32 +178,3 @@ def structured_text(run: ShellRun, in_tokens: bool) -> str:
     payload = {"output": output, "metadata": {"exit_code": run.exit_code, "duration_seconds": 0.0}}
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
-
-def shell_body(output: str) -> tuple[str, int | None] | None:
-    """A shell answer without what changes between runs: what the command printed and its exit code.
-
-    Knows the three envelopes above (``Chunk ID``/``Process exited with code``, ``Exit code``/``Wall
-    time``, and the JSON ``output``/``metadata``); None for other outputs.
-    """
-    if output.startswith(("Chunk ID: ", "Wall time: ")):
-        head, separator, body = output.partition("\nOutput:\n")
-        codes = [line.removeprefix("Process exited with code ") for line in head.split("\n")]
-        code = next((int(c) for c in codes if c.lstrip("-").isdigit()), None)
-        return (body, code) if separator else None
-    if output.startswith("Exit code: "):
-        head, separator, body = output.partition("\nOutput:\n")
-        first = head.split("\n", 1)[0].removeprefix("Exit code: ")
-        if separator and first.lstrip("-").isdigit():
-            return body, int(first)
-        return None
-    if not output.startswith("{"):
-        return None
-    try:
-        value = json.loads(output)
-    except ValueError:
-        return None
-    if not isinstance(value, dict) or not isinstance(value.get("output"), str):
-        return None
-    metadata = value.get("metadata")
-    exit_code = metadata.get("exit_code") if isinstance(metadata, dict) else None
-    return value["output"], exit_code if isinstance(exit_code, int) else None

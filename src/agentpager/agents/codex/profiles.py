@@ -9,16 +9,16 @@
 - ``codex@read_file``: the ``read_file`` tool Codex offered only to internal test models.
 
 Codex reads files with shell commands (``sed -n '1,200p' f``, ``cat``, ``nl -ba``, ``rg -n``): the
-commands are emulated over the workspace (``agentpager.tools.shell``), never run.
+commands are emulated over the workspace (``agentpager.tools.shell``), never run. What changes from run to run (the wall time, the chunk id)
+is ``AGENT.volatile`` (``__init__.py``).
 """
 
 from __future__ import annotations
 
-from agentpager.tools.codex.output import shell_body
-from agentpager.tools.codex.read_file import PROFILE as READ_FILE
-from agentpager.tools.codex.shell import NEWEST, SHELL_TOOLS, V0_60
+from agentpager.agents.codex.read_file import PROFILE as READ_FILE
+from agentpager.agents.codex.shell import NEWEST, SHELL_TOOLS, V0_60
 
 PROFILE = NEWEST
 PROFILES = (NEWEST, V0_60, READ_FILE)
 
-__all__ = ["PROFILE", "PROFILES", "SHELL_TOOLS", "shell_body"]
+__all__ = ["PROFILE", "PROFILES", "SHELL_TOOLS"]

@@ -11,11 +11,14 @@ output sets on replay, and ``recorded_cwd``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
 from typing import Any
 
+from agentpager.agents.codex import AGENT
+from agentpager.agents.codex.output import exec_command_text, freeform_text, structured_text
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import (
     Call,
@@ -30,7 +33,6 @@ from agentpager.tools.base import (
     Tool,
     lines_covered,
 )
-from agentpager.tools.codex.output import exec_command_text, freeform_text, shell_body, structured_text
 from agentpager.tools.commands import RECORDED_CWD, NotRun, not_run, refuse, run_command
 from agentpager.tools.errors import ToolError
 from agentpager.tools.shell import ShellRun, lines_read
@@ -72,7 +74,7 @@ class CodexShell(Profile):
         return lines_covered(path, read.first, read.last, open_text)
 
     def shell_command(self, recorded: RecordedCall) -> ShellCommand | None:
-        if recorded.agent != "codex" or recorded.tool not in SHELL_TOOLS:
+        if recorded.agent != AGENT.id or recorded.tool not in SHELL_TOOLS:
             return None
         arguments = recorded.arguments
         if recorded.tool == "local_shell" and isinstance(arguments.get("action"), dict):
@@ -84,24 +86,17 @@ class CodexShell(Profile):
         return None
 
     def same_output(self, recorded: str, replayed: str) -> bool:
-        """The same command output and exit code, whatever the wall time and chunk id.
+        """The same answer apart from what changes from run to run (the wall time, the chunk id).
 
         A login shell runs the user's profile first (Codex runs ``bash -lc``/``zsh -lc``): the error
         lines its scripts print before the command's own output are the user's machine's, and are
         not compared.
         """
-        if recorded == replayed:
-            return True
-        old, new = shell_body(recorded), shell_body(replayed)
-        if old is None or new is None or old[1] != new[1]:
-            return False
-        if old[0] == new[0]:
-            return True
-        messages = _LOGIN_MESSAGES.match(old[0])
-        return messages is not None and old[0][messages.end() :] == new[0]
+        same = super().same_output
+        return same(recorded, replayed) or same(_without_login_messages(recorded), replayed)
 
     def claim(self, recorded: RecordedCall) -> Claim | None:
-        if recorded.agent != "codex":
+        if recorded.agent != AGENT.id:
             return None
         claim = super().claim(recorded)
         if claim is None:
@@ -120,7 +115,7 @@ class CodexShell060(CodexShell):
     command_argument = "command"
 
     def claim(self, recorded: RecordedCall) -> Claim | None:
-        if recorded.agent == "codex" and recorded.tool in ("local_shell", "container.exec"):
+        if recorded.agent == AGENT.id and recorded.tool in ("local_shell", "container.exec"):
             found = self.shell_command(recorded)
             if found is None or not isinstance(found.command, list):
                 return None
@@ -129,6 +124,26 @@ class CodexShell060(CodexShell):
                 arguments["workdir"] = found.workdir
             recorded = RecordedCall("shell", arguments, recorded.output, recorded.agent, recorded.version, recorded.cwd)
         return super().claim(recorded)
+
+
+def _without_login_messages(output: str) -> str:
+    """A shell answer without the lines a login shell's profile scripts printed before the command's
+    output (in the ``Output:`` section, or the JSON answer's ``output``)."""
+    if output.startswith("{"):
+        try:
+            value = json.loads(output)
+        except ValueError:
+            return output
+        if not isinstance(value, dict) or not isinstance(value.get("output"), str):
+            return output
+        messages = _LOGIN_MESSAGES.match(value["output"])
+        if messages is None:
+            return output
+        value["output"] = value["output"][messages.end() :]
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    head, separator, body = output.partition("\nOutput:\n")
+    messages = _LOGIN_MESSAGES.match(body) if separator else None
+    return output if messages is None else head + separator + body[messages.end() :]
 
 
 def shown_by(recorded: str | None) -> dict[str, Any]:
@@ -321,7 +336,8 @@ NEWEST = CodexShell(
     description="Codex 0.169.0's exec_command: the output in its Chunk ID / Wall time / exit code envelope.",
     error_form=lambda message: message,
     guarded=False,
-    real_agent=RealAgent("codex", "0.169.0"),
+    real_agent=RealAgent(AGENT.id, "0.169.0"),
+    volatile=AGENT.volatile,
     ground_truth="the real Codex 0.169.0, recorded in tests/goldens/codex",
     tools=(EXEC_COMMAND,),
 )
@@ -330,7 +346,8 @@ V0_60 = CodexShell060(
     description="Codex 0.60.1's shell_command and shell: Exit code / Wall time / Output, or JSON.",
     error_form=lambda message: message,
     guarded=False,
-    real_agent=RealAgent("codex", "0.60.1"),
+    real_agent=RealAgent(AGENT.id, "0.60.1"),
+    volatile=AGENT.volatile,
     ground_truth="the real Codex 0.60.1, recorded in tests/goldens/codex",
     tools=(SHELL_COMMAND, SHELL),
 )

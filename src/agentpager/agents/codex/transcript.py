@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentpager.agents.codex import AGENT
 from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number, text_of_content
 from agentpager.transcripts.records import Record
 from agentpager.transcripts.skim import is_cut
@@ -30,7 +31,7 @@ _CONTEXT_TAGS = ("<environment_context>", "<user_instructions>", "# AGENTS.md", 
 
 
 class Codex(Collector):
-    format = "codex"
+    format = AGENT.id
     call_markers = tuple(
         marker
         for kind in (b"function_call", b"custom_tool_call", b"local_shell_call")

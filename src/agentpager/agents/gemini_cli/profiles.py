@@ -22,7 +22,7 @@ as ``packages/core/src/tools/*.ts`` in the repository):
   and images, PDFs and audio not named); ``--- End of content ---``.
 - ``core/coreToolScheduler.ts`` ``convertToFunctionResponse`` (289335): an image, PDF, audio or video
   goes with the function response as ``inlineData``; the output is then the JSON of those parts
-  (as ``agents/gemini.py`` records them).
+  (as ``probe/gemini.py`` records them).
 - ``tools/jit-context.ts``: ``GEMINI.md`` files below the project directory, appended once per session.
 
 Paths: the workspace root plays the project directory (setting ``project_dir``: the absolute path
@@ -43,6 +43,17 @@ import stat
 from dataclasses import dataclass, replace
 from typing import Any
 
+from agentpager.agents.gemini_cli import AGENT
+from agentpager.agents.gemini_cli.content import (
+    Inline,
+    ReadFailure,
+    TextRead,
+    base64_text,
+    file_type,
+    node_extname,
+    read_content,
+)
+from agentpager.agents.gemini_cli.discovery import JIT_PREFIX, JIT_SUFFIX, Discovery, has_blocked_segment, jit_context
 from agentpager.engine.beneath import Found, open_beneath
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import (
@@ -59,16 +70,6 @@ from agentpager.tools.base import (
     move_end_with_start,
 )
 from agentpager.tools.errors import ToolError
-from agentpager.tools.gemini_cli.content import (
-    Inline,
-    ReadFailure,
-    TextRead,
-    base64_text,
-    file_type,
-    node_extname,
-    read_content,
-)
-from agentpager.tools.gemini_cli.discovery import JIT_PREFIX, JIT_SUFFIX, Discovery, has_blocked_segment, jit_context
 from agentpager.tools.js.collation import sort_key
 from agentpager.tools.js.strings import js_trim
 from agentpager.tools.paths import Placed, is_within, look_up
@@ -568,7 +569,7 @@ class GeminiCli(Profile):
         """A Gemini CLI session's ``read_file``, ``list_directory`` (``absolute_path`` and ``path``, their
         older names, read as ``file_path`` and ``dir_path``) or ``read_many_files``, with the session's
         directory as the project directory (its absolute paths then name workspace paths)."""
-        if recorded.agent not in ("gemini", "gemini-cli"):
+        if recorded.agent != AGENT.id:
             return None
         renamed = _OLDER_NAMES.get(recorded.tool, {})
         arguments = {renamed.get(name, name): value for name, value in recorded.arguments.items()}
@@ -595,7 +596,8 @@ PROFILE = GeminiCli(
     description="Gemini CLI's read_file (2,000 lines, the truncation header), list_directory and @path references.",
     error_form=lambda message: message,
     guarded=False,
-    real_agent=RealAgent("gemini-cli", "0.61.0"),
+    real_agent=RealAgent(AGENT.id, "0.61.0"),
+    volatile=AGENT.volatile,
     ground_truth="the real Gemini CLI 0.61.0, recorded in tests/goldens/gemini-cli",
     tools=(
         Tool(

@@ -14,9 +14,9 @@ google-gemini/gemini-cli ``packages/core/src/services/chatRecordingService.ts`` 
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
+from agentpager.agents.gemini_cli import AGENT, project_root
 from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number
 from agentpager.transcripts.records import Record
 
@@ -52,8 +52,8 @@ def _response_text(result: Any) -> tuple[str, bool | None]:
     return "\n".join(texts), is_error
 
 
-class Gemini(Collector):
-    format = "gemini"
+class GeminiCli(Collector):
+    format = AGENT.id
     call_markers = (b'"functionResponse"',)
     turn_markers = (b'"tokens"', b'"model"')
     prompt_markers = (b'"type":"user"', b'"type": "user"')
@@ -117,12 +117,7 @@ class Gemini(Collector):
 
     @classmethod
     def cwd_beside(cls, path: str) -> str | None:
-        """The project directory in ``<project>/.project_root``, beside the ``chats`` folder, when Gemini wrote one."""
-        try:
-            with open(os.path.join(os.path.dirname(os.path.dirname(path)), ".project_root"), encoding="utf-8") as file:
-                return file.read(4096).strip() or None
-        except OSError:
-            return None
+        return project_root(path) or None
 
     @staticmethod
     def result_text(value: Any, block: int) -> tuple[str, bool | None]:

@@ -1,7 +1,12 @@
-"""The transcript formats: each a collector that reads its records into calls, conversation and turns."""
+"""The transcript formats: each a collector that reads its records into calls, conversation and turns.
+
+Each agent's format is in its package (``agentpager.agents``), named by the agent's id; the logs of
+model messages (OpenAI's and Anthropic's) are read by ``anthropic.Messages``.
+"""
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable
 
@@ -15,15 +20,10 @@ from agentpager.transcripts.formats.base import (
     ToolCall,
     text_of_content,
 )
-from agentpager.transcripts.formats.claude_code import ClaudeCode
-from agentpager.transcripts.formats.codex import Codex
-from agentpager.transcripts.formats.gemini import Gemini
-from agentpager.transcripts.formats.trajectories import OpenHands, SweAgent
 from agentpager.transcripts.records import BadRecord, Record
 
 __all__ = [
-    "COLLECTORS",
-    "FORMATS",
+    "MESSAGE_LOGS",
     "Collector",
     "Event",
     "ModelTurn",
@@ -31,30 +31,40 @@ __all__ = [
     "ResultRef",
     "ToolCall",
     "collect",
+    "collectors",
     "detect",
     "feed",
+    "format_names",
     "parse",
     "text_of_content",
 ]
 
-_DETECTION_ORDER: tuple[type[Collector], ...] = (Codex, ClaudeCode, Gemini, SweAgent, OpenHands, Messages)
-COLLECTORS: dict[str, type[Collector]] = {
-    "claude-code": ClaudeCode,
-    "codex": Codex,
-    "gemini": Gemini,
-    "swe-agent": SweAgent,
-    "openhands": OpenHands,
-    "openai": Messages,
-    "anthropic": Messages,
-}
-FORMATS = tuple(COLLECTORS)
-FORMAT_NAMES = "Claude Code, Codex, Gemini CLI, SWE-agent, OpenHands, OpenAI or Anthropic"
+MESSAGE_LOGS = ("openai", "anthropic")
+"""The formats of logs of model messages, which any program may write: no agent's own."""
+
+
+@functools.cache
+def collectors() -> dict[str, type[Collector]]:
+    """Each format's collector by the format's name: every agent's (named by its id), in the order of
+    ``agentpager.agents.AGENTS``, then the message logs'."""
+    from agentpager.agents import AGENTS
+
+    return {agent.id: agent.collector() for agent in AGENTS} | dict.fromkeys(MESSAGE_LOGS, Messages)
+
+
+def format_names() -> str:
+    """Every format for people: ``Claude Code, ..., OpenAI or Anthropic``."""
+    from agentpager.agents import AGENTS
+
+    return ", ".join(agent.title for agent in AGENTS) + ", OpenAI or Anthropic"
 
 
 def detect(records: Iterable[Record]) -> type[Collector] | None:
-    """The format of a transcript, from the first of its records that shows one."""
+    """The format of a transcript, from the first of its records that shows one: the agents' formats
+    are tried in their list's order, a log of model messages last."""
+    candidates = tuple(dict.fromkeys(collectors().values()))
     for record in records:
-        for collector in _DETECTION_ORDER:
+        for collector in candidates:
             if collector.recognises(record):
                 return collector
     return None

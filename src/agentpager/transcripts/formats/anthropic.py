@@ -12,14 +12,6 @@ from agentpager.transcripts.records import Location, Record
 from agentpager.transcripts.skim import is_cut
 
 
-def is_prompt(message: dict[str, Any]) -> bool:
-    """A user message someone typed (text), not one that only carries tool results."""
-    content = message.get("content")
-    return isinstance(content, str) or any(
-        isinstance(block, dict) and block.get("type") == "text" for block in content or ()
-    )
-
-
 def read_blocks(collector: Collector, message: Any, where: Location, unchanged: bool = False) -> None:
     """The conversation, tool_use and tool_result blocks of one Anthropic message."""
     if not isinstance(message, dict):
