@@ -405,7 +405,7 @@ def test_records_of_an_unexpected_shape_are_reported_and_skipped(tmp_path: Path)
 
 def test_a_difference_only_the_model_server_can_decide_is_uncertain(tmp_path: Path) -> None:
     from agentpager.transcripts.formats import ToolCall
-    from agentpager.transcripts.records import Location
+    from agentpager.logs.records import Location
     from agentpager.transcripts.replay import Plan, Replay
     from agentpager.workspace import ToolResult
 
@@ -451,7 +451,7 @@ def test_the_format_is_decided_by_the_first_record_that_shows_it(monkeypatch: py
     what was seen). Feeding starts at the first record that shows the format, not after all the junk."""
     from agentpager.agents.claude_code.transcript import ClaudeCode
     from agentpager.transcripts import formats
-    from agentpager.transcripts.records import BadRecord, Location, Record
+    from agentpager.logs.records import BadRecord, Location, Record
 
     pulled = 0
     fed_after: list[int] = []

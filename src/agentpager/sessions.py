@@ -28,8 +28,8 @@ from agentpager.agents import AGENTS
 from agentpager.engine.cache import cache_root, write_atomically
 from agentpager.transcripts import TranscriptError, open_transcript
 from agentpager.transcripts.formats import Collector, Parsed, collectors, feed
-from agentpager.transcripts.records import Location, Record, json_line
-from agentpager.transcripts.skim import Skimmer
+from agentpager.logs.records import Location, Record, json_line
+from agentpager.logs.skim import Skimmer
 
 EDGE_BYTES = 64 * 1024
 _BLOCK = 1 << 20

@@ -19,7 +19,7 @@ from agentpager.tools.volatile import Volatile
 if TYPE_CHECKING:
     from agentpager.probe.program import Program
     from agentpager.tools.base import Profile
-    from agentpager.transcripts.formats.base import Collector
+    from agentpager.logs.collector import Collector
 
 
 def _no_project(path: str) -> str:

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agentpager.transcripts.records import Location, Record
+from agentpager.logs.records import Location, Record
 
 EVENT_TEXT_CHARS = 64 * 1024
 """Conversation texts longer than this are kept cut (the whole text is read again when shown)."""

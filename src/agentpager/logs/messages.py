@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number, text_of_content
-from agentpager.transcripts.records import Location, Record
-from agentpager.transcripts.skim import is_cut
+from agentpager.logs.collector import Collector, ModelTurn, ResultRef, number, text_of_content
+from agentpager.logs.records import Location, Record
+from agentpager.logs.skim import is_cut
 
 
 def read_blocks(collector: Collector, message: Any, where: Location, unchanged: bool = False) -> None:

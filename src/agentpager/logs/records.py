@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from agentpager.engine.lineindex import FileChanged
 from agentpager.engine.textfile import TextFile, TextReader, path_opener
-from agentpager.transcripts.skim import SCAN, Path, Skimmer
+from agentpager.logs.skim import SCAN, Path, Skimmer
 
 Kind = Literal["jsonl", "array", "object"]
 _DECODER = json.JSONDecoder()

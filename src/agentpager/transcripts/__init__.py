@@ -23,7 +23,7 @@ from agentpager.transcripts.formats import (
     feed,
     format_names,
 )
-from agentpager.transcripts.records import BadRecord, Record, RecordFile
+from agentpager.logs.records import BadRecord, Record, RecordFile
 
 if TYPE_CHECKING:
     from agentpager.engine.patterns import Matcher

@@ -1,7 +1,7 @@
 """The transcript formats: each a collector that reads its records into calls, conversation and turns.
 
 Each agent's format is in its package (``agentpager.agents``), named by the agent's id; the logs of
-model messages (OpenAI's and Anthropic's) are read by ``anthropic.Messages``.
+model messages (OpenAI's and Anthropic's) are read by ``agentpager.logs.messages.Messages``.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import functools
 import itertools
 from collections.abc import Iterable
 
-from agentpager.transcripts.formats.anthropic import Messages
-from agentpager.transcripts.formats.base import (
+from agentpager.logs.messages import Messages
+from agentpager.logs.collector import (
     Collector,
     Event,
     ModelTurn,
@@ -20,7 +20,7 @@ from agentpager.transcripts.formats.base import (
     ToolCall,
     text_of_content,
 )
-from agentpager.transcripts.records import BadRecord, Record
+from agentpager.logs.records import BadRecord, Record
 
 __all__ = [
     "MESSAGE_LOGS",

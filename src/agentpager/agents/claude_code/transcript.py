@@ -21,9 +21,9 @@ import re
 from typing import Any
 
 from agentpager.agents.claude_code import AGENT
-from agentpager.transcripts.formats.anthropic import block_result, read_blocks, usage_turn
-from agentpager.transcripts.formats.base import Collector, ModelTurn, ToolCall
-from agentpager.transcripts.records import Record
+from agentpager.logs.messages import block_result, read_blocks, usage_turn
+from agentpager.logs.collector import Collector, ModelTurn, ToolCall
+from agentpager.logs.records import Record
 
 TASK_TOOLS = ("Task", "Agent")
 _AGENT_ID = re.compile(r"agentId: ([\w-]+)")

@@ -20,9 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from agentpager.agents.codex import AGENT
-from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number, text_of_content
-from agentpager.transcripts.records import Record
-from agentpager.transcripts.skim import is_cut
+from agentpager.logs.collector import Collector, ModelTurn, ResultRef, number, text_of_content
+from agentpager.logs.records import Record
+from agentpager.logs.skim import is_cut
 
 _ENVELOPES = ("session_meta", "response_item", "turn_context", "event_msg", "compacted")
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")

@@ -17,8 +17,8 @@ import json
 from typing import Any
 
 from agentpager.agents.gemini_cli import AGENT, project_root
-from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number
-from agentpager.transcripts.records import Record
+from agentpager.logs.collector import Collector, ModelTurn, ResultRef, number
+from agentpager.logs.records import Record
 
 
 def _text(content: Any) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from agentpager.agents.openhands import AGENT
-from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number
-from agentpager.transcripts.records import Location, Record
+from agentpager.logs.collector import Collector, ModelTurn, ResultRef, number
+from agentpager.logs.records import Location, Record
 
 _CONVERSATION_ACTIONS = ("message", "think", "system", "recall", "finish", "change_agent_state")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from agentpager.agents.swe_agent import AGENT
-from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef
-from agentpager.transcripts.records import Record
+from agentpager.logs.collector import Collector, ModelTurn, ResultRef
+from agentpager.logs.records import Record
 
 
 class SweAgent(Collector):
