@@ -242,6 +242,33 @@ def test_openai_messages_as_jsonl(tmp_path: Path, files: Path) -> None:
     assert Replayer(transcript, str(files)).replay(transcript.calls[0]).status == "same"
 
 
+def test_an_agents_transcript_is_replayed_by_its_own_profiles_alone(tmp_path: Path, files: Path) -> None:
+    """The same qq read_file call: from a message log qq replays it; from a Claude Code session it is
+    not one of Claude Code's tools, whatever other profile could take it."""
+    (output,) = qq_outputs(files, 250)
+    arguments = {"path": "big.txt", "start_line": 250}
+    session = jsonl(
+        tmp_path / "s.jsonl",
+        [
+            user("Read big.txt"),
+            assistant("m1", tool_use("t1", "read_file", arguments)),
+            user(tool_result("t1", output)),
+        ],
+    )
+    claude_code = open_transcript(str(session))
+    assert claude_code.format == "claude-code"
+    replay = Replayer(claude_code, str(files)).replay(claude_code.calls[0])
+    assert (replay.plan, replay.status, replay.reason) == (None, "not replayable", "not one of the file tools")
+    call = {"id": "c", "type": "function", "function": {"name": "read_file", "arguments": json.dumps(arguments)}}
+    log = jsonl(
+        tmp_path / "chat.jsonl",
+        [{"role": "assistant", "tool_calls": [call]}, {"role": "tool", "tool_call_id": "c", "content": output}],
+    )
+    openai = open_transcript(str(log))
+    replay = Replayer(openai, str(files)).replay(openai.calls[0])
+    assert (replay.plan.profile if replay.plan else None, replay.status) == ("qq", "same")
+
+
 def test_anthropic_messages(tmp_path: Path, files: Path) -> None:
     forge = Workspace(files, "forge").call("fs_read", {"path": "a.py"}).text
     vault = Workspace(files, "vault").call("read_file", {"path": "a.py"}).text

@@ -20,7 +20,7 @@ from typing import Any
 
 from agentpager.agents import find_agent
 from agentpager.profiles import all_profiles, get_profile
-from agentpager.tools.base import Profile, RecordedCall
+from agentpager.tools.base import RecordedCall
 from agentpager.transcripts import Transcript
 from agentpager.transcripts.formats import ToolCall
 from agentpager.workspace import ToolResult, Workspace
@@ -89,6 +89,10 @@ class Replayer:
         self.transcript = transcript
         self.root = root or "."
         self.workspace = Workspace(self.root)
+        agent = find_agent(transcript.format)
+        self.profiles = all_profiles() if agent is None else agent.profiles()
+        """The profiles that may replay the transcript's calls: its agent's, or (a log of model
+        messages) every profile."""
 
     def recorded_call(self, call: ToolCall, recorded: str | None) -> RecordedCall | None:
         if not isinstance(call.arguments, dict):
@@ -103,17 +107,11 @@ class Replayer:
             cwd=call.cwd or transcript.cwd,
         )
 
-    def profiles(self) -> tuple[Profile, ...]:
-        """The profiles that may replay the transcript's calls: its agent's, or (a log of model
-        messages) every profile."""
-        agent = find_agent(self.transcript.format)
-        return all_profiles() if agent is None else agent.profiles()
-
     def plan(self, call: ToolCall, recorded: str | None) -> Plan | None:
         recorded_call = self.recorded_call(call, recorded)
         if recorded_call is None:
             return None
-        for profile in self.profiles():
+        for profile in self.profiles:
             claim = profile.claim(recorded_call)
             if claim is not None:
                 return Plan(claim.profile or profile.name, claim.tool, claim.arguments, claim.settings)
@@ -122,7 +120,7 @@ class Replayer:
     def not_replayed(self, call: ToolCall, recorded: str | None) -> str:
         """Why a call no profile claims is not replayed."""
         recorded_call = self.recorded_call(call, recorded)
-        if recorded_call is not None and any(p.shell_command(recorded_call) for p in self.profiles()):
+        if recorded_call is not None and any(p.shell_command(recorded_call) for p in self.profiles):
             return SHELL_NOT_CLAIMED
         return "not one of the file tools"
 
