@@ -243,7 +243,12 @@ def test_probe_runs_the_agent_against_the_mock_and_returns_its_result(tmp_path: 
     (tmp_path / "a.txt").write_text("héllo\n")
     messages: list[str] = []
     result = probe(
-        program("claude-code"), "Read", {"file_path": "a.txt"}, tmp_path, version=str(FAKE_AGENT), progress=messages.append
+        program("claude-code"),
+        "Read",
+        {"file_path": "a.txt"},
+        tmp_path,
+        version=str(FAKE_AGENT),
+        progress=messages.append,
     )
     assert (result.text, result.is_error, result.agent, result.version) == ("HÉLLO\n", False, "claude-code", "9.8.7")
     assert result.model == "claude-fake-default", "left to the agent, the model is the one it asked for"
@@ -252,7 +257,9 @@ def test_probe_runs_the_agent_against_the_mock_and_returns_its_result(tmp_path: 
         {"name": "Read", "description": "Reads a file.", "input_schema": {"type": "object"}},
     )
     assert messages[0].startswith("Starting claude-code 9.8.7 (its default model) against http://127.0.0.1:")
-    missing = probe(program("claude-code"), "Read", {"file_path": "nope"}, tmp_path, version=str(FAKE_AGENT), model="claude-x")
+    missing = probe(
+        program("claude-code"), "Read", {"file_path": "nope"}, tmp_path, version=str(FAKE_AGENT), model="claude-x"
+    )
     assert missing.model == "claude-x" and json.loads(missing.raw_request)["model"] == "claude-x"
     assert (missing.text, missing.is_error) == ("<tool_use_error>No such file or directory</tool_use_error>", True)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agentpager.logs import records
-from agentpager.transcripts import open_transcript
 from agentpager.logs.records import RecordFile
+from agentpager.transcripts import open_transcript
 
 BIG = "".join(f'{n:>6}\t    const value{n} = compute("item", {n});\n' for n in range(1, 2001))
 """An output of 101,786 characters: its line is far past LONG_LINE."""

@@ -295,12 +295,17 @@ def _names_of_profiles_and_agents(source: str) -> list[int]:
         if isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value in names for k in node.keys):
             found.append(node.lineno)
         imported = (
-            [alias.name for alias in node.names] if isinstance(node, ast.Import)
-            else [f"{node.module}.{alias.name}" for alias in node.names] if isinstance(node, ast.ImportFrom)
-            else [node.value] if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else [f"{node.module}.{alias.name}" for alias in node.names]
+            if isinstance(node, ast.ImportFrom)
+            else [node.value]
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
             else []
         )
-        if any(name == module or name.startswith((module + ".", module + ":")) for name in imported for module in modules):
+        if any(
+            name == module or name.startswith((module + ".", module + ":")) for name in imported for module in modules
+        ):
             found.append(node.lineno)
     return sorted(set(found))
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agentpager import Workspace
-from agentpager.engine.patterns import compile_regex
 from agentpager.agents.claude_code.profiles import settings_shown_by
+from agentpager.engine.patterns import compile_regex
 from agentpager.transcripts import ToolCall, TranscriptError, listed_arguments, open_transcript
 from agentpager.transcripts.replay import Replayer
 
@@ -431,8 +431,8 @@ def test_records_of_an_unexpected_shape_are_reported_and_skipped(tmp_path: Path)
 
 
 def test_a_difference_only_the_model_server_can_decide_is_uncertain(tmp_path: Path) -> None:
-    from agentpager.transcripts.formats import ToolCall
     from agentpager.logs.records import Location
+    from agentpager.transcripts.formats import ToolCall
     from agentpager.transcripts.replay import Plan, Replay
     from agentpager.workspace import ToolResult
 
@@ -477,8 +477,8 @@ def test_the_format_is_decided_by_the_first_record_that_shows_it(monkeypatch: py
     """Issue 12, item 9: one record then N junk lines took 87 s for 80k lines (every record re-counted
     what was seen). Feeding starts at the first record that shows the format, not after all the junk."""
     from agentpager.agents.claude_code.transcript import ClaudeCode
-    from agentpager.transcripts import formats
     from agentpager.logs.records import BadRecord, Location, Record
+    from agentpager.transcripts import formats
 
     pulled = 0
     fed_after: list[int] = []

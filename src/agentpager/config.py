@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentpager.engine.cache import write_atomically
-from agentpager.exchange import PAIR_FORMATS
 from agentpager.agents import AGENTS
 from agentpager.agents.base import Setting
+from agentpager.engine.cache import write_atomically
+from agentpager.exchange import PAIR_FORMATS
 from agentpager.profiles import profile_names
 
 CONFIG_ENV = "AGENTPAGER_CONFIG_DIR"

@@ -26,10 +26,10 @@ from typing import BinaryIO
 
 from agentpager.agents import AGENTS
 from agentpager.engine.cache import cache_root, write_atomically
-from agentpager.transcripts import TranscriptError, open_transcript
-from agentpager.transcripts.formats import Collector, Parsed, collectors, feed
 from agentpager.logs.records import Location, Record, json_line
 from agentpager.logs.skim import Skimmer
+from agentpager.transcripts import TranscriptError, open_transcript
+from agentpager.transcripts.formats import Collector, Parsed, collectors, feed
 
 EDGE_BYTES = 64 * 1024
 _BLOCK = 1 << 20

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 from agentpager.tools.volatile import Volatile
 
 if TYPE_CHECKING:
+    from agentpager.logs.collector import Collector
     from agentpager.probe.program import Program
     from agentpager.tools.base import Profile
-    from agentpager.logs.collector import Collector
 
 
 def _no_project(path: str) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from agentpager.engine.lineindex import Cancelled
+from agentpager.logs.records import BadRecord, Record, RecordFile
 from agentpager.transcripts.formats import (
     Collector,
     Event,
@@ -23,7 +24,6 @@ from agentpager.transcripts.formats import (
     feed,
     format_names,
 )
-from agentpager.logs.records import BadRecord, Record, RecordFile
 
 if TYPE_CHECKING:
     from agentpager.engine.patterns import Matcher

@@ -10,7 +10,6 @@ import functools
 import itertools
 from collections.abc import Iterable
 
-from agentpager.logs.messages import Messages
 from agentpager.logs.collector import (
     Collector,
     Event,
@@ -20,6 +19,7 @@ from agentpager.logs.collector import (
     ToolCall,
     text_of_content,
 )
+from agentpager.logs.messages import Messages
 from agentpager.logs.records import BadRecord, Record
 
 __all__ = [

@@ -3,14 +3,14 @@
 Which profiles may replay a call is explicit: a transcript in an agent's format (its id) is replayed
 by that agent's profiles alone; a log of model messages, which any program may write, by any profile,
 the contract's first. The first of them that claims a call (one of its tools, with arguments that
-tool has) replays it, with the settings it reads off the
-recorded output (and the agent's version at that call) and with absolute paths under the cwd the
-agent had at that call made relative, so they land in the workspace replayed against. The profile
-also says whether the replayed output is the recorded one (``Profile.same_output``: apart from what
-changes from run to run, such as a shell answer's timing). A shell call is replayed the
-same way, its command emulated over the workspace (``agentpager.tools.shell``): a read-only command
-gives what the real programs print; any other command is not run, and the call is listed as not
-replayable with the emulator's reason. Anything no profile claims (edits, plans) is not replayable.
+tool has) replays it, with the settings it reads off the recorded output (and the agent's version at
+that call) and with absolute paths under the cwd the agent had at that call made relative, so they
+land in the workspace replayed against. The profile also says whether the replayed output is the
+recorded one (``Profile.same_output``: apart from what changes from run to run, such as a shell
+answer's timing). A shell call is replayed the same way, its command emulated over the workspace
+(``agentpager.tools.shell``): a read-only command gives what the real programs print; any other
+command is not run, and the call is listed as not replayable with the emulator's reason. Anything
+no profile claims (edits, plans) is not replayable.
 """
 
 from __future__ import annotations

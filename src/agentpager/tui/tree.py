@@ -153,7 +153,9 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         entry.listing, entry.stamp = listing, stamp
         if not first_read:  # keep the pages shown where they still exist
             entry.file_offset = min(entry.file_offset, _last_page(len(listing.files), self.workspace.listing_page_size))
-            entry.directory_offset = min(entry.directory_offset, _last_page(len(listing.directories), self.workspace.listing_page_size))
+            entry.directory_offset = min(
+                entry.directory_offset, _last_page(len(listing.directories), self.workspace.listing_page_size)
+            )
         self._relabel(node)
         self.show_page(node)
 

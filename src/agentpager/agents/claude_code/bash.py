@@ -26,10 +26,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agentpager.agents.claude_code.read import Answer, Behaviour, size_text
 from agentpager.engine.lazytext import Text, head
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import Call, Tool
-from agentpager.agents.claude_code.read import Answer, Behaviour, size_text
 from agentpager.tools.commands import NotRun, not_run, refuse, run_command
 from agentpager.tools.js.strings import JS_WHITESPACE, js_length, js_prefix, js_slice, js_trim, js_trim_end
 from agentpager.tools.shell import ShellRun

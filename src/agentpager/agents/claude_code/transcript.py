@@ -21,8 +21,8 @@ import re
 from typing import Any
 
 from agentpager.agents.claude_code import AGENT
-from agentpager.logs.messages import block_result, read_blocks, usage_turn
 from agentpager.logs.collector import Collector, ModelTurn, ToolCall
+from agentpager.logs.messages import block_result, read_blocks, usage_turn
 from agentpager.logs.records import Record
 
 TASK_TOOLS = ("Task", "Agent")

@@ -20,7 +20,9 @@ AGENT = Agent(
     program_at="agentpager.agents.codex.probe:PROGRAM",
     # The older rollouts are directly in sessions/.
     sessions=Sessions(
-        ".codex", "CODEX_HOME", ("sessions/*/*/*/rollout-*.jsonl", "sessions/rollout-*.jsonl", "sessions/rollout-*.json")
+        ".codex",
+        "CODEX_HOME",
+        ("sessions/*/*/*/rollout-*.jsonl", "sessions/rollout-*.jsonl", "sessions/rollout-*.json"),
     ),
     volatile=(
         Volatile("⟦chunk_id⟧", r"(?<=^Chunk ID: )[0-9a-f]+$", "a random id per output chunk"),

@@ -177,4 +177,3 @@ def structured_text(run: ShellRun, in_tokens: bool) -> str:
     output = f"Total output lines: {lines}\n\n{shown}" if cut else shown
     payload = {"output": output, "metadata": {"exit_code": run.exit_code, "duration_seconds": 0.0}}
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-
