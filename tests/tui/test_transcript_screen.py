@@ -16,7 +16,7 @@ from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.messages import FileChosen
 from agentpager.tui.output_area import OutputArea
-from agentpager.tui.transcript_screen import CallList, TranscriptScreen, _pattern_problem
+from agentpager.tui.screens.transcript import CallList, TranscriptScreen, _pattern_problem
 from agentpager.tui.tree import WorkspaceTree
 
 SIZE = (200, 55)

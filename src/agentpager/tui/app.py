@@ -27,15 +27,15 @@ from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
 from agentpager.tui.editor import editor_command
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.messages import DirectoryChosen, Failed, FileChosen, ProfileChosen, Ran, ShowLine, WindowChanged
-from agentpager.tui.probe_screen import ProbeScreen
+from agentpager.tui.screens.probe import ProbeScreen
 from agentpager.tui.screens.find_file import FindFile
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.screens.prompt import PromptScreen
-from agentpager.tui.sessions_screen import SessionsScreen
+from agentpager.tui.screens.sessions import SessionsScreen
 from agentpager.tui.status import CallStatus
 from agentpager.tui.themes import load_themes
 from agentpager.tui.tool_panel import ToolPanel
-from agentpager.tui.transcript_screen import TranscriptScreen
+from agentpager.tui.screens.transcript import TranscriptScreen
 from agentpager.tui.tree import WorkspaceTree
 from agentpager.tui.type_ahead import KeepsTypedAhead
 from agentpager.tui.viewer import FileViewer

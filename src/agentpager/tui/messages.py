@@ -15,7 +15,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from agentpager.fileview import FileView, Matcher
-    from agentpager.tui.probe_screen import AgentAnswer
+    from agentpager.tui.screens.probe import AgentAnswer
     from agentpager.tui.tool_panel import Outcome
     from agentpager.tui.viewer import FileViewer, Window
     from agentpager.workspace import ToolResult, Workspace
