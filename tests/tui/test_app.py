@@ -16,7 +16,6 @@ from textual.widgets import Input, Select, TextArea
 
 from agentpager import Workspace
 from agentpager.tui.app import AgentPagerApp
-from agentpager.tui.messages import FileChosen
 from agentpager.tui.screens.find_file import FindFile
 from agentpager.tui.tool_panel import ToolPanel
 from agentpager.tui.tree import PageLink, WorkspaceTree
@@ -341,7 +340,7 @@ async def test_deleted_file(workspace_dir: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         (workspace_dir / "big.txt").unlink()
-        app.query_one(WorkspaceTree).post_message(FileChosen("big.txt"))
+        app.query_one(WorkspaceTree).post_message(WorkspaceTree.FileChosen("big.txt"))
         await settle(pilot)
         assert app.viewer._message[0] == "File 'big.txt' does not exist."
         assert output_text(app) == "Error: File 'big.txt' does not exist."

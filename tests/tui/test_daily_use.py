@@ -16,13 +16,12 @@ from agentpager import Workspace
 from agentpager.tui import tree as tree_module
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.lines import Shading
-from agentpager.tui.messages import Indexed, WindowChanged
 from agentpager.tui.screens.find_file import Candidates, FindFile, fuzzy
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.status import CallStatus
 from agentpager.tui.tool_panel import ToolPanel
 from agentpager.tui.tree import WorkspaceTree
-from agentpager.tui.viewer import START
+from agentpager.tui.viewer import START, FileViewer
 
 SMALL = (80, 24)
 LARGE = (200, 55)
@@ -508,10 +507,10 @@ async def test_empty_and_error_states_say_what_to_do_next(
 def test_a_newer_progress_message_replaces_a_queued_one(workspace_dir: Path) -> None:
     workspace = Workspace(workspace_dir)
     view, other = workspace.open_view("big.txt"), workspace.open_view("wide.txt")
-    assert Indexed(view, 10, False, 0.1).can_replace(Indexed(view, 20, False, 0.2))
-    assert not Indexed(view, 10, False, 0.1).can_replace(Indexed(other, 20, False, 0.2))
-    window = WindowChanged(None, None)  # type: ignore[arg-type]
-    assert not window.can_replace(Indexed(view, 20, False, 0.2))
+    assert FileViewer.Indexed(view, 10, False, 0.1).can_replace(FileViewer.Indexed(view, 20, False, 0.2))
+    assert not FileViewer.Indexed(view, 10, False, 0.1).can_replace(FileViewer.Indexed(other, 20, False, 0.2))
+    window = FileViewer.WindowChanged(None, None)  # type: ignore[arg-type]
+    assert not window.can_replace(FileViewer.Indexed(view, 20, False, 0.2))
 
 
 def test_the_readme_names_every_key_that_can_be_remapped() -> None:

@@ -16,8 +16,8 @@ from textual.widgets import Static
 from agentpager import Workspace
 from agentpager.sessions import SessionInfo, count_sessions
 from agentpager.transcripts import open_transcript
-from agentpager.tui.screens import sessions as sessions_screen
 from agentpager.tui.app import AgentPagerApp
+from agentpager.tui.screens import sessions as sessions_screen
 from agentpager.tui.screens.sessions import SessionList, SessionsScreen
 from agentpager.tui.screens.transcript import CallList, TranscriptScreen
 

@@ -14,7 +14,6 @@ from textual.widgets._footer import FooterKey, FooterLabel
 from agentpager import Workspace
 from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
-from agentpager.tui.messages import FileChosen
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.screens.transcript import CallList, TranscriptScreen, _pattern_problem
 from agentpager.tui.tree import WorkspaceTree
@@ -108,7 +107,7 @@ async def test_the_tree_offers_a_transcript(root: Path) -> None:
     app = AgentPagerApp(Workspace(root))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.query_one(WorkspaceTree).post_message(FileChosen("session.jsonl"))
+        app.query_one(WorkspaceTree).post_message(WorkspaceTree.FileChosen("session.jsonl"))
         await settle(pilot)
         assert app.offered_transcript == "session.jsonl"
         await pilot.press("t")

@@ -26,16 +26,15 @@ from agentpager.transcripts.replay import Replayer
 from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
 from agentpager.tui.editor import editor_command
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.messages import DirectoryChosen, Failed, FileChosen, ProfileChosen, Ran, ShowLine, WindowChanged
-from agentpager.tui.screens.probe import ProbeScreen
 from agentpager.tui.screens.find_file import FindFile
 from agentpager.tui.screens.help import HelpScreen
+from agentpager.tui.screens.probe import ProbeScreen
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.screens.sessions import SessionsScreen
+from agentpager.tui.screens.transcript import TranscriptScreen
 from agentpager.tui.status import CallStatus
 from agentpager.tui.themes import load_themes
 from agentpager.tui.tool_panel import ToolPanel
-from agentpager.tui.screens.transcript import TranscriptScreen
 from agentpager.tui.tree import WorkspaceTree
 from agentpager.tui.type_ahead import KeepsTypedAhead
 from agentpager.tui.viewer import FileViewer
@@ -233,8 +232,8 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
 
     # -- wiring -----------------------------------------------------------------------------------
 
-    @on(FileChosen)
-    def _file_chosen(self, event: FileChosen) -> None:
+    @on(WorkspaceTree.FileChosen)
+    def _file_chosen(self, event: WorkspaceTree.FileChosen) -> None:
         """A file chosen in the tree is shown while the focus stays in the tree."""
         self._open(event.path, focus=False)
 
@@ -328,37 +327,37 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         self.pop_screen()
         self.panel.load_call(plan.profile, plan.tool, plan.arguments)
 
-    @on(DirectoryChosen)
-    def _directory_chosen(self, event: DirectoryChosen) -> None:
+    @on(WorkspaceTree.DirectoryChosen)
+    def _directory_chosen(self, event: WorkspaceTree.DirectoryChosen) -> None:
         self.panel.pinned = False
         self.panel.follow_directory(event.path, event.file_offset)
 
-    @on(WindowChanged)
-    def _window_changed(self, event: WindowChanged) -> None:
+    @on(FileViewer.WindowChanged)
+    def _window_changed(self, event: FileViewer.WindowChanged) -> None:
         if event.viewer.view is not None:
             self.panel.follow_file(event.viewer.view, event.window)
 
-    @on(Failed)
-    def _file_failed(self, event: Failed) -> None:
+    @on(FileViewer.Failed)
+    def _file_failed(self, event: FileViewer.Failed) -> None:
         self.panel.follow_unreadable_file(event.path)
 
-    @on(ShowLine)
-    def _show_line(self, event: ShowLine) -> None:
+    @on(ToolPanel.ShowLine)
+    def _show_line(self, event: ToolPanel.ShowLine) -> None:
         if event.path != self.viewer.path:
             self.viewer.open_file(event.path, event.line, focus=False)
         else:
             self.viewer.go_to_line(event.line)
 
-    @on(Ran)
-    def _ran(self, event: Ran) -> None:
+    @on(ToolPanel.Ran)
+    def _ran(self, event: ToolPanel.Ran) -> None:
         self.query_one(CallStatus).show(event.outcome, self.panel.pinned)
         self.viewer.shade(event.outcome.shading)
 
     def _pinned_changed(self, pinned: bool) -> None:
         self.query_one(CallStatus).show(self.panel.outcome, pinned)
 
-    @on(ProfileChosen)
-    def _profile_chosen(self, event: ProfileChosen) -> None:
+    @on(ToolPanel.ProfileChosen)
+    def _profile_chosen(self, event: ToolPanel.ProfileChosen) -> None:
         self.workspace_tree.use_workspace(event.workspace)
 
     # -- actions ----------------------------------------------------------------------------------

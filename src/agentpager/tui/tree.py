@@ -17,11 +17,11 @@ from typing import Any, Literal
 from rich.text import Text
 from textual import on, work
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode, UnknownNodeID
 
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.messages import DirectoryChosen, FileChosen
 from agentpager.workspace import LISTING_PAGE_SIZE, LISTING_WARNING_THRESHOLD, DirectoryEntries, Workspace, printable
 
 PAGE_SIZE = LISTING_PAGE_SIZE
@@ -99,6 +99,18 @@ def _child_path(parent: str, name: str) -> str:
 class WorkspaceTree(ReportsFailures, Tree[object]):
     """Directories and files of the workspace, paged, with the count that makes list_files warn and
     the paths the panel's profile refuses."""
+
+    @dataclass
+    class FileChosen(Message):
+        path: str
+
+    @dataclass
+    class DirectoryChosen(Message):
+        """A directory was chosen (``file_offset`` None: the call an agent makes first), or a page of
+        its files (``file_offset``: where the page starts, as ``list_files`` counts)."""
+
+        path: str
+        file_offset: int | None
 
     BINDINGS = [Binding("r", "refresh_tree", "Refresh", show=False, id="refresh_tree")]
     DEFAULT_CSS = """
@@ -302,7 +314,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         event.stop()
         entry = event.node.data
         if isinstance(entry, FileEntry):
-            self.post_message(FileChosen(entry.path))
+            self.post_message(self.FileChosen(entry.path))
         elif isinstance(entry, PageLink):
             directory = entry.directory.data
             assert isinstance(directory, DirectoryEntry)
@@ -311,9 +323,9 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
             else:
                 directory.directory_offset = entry.offset
             self.show_page(entry.directory)
-            self.post_message(DirectoryChosen(directory.path, directory.file_offset))
+            self.post_message(self.DirectoryChosen(directory.path, directory.file_offset))
         elif isinstance(entry, DirectoryEntry):
-            self.post_message(DirectoryChosen(entry.path, None))
+            self.post_message(self.DirectoryChosen(entry.path, None))
 
 
 def _last_page(total: int) -> int:

@@ -32,7 +32,6 @@ from agentpager.agents.catalog import get_agent
 from agentpager.agents.volatile import Comparison, compare
 from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.messages import AgentAnswered, AgentMissing, ProbeFailed, ProbeLogged, ProbePhase, ProfileAnswered
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.status import call_line
 from agentpager.workspace import RealAgent, ToolResult, Workspace
@@ -51,6 +50,46 @@ class AgentAnswer:
 
 class ProbeScreen(ReportsFailures, Screen[None]):
     """The real agent's answer to one call beside the profile's."""
+
+    @dataclass
+    class Phase(Message):
+        """What asking the real agent is doing now (``starting Claude Code 2.1.330``), timed on screen."""
+
+        text: str
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ProbeScreen.Phase)
+
+    @dataclass
+    class Logged(Message):
+        """A line for the probe's log: what the probe is doing, or a line npm wrote."""
+
+        line: str
+
+    @dataclass
+    class ProfileAnswered(Message):
+        """The profile's answer to the call the agent is asked."""
+
+        result: ToolResult
+
+    @dataclass
+    class AgentAnswered(Message):
+        """The real agent answered: its answer set against the profile's."""
+
+        answer: AgentAnswer
+
+    @dataclass
+    class AgentMissing(Message):
+        """The agent (that version of it) is not installed: why, and the npm command that installs it."""
+
+        reason: str
+        hint: str
+
+    @dataclass
+    class Failed(Message):
+        """The agent (or npm) failed: what it said."""
+
+        reason: str
 
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -168,11 +207,11 @@ class ProbeScreen(ReportsFailures, Screen[None]):
                 self.post_message(message)
 
         def log(line: str) -> None:
-            post(ProbeLogged(line))
+            post(self.Logged(line))
 
         workspace, tool, arguments, real = self.workspace, self.tool, self.arguments, self.real_agent
         profile_result = workspace.call(tool, arguments)
-        post(ProfileAnswered(profile_result))
+        post(self.ProfileAnswered(profile_result))
         model = workspace.settings.get("model")
         try:
             if install_first:
@@ -180,7 +219,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             else:
                 installed = find(real.agent, real.version)
             told = model or installed.agent.default_model or "its default model"
-            post(ProbePhase(f"starting {installed.agent.title} {installed.version} ({told})"))
+            post(self.Phase(f"starting {installed.agent.title} {installed.version} ({told})"))
             result = probe(
                 real.agent,
                 tool,
@@ -194,10 +233,10 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         except Cancelled:
             return
         except AgentNotInstalled as error:
-            post(AgentMissing(error.reason, error.hint))
+            post(self.AgentMissing(error.reason, error.hint))
             return
         except (ProbeError, RuntimeError, OSError) as error:
-            post(ProbeFailed(str(error)))
+            post(self.Failed(str(error)))
             return
         comparison = compare(
             profile_result.text, profile_result.is_error, result.text, result.is_error, installed.agent.volatile
@@ -210,28 +249,28 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             if comparison.same
             else difference(comparison.profile_text, comparison.agent_text, names)
         )
-        post(AgentAnswered(AgentAnswer(result, comparison, shown)))
+        post(self.AgentAnswered(AgentAnswer(result, comparison, shown)))
 
     # -- what came back -----------------------------------------------------------------------------
 
-    @on(ProbePhase)
-    def _phase_changed(self, event: ProbePhase) -> None:
+    @on(Phase)
+    def _phase_changed(self, event: ProbeScreen.Phase) -> None:
         self._phase = event.text
         self._started = time.monotonic()
         self.state = "asking"
         self._tick()
 
-    @on(ProbeLogged)
-    def _logged(self, event: ProbeLogged) -> None:
+    @on(Logged)
+    def _logged(self, event: ProbeScreen.Logged) -> None:
         self.query_one("#log", Log).write_line(event.line)
 
     @on(ProfileAnswered)
-    def _profile_answered(self, event: ProfileAnswered) -> None:
+    def _profile_answered(self, event: ProbeScreen.ProfileAnswered) -> None:
         self.profile_result = event.result
         self.query_one("#profile-output", OutputArea).show(event.result.text)
 
     @on(AgentAnswered)
-    def _agent_answered(self, event: AgentAnswered) -> None:
+    def _agent_answered(self, event: ProbeScreen.AgentAnswered) -> None:
         answer = self.answer = event.answer
         result, comparison = answer.result, answer.comparison
         self.state = "answered"
@@ -254,7 +293,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         return "\n".join(notes)
 
     @on(AgentMissing)
-    def _agent_missing(self, event: AgentMissing) -> None:
+    def _agent_missing(self, event: ProbeScreen.AgentMissing) -> None:
         self.hint = event.hint
         self.state = "missing"
         self._show_verdict(f"{event.reason}\nInstall it with:\n  {event.hint}", "-differs")
@@ -262,8 +301,8 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             "i installs it now (npm, from the registry, into agentpager's cache dir); c copies the command."
         )
 
-    @on(ProbeFailed)
-    def _failed(self, event: ProbeFailed) -> None:
+    @on(Failed)
+    def _failed(self, event: ProbeScreen.Failed) -> None:
         self.state = "failed"
         reason = event.reason.strip()
         first, _, rest = reason.partition("\n")
