@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.engine.lineindex import Cancelled
 from agentpager.transcripts.formats import (
     COLLECTORS,
@@ -62,6 +63,8 @@ class Transcript:
     """JSON Lines read whole so far (a growing transcript is read on from there)."""
     children: list[Subagent] = field(default_factory=list)
     """The subagents whose own transcripts were found beside it (Claude Code's subagent files)."""
+    filesystem: Filesystem = ANYWHERE
+    """Where it and the files beside it are read: anywhere, or beneath a workspace's root."""
 
     @property
     def subagents(self) -> list[str]:
@@ -158,11 +161,12 @@ class Transcript:
         if self.collector is None:
             return
         known = {child.path for child in self.children}
-        for agent_id, name in type(self.collector).subagent_files(self.path, self.parsed.subagent_ids):
+        found = type(self.collector).subagent_files(self.path, self.parsed.subagent_ids, self.filesystem)
+        for agent_id, name in found:
             if name in known:
                 continue
             try:
-                sub = open_transcript(name, subagents=False)
+                sub = open_transcript(name, subagents=False, filesystem=self.filesystem)
             except TranscriptError as error:
                 if report:
                     self.problems.append(f"subagent {agent_id}: {error}")
@@ -204,13 +208,14 @@ class Transcript:
         self.calls = ordered
 
 
-def open_transcript(path: str, subagents: bool = True) -> Transcript:
+def open_transcript(path: str, subagents: bool = True, filesystem: Filesystem = ANYWHERE) -> Transcript:
     """Read a transcript's tool calls; TranscriptError when it cannot be read as one.
 
     Claude Code subagents' own transcripts, when found beside the session, are read too and their
-    calls placed under the call that started them.
+    calls placed under the call that started them. Every file is opened in ``filesystem`` (a
+    workspace's: beneath its root).
     """
-    records = RecordFile(path)
+    records = RecordFile(path, filesystem)
     lines = _LinesRead()
     try:
         kind = records.kind()
@@ -225,11 +230,12 @@ def open_transcript(path: str, subagents: bool = True) -> Transcript:
         parsed.format,
         parsed.calls,
         parsed.problems,
-        parsed.cwd or type(collector).cwd_beside(path),
+        parsed.cwd or type(collector).cwd_beside(path, filesystem),
         [records],
         parsed,
         collector if kind == "jsonl" else None,
         lines.lines_read,
+        filesystem=filesystem,
     )
     if subagents:
         transcript._find_subagents(report=True)
@@ -254,10 +260,10 @@ def _whole_lines(records: RecordFile, first: int, state: _LinesRead | Transcript
         yield item
 
 
-def sniff(path: str, records: int = 20) -> str | None:
-    """The transcript format of a file, judged from its first records; None if it is not one."""
+def sniff(path: str, records: int = 20, filesystem: Filesystem = ANYWHERE) -> str | None:
+    """The transcript format of a file (in ``filesystem``), judged from its first records; None if it is not one."""
     try:
-        head = itertools.islice(RecordFile(path).records(), records)
+        head = itertools.islice(RecordFile(path, filesystem).records(), records)
         collector = detect(record for record in head if isinstance(record, Record))
     except (OSError, ValueError):
         return None

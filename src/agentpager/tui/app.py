@@ -245,7 +245,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
 
     @work(thread=True, group="sniff", exclusive=True, exit_on_error=False, description="looking for a transcript")
     def _offer_transcript(self, path: str) -> None:
-        found = sniff(os.path.join(self.workspace.root.path, path))
+        found = sniff(path, filesystem=self.workspace.filesystem)
         if found:
             self.offered_transcript = path
             self.notify(f"{path} looks like a {found} transcript: press t to see its tool calls.")
@@ -286,11 +286,11 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     @work(thread=True, group="transcript", exclusive=True, exit_on_error=False, description="reading a transcript")
     def _read_transcript(self, path: str) -> None:
         try:
-            transcript = open_transcript(os.path.join(self.workspace.root.path, path))
+            transcript = open_transcript(path, filesystem=self.workspace.filesystem)
         except TranscriptError as error:
             self.notify(str(error), severity="error")
             return
-        self.replayer = Replayer(transcript, self.workspace.root.path)
+        self.replayer = Replayer(transcript, workspace=self.workspace)
         self.call_from_thread(self._show_transcript, self.replayer)
 
     # -- sessions ---------------------------------------------------------------------------------
@@ -317,7 +317,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         except TranscriptError as error:
             self.notify(str(error), severity="error")
             return
-        self.replayer = Replayer(transcript, self.workspace.root.path)
+        self.replayer = Replayer(transcript, workspace=self.workspace)
         self.call_from_thread(self._show_transcript, self.replayer)
 
     @on(TranscriptScreen.OpenCall)

@@ -57,15 +57,6 @@ class Listing:
         )
 
 
-def _stamp(root: str, path: str) -> Stamp | None:
-    """What changes when an entry is added to, removed from or renamed in the directory."""
-    try:
-        st = os.stat(os.path.join(root, path))
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_ctime_ns
-
-
 @dataclass
 class DirectoryEntry:
     path: str
@@ -150,7 +141,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
 
     @work(thread=True, group="tree", exit_on_error=False, description="reading a directory")
     def _read(self, node: TreeNode[object], path: str) -> None:
-        stamp = _stamp(self.workspace.root.path, path)
+        stamp = self.workspace.directory_stamp(path)
         listing = Listing.of(self.workspace.read_directory(path))
         self.app.call_from_thread(self._loaded, node, listing, stamp)
 
@@ -194,7 +185,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
     )
     def _reread(self, directories: list[tuple[TreeNode[object], str, Stamp | None]], always: bool) -> None:
         for node, path, known in directories:
-            stamp = _stamp(self.workspace.root.path, path)
+            stamp = self.workspace.directory_stamp(path)
             if always or stamp != known:
                 self.app.call_from_thread(self._loaded, node, Listing.of(self.workspace.read_directory(path)), stamp)
 

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.transcripts.records import Location, Record
 
 EVENT_TEXT_CHARS = 64 * 1024
@@ -303,11 +304,15 @@ class Collector:
         return False
 
     @classmethod
-    def subagent_files(cls, path: str, agent_ids: dict[str, ToolCall]) -> list[tuple[str, str]]:
-        """(agent id, path) of the subagents' own transcripts of the transcript at ``path``."""
+    def subagent_files(
+        cls, path: str, agent_ids: dict[str, ToolCall], filesystem: Filesystem = ANYWHERE
+    ) -> list[tuple[str, str]]:
+        """(agent id, path) of the subagents' own transcripts of the transcript at ``path``, found in
+        ``filesystem``."""
         return []
 
     @classmethod
-    def cwd_beside(cls, path: str) -> str | None:
-        """The agent's directory as a file beside the transcript at ``path`` names it (the transcript does not)."""
+    def cwd_beside(cls, path: str, filesystem: Filesystem = ANYWHERE) -> str | None:
+        """The agent's directory as a file beside the transcript at ``path`` names it (the transcript
+        does not), read from ``filesystem``."""
         return None

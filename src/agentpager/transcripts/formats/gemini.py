@@ -17,6 +17,7 @@ import json
 import os
 from typing import Any
 
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number
 from agentpager.transcripts.records import Record
 
@@ -116,13 +117,17 @@ class Gemini(Collector):
                 self.result(tool_call.get("id"), ResultRef(where, block, len(text), is_error, timestamp=self.timestamp))
 
     @classmethod
-    def cwd_beside(cls, path: str) -> str | None:
+    def cwd_beside(cls, path: str, filesystem: Filesystem = ANYWHERE) -> str | None:
         """The project directory in ``<project>/.project_root``, beside the ``chats`` folder, when Gemini wrote one."""
         try:
-            with open(os.path.join(os.path.dirname(os.path.dirname(path)), ".project_root"), encoding="utf-8") as file:
-                return file.read(4096).strip() or None
+            fd = filesystem.open(os.path.join(os.path.dirname(os.path.dirname(path)), ".project_root"))
         except OSError:
             return None
+        with os.fdopen(fd, "rb") as file:
+            try:
+                return file.read(4 * 4096).decode("utf-8", "replace")[:4096].strip() or None
+            except OSError:
+                return None
 
     @staticmethod
     def result_text(value: Any, block: int) -> tuple[str, bool | None]:
