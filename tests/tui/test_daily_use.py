@@ -516,8 +516,8 @@ def test_a_newer_progress_message_replaces_a_queued_one(workspace_dir: Path) -> 
 def test_the_readme_names_every_key_that_can_be_remapped() -> None:
     import re
 
-    from agentpager.config import KEYS
+    from agentpager.tui.app import remappable_keys
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     sentence = readme[readme.index("The keys that can be remapped are") : readme.index("(Textual's keymap")]
-    assert set(re.findall(r"`([a-z_]+)`", sentence)) == set(KEYS)
+    assert set(re.findall(r"`([a-z_]+)`", sentence)) == set(remappable_keys())

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Footer
 
-from agentpager.config import DEFAULT_THEME, Config, ConfigError, save_setting
+from agentpager.config import DEFAULT_THEME, Config, ConfigError, KeyTable, save_setting
 from agentpager.exchange import call_and_result, call_json, to_json
 from agentpager.transcripts import Transcript, TranscriptError, open_transcript, sniff
 from agentpager.transcripts.replay import Replayer
@@ -77,6 +77,17 @@ def _line_number_problem(text: str) -> str | None:
     return "A line number (1 or more), or a share of the file such as 50%."
 
 
+def remappable_keys() -> KeyTable:
+    """The keys a config can remap, as the bindings declare them: each binding with an id (its key,
+    and its tooltip for what it does), and the command palette's."""
+    keys = {"command_palette": (AgentPagerApp.COMMAND_PALETTE_BINDING, "Show the command palette")}
+    for owner in (AgentPagerApp, FileViewer, WorkspaceTree, ToolPanel):
+        for binding in owner.BINDINGS:
+            if isinstance(binding, Binding) and binding.id:
+                keys[binding.id] = (binding.key, binding.tooltip or binding.description)
+    return keys
+
+
 class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     """See a workspace the way an agent's file tools see it."""
 
@@ -85,19 +96,33 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     HORIZONTAL_BREAKPOINTS = [(0, "-small"), (SMALL_BELOW, "-narrow"), (160, "-wide")]
     """The screen's class by width: the panel beside the viewer from 160 columns, under it below."""
     BINDINGS = [
-        Binding("question_mark", "help", "Help", id="help"),
+        Binding("question_mark", "help", "Help", id="help", tooltip="Show every key"),
         # "Edit call" pushed Copy off the footer at 80 columns
-        Binding("e", "edit_call", "Edit", tooltip="Edit the tool call", id="edit_call"),
-        Binding("o", "open_file", "Open", id="open_file"),
-        Binding("T", "toggle_tree", "Tree", id="toggle_tree"),
-        Binding("c", "copy_output", "Copy", id="copy_output"),
-        Binding("y", "copy_call", "Copy call", show=False, id="copy_call"),
-        Binding("C", "copy_pair", "Copy pair", show=False, id="copy_pair"),
-        Binding("p", "toggle_pin", "Pin/follow", id="toggle_pin"),
-        Binding("a", "ask_agent", "Ask agent", show=False, id="ask_agent"),
-        Binding("t", "transcript", "Transcript", show=False, id="transcript"),
-        Binding("S", "sessions", "Sessions", id="sessions"),
-        Binding("q", "quit", "Quit", id="quit"),
+        Binding("e", "edit_call", "Edit", id="edit_call", tooltip="Edit the tool call"),
+        Binding("o", "open_file", "Open", id="open_file", tooltip="Open a file by typing letters of its path"),
+        Binding("T", "toggle_tree", "Tree", id="toggle_tree", tooltip="Hide or show the tree"),
+        Binding("c", "copy_output", "Copy", id="copy_output", tooltip="Copy the tool output"),
+        Binding("y", "copy_call", "Copy call", show=False, id="copy_call", tooltip="Copy the call as JSON"),
+        Binding(
+            "C",
+            "copy_pair",
+            "Copy pair",
+            show=False,
+            id="copy_pair",
+            tooltip="Copy the call and its result as a message pair",
+        ),
+        Binding("p", "toggle_pin", "Pin/follow", id="toggle_pin", tooltip="Pin the call, or follow the viewer again"),
+        Binding(
+            "a",
+            "ask_agent",
+            "Ask agent",
+            show=False,
+            id="ask_agent",
+            tooltip="Ask the real agent for the call, beside the profile's answer",
+        ),
+        Binding("t", "transcript", "Transcript", show=False, id="transcript", tooltip="Show the transcript"),
+        Binding("S", "sessions", "Sessions", id="sessions", tooltip="Browse every agent session"),
+        Binding("q", "quit", "Quit", id="quit", tooltip="Quit"),
     ]
 
     def __init__(
@@ -216,7 +241,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     @work(thread=True, group="settings", exit_on_error=False, description="saving the theme")
     def _save_theme(self, path: Path, name: str) -> None:
         try:
-            save_setting(path, "theme", name)
+            save_setting(path, "theme", name, remappable_keys())
         except (ConfigError, OSError) as error:
             self.notify(f"The theme is used but not saved: {error}", title="Settings", severity="warning")
         else:

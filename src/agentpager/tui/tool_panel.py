@@ -86,7 +86,13 @@ class ToolPanel(ReportsFailures, Vertical):
         workspace: Workspace
 
     BINDINGS = [
-        Binding("escape", "app.leave_panel", "Back to the viewer", id="leave_panel"),
+        Binding(
+            "escape",
+            "app.leave_panel",
+            "Back to the viewer",
+            id="leave_panel",
+            tooltip="Leave the panel for the viewer",
+        ),
         Binding("tab", "app.focus_next", "Next field"),
         Binding("shift+tab", "app.focus_previous", "Previous field"),
     ]

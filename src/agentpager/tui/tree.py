@@ -103,7 +103,11 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         path: str
         file_offset: int | None
 
-    BINDINGS = [Binding("r", "refresh_tree", "Refresh", show=False, id="refresh_tree")]
+    BINDINGS = [
+        Binding(
+            "r", "refresh_tree", "Refresh", show=False, id="refresh_tree", tooltip="Read the tree's directories again"
+        )
+    ]
     DEFAULT_CSS = """
     WorkspaceTree { width: 36; border-right: tall $panel; }
     """
