@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.engine.lineindex import Cancelled
+from agentpager.exchange import arguments_line
 from agentpager.transcripts.formats import (
     COLLECTORS,
     FORMAT_NAMES,
@@ -279,17 +280,11 @@ def short_arguments(arguments: dict | str, width: int = 60) -> str:
 def listed_arguments(call: ToolCall, width: int) -> str:
     """The call's arguments as a list row shows them, where 80 columns leave ~30 for them:
     ``file_path="src/app.py" offset=40``, a path under the directory the agent worked in written
-    relative to it (the row's point is which file; the call's view shows the arguments as recorded)."""
+    relative to it, cut in its middle to keep the file name (the row's point is which file; the
+    call's view shows the arguments as recorded)."""
     if isinstance(call.arguments, str):
         return short_arguments(call.arguments, width)
-    prefix = call.cwd.rstrip("/") + "/" if call.cwd else None
-
-    def shown(value: object) -> str:
-        if isinstance(value, str) and prefix and value.startswith(prefix) and len(value) > len(prefix):
-            value = value[len(prefix) :]
-        return json.dumps(value, ensure_ascii=False)
-
-    return _one_line(" ".join(f"{name}={shown(value)}" for name, value in call.arguments.items()), width)
+    return arguments_line(call.arguments, width, under=call.cwd)
 
 
 def _one_line(text: str, width: int) -> str:
