@@ -17,7 +17,6 @@ from textual.containers import Horizontal
 from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.widgets import Footer
 
 from agentpager.config import DEFAULT_THEME, Config, ConfigError, KeyTable, save_setting
 from agentpager.exchange import call_and_result, call_json, to_json
@@ -26,6 +25,7 @@ from agentpager.transcripts.replay import Replayer
 from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
 from agentpager.tui.editor import editor_command
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.footer import FittedFooter
 from agentpager.tui.screens.find_file import FindFile
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.screens.probe import ProbeScreen
@@ -111,7 +111,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
             id="copy_pair",
             tooltip="Copy the call and its result as a message pair",
         ),
-        Binding("p", "toggle_pin", "Pin/follow", id="toggle_pin", tooltip="Pin the call, or follow the viewer again"),
+        Binding("p", "toggle_pin", "Pin", id="toggle_pin", tooltip="Pin the call, or follow the viewer again"),
         Binding(
             "a",
             "ask_agent",
@@ -189,7 +189,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
                 yield FileViewer(self.workspace, id="viewer")
                 yield ToolPanel(self.workspace, id="panel")
         yield CallStatus(id="status")
-        yield Footer()
+        yield FittedFooter()
 
     @property
     def viewer(self) -> FileViewer:
@@ -414,12 +414,14 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         await self.push_screen(prompt, searched)
 
     def action_toggle_tree(self) -> None:
+        """Show the tree and focus it, or hide it (the viewer takes its focus). The focus moves now,
+        not after a refresh as ``focus()`` moves it: a Tab typed right after moves on from there."""
         tree = self.workspace_tree
         tree.display = not tree.display
         if tree.display:
-            tree.focus()
+            self.screen.set_focus(tree)
         elif self.focused is None or self.focused is tree:
-            self.viewer.focus()
+            self.screen.set_focus(self.viewer)
 
     def action_edit_call(self) -> None:
         self.panel.edit()

@@ -89,12 +89,12 @@ class ToolPanel(ReportsFailures, Vertical):
         Binding(
             "escape",
             "app.leave_panel",
-            "Back to the viewer",
+            "Back",
             id="leave_panel",
             tooltip="Leave the panel for the viewer",
         ),
-        Binding("tab", "app.focus_next", "Next field"),
-        Binding("shift+tab", "app.focus_previous", "Previous field"),
+        Binding("tab", "app.focus_next", "Next field", show=False),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False),
     ]
     DEFAULT_CSS = """
     ToolPanel {
@@ -111,9 +111,9 @@ class ToolPanel(ReportsFailures, Vertical):
         #arguments { height: auto; }
         .argument-row { height: auto; }
         .argument { height: 1; }
-        .argument Label { width: 13; color: $text-muted; }
+        .argument Label { color: $text-muted; }
         .argument Input { width: 1fr; }
-        .argument-error { color: $error; height: auto; padding-left: 13; }
+        .argument-error { color: $error; height: auto; }
         .argument-error.-none { display: none; }
         #call { height: auto; max-height: 12; margin-top: 1; background: $boost; border: none; padding: 0 1; }
         #call-problem { color: $error; height: auto; }
@@ -255,6 +255,8 @@ class ToolPanel(ReportsFailures, Vertical):
         form.remove_children()
         self._fields, self._errors = {}, {}
         rows = []
+        # the names' column: the longest name and a space, so that no name runs into its value
+        names_width = 1 + max((len(param.name) for param in self.spec.params if param.type != "boolean"), default=0)
         for param in self.spec.params:
             field: Input | Checkbox
             if param.type == "boolean":
@@ -266,7 +268,9 @@ class ToolPanel(ReportsFailures, Vertical):
                 field = Input(placeholder=hint, compact=True, tooltip=param.description)
             self._fields[param.name] = field
             self._errors[param.name] = Static("", classes="argument-error")
+            self._errors[param.name].styles.padding = (0, 0, 0, names_width)
             label = Label("" if param.type == "boolean" else param.name)
+            label.styles.width = names_width
             rows.append(
                 Vertical(Horizontal(label, field, classes="argument"), self._errors[param.name], classes="argument-row")
             )

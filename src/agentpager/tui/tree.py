@@ -298,8 +298,8 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         else:
             files = len(listing.files)
             label.append(f" {files:,} file{'s' * (files != 1)}", style="dim")
-            if files > LISTING_WARNING_THRESHOLD:
-                label.append(" ⚠", style="bold yellow")
+            if files > LISTING_WARNING_THRESHOLD:  # first: a narrow tree cuts the label's end
+                label = Text.assemble(("⚠ ", "bold yellow"), label)
         return label
 
     # -- choosing ---------------------------------------------------------------------------------

@@ -25,13 +25,14 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Log, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Log, Static, TabbedContent, TabPane, Tabs
 
 from agentpager.agents import AgentNotInstalled, Cancelled, ProbeError, ProbeResult, find, install, probe
 from agentpager.agents.catalog import get_agent
 from agentpager.agents.volatile import Comparison, compare
 from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.footer import FittedFooter
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.status import call_line
 from agentpager.workspace import RealAgent, ToolResult, Workspace
@@ -146,7 +147,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
                 yield OutputArea(id="profile-output")
             with TabPane("Log", id="tab-log"):
                 yield Log(id="log")
-        yield Footer()
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         self.query_one("#answers", TabbedContent).query_one(Tabs).focus()  # ← → choose what to see

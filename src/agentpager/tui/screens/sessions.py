@@ -25,11 +25,12 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from agentpager.sessions import SessionCache, SessionInfo, count_sessions, duration_of, list_sessions
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.footer import FittedFooter
 from agentpager.tui.rows import CURSOR_BINDINGS, row_styles
 from agentpager.wording import plural
 
@@ -237,7 +238,7 @@ class SessionsScreen(ReportsFailures, Screen[None]):
         yield Static("Looking for Claude Code, Codex and Gemini CLI sessions…", id="about")
         yield Static(header(self.app.size.width), id="columns")
         yield SessionList(id="sessions")
-        yield Footer()
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         self.query_one(SessionList).focus()
