@@ -111,6 +111,9 @@ class ModelTurn:
     """How many conversation events came before this request."""
     key: str = ""
     """The model's message id, where one request is logged in several records."""
+    after_compaction: bool = False
+    """The context was compacted (Claude Code's ``compact_boundary``) since the request before. No
+    format sets it yet: the context chart marks it when one does."""
 
     @property
     def context(self) -> int:
