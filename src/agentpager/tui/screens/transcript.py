@@ -192,14 +192,14 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     conversation around it, and the session's context."""
 
     BINDINGS = [
-        Binding("o,enter", "open_call", "Open in the viewer"),
+        Binding("o,enter", "open_call", "Open", tooltip="Open the call's window in the viewer"),
         Binding("left,left_square_bracket", "switch_tab(-1)", "Previous tab", group=TABS),
         Binding("right,right_square_bracket", "switch_tab(1)", "Next tab", group=TABS),
         Binding("f", "cycle_filter", "Filter"),
         Binding("slash", "search", "Search"),
         Binding("F", "toggle_follow", "Follow"),
-        Binding("c", "copy('recorded')", "Copy recorded"),
-        Binding("y", "copy('replayed')", "Copy replayed"),
+        Binding("c", "copy('recorded')", "Copy", tooltip="Copy the recorded output"),
+        Binding("y", "copy('replayed')", "Copy replayed", tooltip="Copy the replayed output"),
         Binding("escape,w", "app.pop_screen", "Back"),
         Binding("q", "app.quit", "Quit"),
     ]
