@@ -28,7 +28,12 @@ def long_session(root: Path, turns: int = TURNS) -> Path:
     records: list[dict] = [{"type": "user", "cwd": cwd, "message": {"role": "user", "content": "go"}}]
     for n in range(turns):
         usage = {"input_tokens": 10, "cache_read_input_tokens": 4000 * (n + 1), "output_tokens": 50}
-        use = {"type": "tool_use", "id": f"t{n}", "name": "Read", "input": {"file_path": f"{cwd}/src/shop/orders/export_job.py", "offset": 100 * n + 1, "limit": 100}}
+        use = {
+            "type": "tool_use",
+            "id": f"t{n}",
+            "name": "Read",
+            "input": {"file_path": f"{cwd}/src/shop/orders/export_job.py", "offset": 100 * n + 1, "limit": 100},
+        }
         message = {"id": f"m{n}", "role": "assistant", "model": "claude-sonnet-4-5", "usage": usage, "content": [use]}
         records.append({"type": "assistant", "cwd": cwd, "message": message})
         output = "".join(f"line {k}\n" for k in range(100 * n + 1, 100 * n + 101 + 50 * (n == 7)))
