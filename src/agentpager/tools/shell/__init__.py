@@ -49,6 +49,8 @@ from dataclasses import dataclass
 from agentpager.engine.content import ContentStore
 from agentpager.engine.lazytext import EAGER_BYTES, LazyText, Text
 from agentpager.engine.lineindex import FileChanged
+from agentpager.engine.linestream import NotHeld
+from agentpager.engine.patterns import PatternError
 from agentpager.engine.utf8 import decode_chunks
 from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import Root, place
@@ -103,6 +105,10 @@ def emulate(
             return NotReplayable("the files kept changing while they were read")
     except Unsupported as error:
         return NotReplayable(error.reason)
+    except NotHeld as error:
+        return NotReplayable(str(error))
+    except PatternError as error:  # re in the child took too long, or too much memory
+        return NotReplayable(error.message)
     except Exception as error:  # a bug: answer, so that a replay of many calls goes on
         return NotReplayable(f"internal error: {type(error).__name__}: {error}")
     stderr = b"".join(ctx.stderr).decode("utf-8", "replace")

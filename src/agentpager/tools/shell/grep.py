@@ -3,7 +3,7 @@
 Options are read as each program reads them (grep: ``-C`` is the default of ``-A``/``-B``, ``-NUM``
 is ``-C NUM``, ``-l`` wins over ``-c``; ripgrep: the last of ``-A``/``-B``/``-C`` and of ``-w``/``-x``
 decides, ``-c`` wins over ``-l``, ``-S`` is case-insensitive unless the pattern has an uppercase
-letter). Patterns are translated by ``regex``; the search itself is ``search``. Recursive searches
+letter). Patterns are translated by ``regex`` and matched by the engine; the search itself is ``search``. Recursive searches
 (a directory, ``-r``, ``rg`` without a path) are Unsupported: their file order is the file system's.
 Several files are searched in argument order; real ripgrep searches them on parallel threads and
 may print them in another order (``-j1`` keeps it).
@@ -35,7 +35,7 @@ def grep(io: Io, args: list[str]) -> Chunks:
     found, operands = options("grep", args, _GREP_SHORT, _GREP_LONG)
     patterns: list[str] = []
     syntax, ignore_case, word, line = "G", False, False, False
-    search = Search(re.compile(""))
+    search = Search()
     for option, value in found:
         name = option.lstrip("-")
         if name in ("e", "regexp"):
@@ -64,7 +64,7 @@ def grep(io: Io, args: list[str]) -> Chunks:
         translated = [re.escape(piece) for piece in pieces]
     else:
         translated = [regex.posix(piece, extended=syntax == "E") for piece in pieces]
-    search.pattern = _compile(translated, ignore_case, "grep" if word else "", line)
+    search.pattern = regex.compile_lines(translated, ignore_case, "grep" if word else "", line)
     search.null_output = io.stdout_is_null
     return search_files(io, Flavor(), search, operands or ["-"])
 
@@ -114,24 +114,6 @@ def _number(program: str, value: str) -> int:
     return int(value)
 
 
-def _compile(translated: list[str], ignore_case: bool, word: str, line: bool) -> re.Pattern[str]:
-    """One pattern for all; ``word`` is the program whose ``-w`` applies, or empty."""
-    if len(translated) > 1 and any(re.search(r"\\[1-9]", piece) for piece in translated):
-        raise Unsupported("back-references with several patterns")
-    body = "|".join(f"(?:{piece})" for piece in translated)
-    if line:
-        body = f"^(?:{body})$"
-    elif word == "grep":  # an invalid byte is not a word character
-        body = f"(?<!\\w)(?:{body})(?!\\w)"
-    elif word == "rg":  # ripgrep wants a character that is not a word character (or the line's end)
-        other = "[^\\w\\n\\udc80-\\udcff]"
-        body = f"(?:^|(?<={other}))(?:{body})(?:$|(?={other}))"
-    try:
-        return re.compile(body, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
-    except (re.error, RecursionError, OverflowError) as error:
-        raise Unsupported(f"a pattern Python's re reads differently ({error})") from None
-
-
 # -- ripgrep ----------------------------------------------------------------------------------------
 
 _RG_SHORT = "e:FiSswxvcnNlHIA:B:C:m:j:uq"
@@ -148,7 +130,7 @@ def rg(io: Io, args: list[str]) -> Chunks:
     patterns: list[str] = []
     fixed, case, word, line = False, "sensitive", False, False
     threads = 0
-    search = Search(re.compile(""))
+    search = Search()
     valued = [option.lstrip("-")[0] for option, value in found if value and option not in ("-e", "--regexp")]
     if len(valued) != len(set(valued)):
         raise Unsupported("rg with an option given twice (ripgrep 13 refuses some)")
@@ -205,7 +187,7 @@ def rg(io: Io, args: list[str]) -> Chunks:
                 translated.append(text)
                 uppercase = uppercase or upper
     ignore_case = case == "insensitive" or (case == "smart" and not uppercase)
-    search.pattern = _compile(translated, ignore_case, "rg" if word else "", line)
+    search.pattern = regex.compile_lines(translated, ignore_case, "rg" if word else "", line)
     if not operands and io.stdin_is_unknown():
         raise Unsupported("rg without a path searches the working directory recursively")
     if search.max_count == 0:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from agentpager.engine.content import ContentStore
 from agentpager.engine.lineindex import BLOCK_SIZE, FileChanged
+from agentpager.engine.linestream import Reread
 from agentpager.engine.textfile import TextReader
 from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import Placed, Root, is_within, place
@@ -162,6 +163,10 @@ class Source:
             return self.file.chunks(start)
         assert self.stream is not None
         return self.stream
+
+    def reread(self) -> Reread | None:
+        """How to read a part of the input again: a file's bytes; None for the pipe."""
+        return self.file.chunks if self.file is not None else None
 
 
 @contextmanager

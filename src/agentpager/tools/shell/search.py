@@ -1,7 +1,9 @@
-"""The search grep and ripgrep share: batches of whole lines matched with one Python pattern.
+"""The search grep and ripgrep share: batches of whole lines matched by the engine's matcher.
 
-A batch of whole lines (about a MiB) is decoded with ``surrogateescape`` and searched at once with
-a ``re.MULTILINE`` pattern (see ``regex``), so a huge file streams in bounded memory. The output
+The input comes through the engine's line streamer: batches of whole lines (about a MiB), each
+searched at once (``patterns.Matcher.matching_lines``: RE2, or ``re`` in a child for what RE2
+cannot run), and lines over 4 MiB, which are matched while they stream and printed by copying
+them again from their file (a pipe's cannot be printed: Unsupported). The output
 follows GNU grep's ``prtext``/``prpending`` (grep.c): leading and trailing context, ``--`` between
 groups that are not adjacent (also between files), ``lastout`` forgotten when a new buffer does not
 reach back to it, a stretch of lines selected by ``-v`` printed as one group, and trailing context
@@ -13,14 +15,15 @@ binary handling there depends on their read buffers.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from agentpager.engine.linestream import LongLine, line_blocks
+from agentpager.engine.patterns import Matcher
 from agentpager.tools.shell.errors import Unsupported
 from agentpager.tools.shell.io import Chunks, Io, ReadError, Source, reading, strerror
+from agentpager.tools.shell.lines import Line, written
 
-BATCH_BYTES = 1 << 20
 INFINITY = float("inf")
 
 
@@ -28,7 +31,7 @@ INFINITY = float("inf")
 class Search:
     """What to look for and how to report it, from either program's options."""
 
-    pattern: re.Pattern[str]
+    pattern: Matcher | None = None
     invert: bool = False
     line_numbers: bool = False
     with_names: bool | None = None
@@ -56,7 +59,7 @@ class FileState:
     prefix: bytes
     context: bool
     switches_to_binary: bool
-    lines_before: dict[int, bytes] = field(default_factory=dict)
+    lines_before: dict[int, Line] = field(default_factory=dict)
     next_unprinted: int | None = None
     """The line after the last one printed: GNU's ``lastout``, None until a line is printed (or again
     when a new buffer does not reach back to it)."""
@@ -114,6 +117,12 @@ class Ripgrep(Flavor):
 
 
 def search_files(io: Io, flavor: Flavor, search: Search, operands: list[str]) -> Chunks:
+    assert search.pattern is not None
+    with search.pattern:  # it may own a child process
+        yield from _search_files(io, flavor, search, operands)
+
+
+def _search_files(io: Io, flavor: Flavor, search: Search, operands: list[str]) -> Chunks:
     search.after = search.context if search.after < 0 else search.after
     search.before = search.context if search.before < 0 else search.before
     with_names = search.with_names
@@ -159,52 +168,49 @@ def _encoded(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-def _batches(chunks: Chunks) -> Iterator[bytes]:
-    """Whole lines, about BATCH_BYTES at a time (a longer line whole)."""
-    pending = b""
-    for chunk in chunks:
-        pending += chunk
-        if len(pending) >= BATCH_BYTES:
-            cut = pending.rfind(b"\n") + 1
-            if cut:
-                yield pending[:cut]
-                pending = pending[cut:]
-    if pending:
-        # A last line without a newline is a buffer of its own (grep reads it after the others).
-        cut = pending.rfind(b"\n") + 1 if not pending.endswith(b"\n") else 0
-        if cut:
-            yield pending[:cut]
-        yield pending[cut:]
+def _batches(source: Source, flavor: Flavor) -> Iterator[bytes | LongLine]:
+    """The input as grep reads it: batches of whole lines without the last newline (a last line
+    without a newline is a buffer of its own, read after the others), and each long line alone."""
+    for block in line_blocks(source.chunks(), source.reread()):
+        if isinstance(block, LongLine):
+            yield block
+            continue
+        if b"\0" in block:
+            raise Unsupported(f"{flavor.program} on a file with NUL bytes (binary)")
+        cut = block.rfind(b"\n") + 1 if not block.endswith(b"\n") else 0
+        for part in (block[:cut], block[cut:]) if cut else (block,):
+            yield part.removesuffix(b"\n")
+
+
+def _lines(batch: bytes | LongLine) -> list[Line]:
+    return [batch] if isinstance(batch, LongLine) else list(batch.split(b"\n"))
 
 
 def _search_file(source: Source, state: FileState, flavor: Flavor) -> Chunks:
     search = state.search
     stops_at_first = search.quiet or search.list_matching or search.list_non_matching or search.null_output
-    prints_lines = not (search.count or stops_at_first)
-    left = 1 if stops_at_first else search.max_count
+    if search.count or stops_at_first:
+        _count(source, state, flavor, 1 if stops_at_first else search.max_count)
+        return
+    left = search.max_count
     base = 0
-    for batch in _batches(source.chunks()):
-        if b"\0" in batch:
-            raise Unsupported(f"{flavor.program} on a file with NUL bytes (binary)")
-        lines = batch.split(b"\n")
-        if lines[-1] == b"":
-            lines.pop()
-        out: list[bytes] = []
-        selected = list(_selected_indexes(search, batch.decode("utf-8", "surrogateescape"), len(lines)))
+    for batch in _batches(source, flavor):
+        lines = _lines(batch)
+        out: list[Line] = []
+        selected = _selected_indexes(search, batch, flavor, len(lines))
         position = 0
         while position < len(selected):
             index = selected[position]
             number = base + index + 1
             if left <= 0:  # -m reached: only trailing context is still owed
-                if prints_lines:
-                    _flush_after(state, lines, base, number - 1, out)
+                _flush_after(state, lines, base, number - 1, out)
                 if state.pending_after > 0 and state.next_unprinted == number:
                     # the trailing context goes on over selected lines: grep shows them as context
                     _emit(state, lines[index], number, b":" if flavor.program == "rg" else b"-", out)
                     state.pending_after -= 1
                     position += 1
                     continue
-                yield b"".join(out)
+                yield from written(out)
                 return
             # grep prints a stretch of consecutive non-matching lines (-v) as one group
             run = 1
@@ -212,42 +218,49 @@ def _search_file(source: Source, state: FileState, flavor: Flavor) -> Chunks:
                 run += 1
             left -= run
             state.selected += run
-            if prints_lines:
-                _print_group(state, lines, base, number, number + run - 1, out)
+            _print_group(state, lines, base, number, number + run - 1, out)
             position += run
-        if prints_lines:
-            _flush_after(state, lines, base, base + len(lines), out)
-            _next_buffer(state, base + len(lines))
-            state.lines_before = {
-                number: _line(state, lines, base, number) for number in range(state.buffer_start, base + len(lines) + 1)
-            }
-        yield b"".join(out)
+        _flush_after(state, lines, base, base + len(lines), out)
+        _next_buffer(state, base + len(lines))
+        state.lines_before = {
+            number: _line(state, lines, base, number) for number in range(state.buffer_start, base + len(lines) + 1)
+        }
+        yield from written(out)
         base += len(lines)
-        if left <= 0 and (not prints_lines or state.pending_after == 0):
+        if left <= 0 and state.pending_after == 0:
             return
 
 
-def _selected_indexes(search: Search, text: str, count: int) -> Iterator[int]:
+def _count(source: Source, state: FileState, flavor: Flavor, left: float) -> None:
+    """Count the selected lines, up to ``left`` (nothing is printed)."""
+    for batch in _batches(source, flavor):
+        size = 1 if isinstance(batch, LongLine) else batch.count(b"\n") + 1
+        found = len(_matching(state.search, batch, flavor))
+        taken = min(size - found if state.search.invert else found, left)
+        state.selected += int(taken)
+        left -= taken
+        if left <= 0:
+            return
+
+
+def _matching(search: Search, batch: bytes | LongLine, flavor: Flavor) -> list[int]:
+    """Indexes of the batch's lines that match."""
+    assert search.pattern is not None
+    if not isinstance(batch, LongLine):
+        return search.pattern.matching_lines(batch)
+    (found,) = batch.search([search.pattern])
+    if batch.nul:
+        raise Unsupported(f"{flavor.program} on a file with NUL bytes (binary)")
+    return [0] if found else []
+
+
+def _selected_indexes(search: Search, batch: bytes | LongLine, flavor: Flavor, count: int) -> list[int]:
     """Indexes of the batch's lines that are selected (matching, or not with ``-v``)."""
-    matching = []
-    position, line = 0, 0
-    while True:
-        match = search.pattern.search(text, position)
-        if match is None:
-            break
-        line += text.count("\n", position, match.start())
-        if line >= count:
-            break
-        matching.append(line)
-        newline = text.find("\n", match.start())
-        if newline < 0:
-            break
-        position, line = newline + 1, line + 1
+    matching = _matching(search, batch, flavor)
     if not search.invert:
-        yield from matching
-        return
+        return matching
     skip = set(matching)
-    yield from (index for index in range(count) if index not in skip)
+    return [index for index in range(count) if index not in skip]
 
 
 def _next_buffer(state: FileState, end: int) -> None:
@@ -263,26 +276,38 @@ def _next_buffer(state: FileState, end: int) -> None:
     state.buffer_start = start
 
 
-def _line(state: FileState, lines: list[bytes], base: int, number: int) -> bytes:
+def _line(state: FileState, lines: list[Line], base: int, number: int) -> Line:
     return lines[number - base - 1] if number > base else state.lines_before[number]
 
 
-def _emit(state: FileState, line: bytes, number: int, separator: bytes, out: list[bytes]) -> None:
+def _emit(state: FileState, line: Line, number: int, separator: bytes, out: list[Line]) -> None:
     """Write one line with its prefixes. grep skips a line that is not UTF-8 (and says so at the end)."""
-    if state.switches_to_binary and not line.isascii():
-        try:
-            line.decode("utf-8")
-        except UnicodeDecodeError:
-            state.binary = True
-            return
+    if state.switches_to_binary and not _is_utf8(line):
+        state.binary = True
+        return
     prefix = state.prefix + separator if state.prefix else b""
     if state.search.line_numbers:
         prefix += b"%d" % number + separator
-    out.append(prefix + line + b"\n")
+    if isinstance(line, LongLine):
+        out += [prefix, line, b"\n"]
+    else:
+        out.append(prefix + line + b"\n")
     state.next_unprinted = number + 1
 
 
-def _flush_after(state: FileState, lines: list[bytes], base: int, until: int, out: list[bytes]) -> None:
+def _is_utf8(line: Line) -> bool:
+    if isinstance(line, LongLine):
+        return line.utf8
+    if line.isascii():
+        return True
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _flush_after(state: FileState, lines: list[Line], base: int, until: int, out: list[Line]) -> None:
     """Trailing context owed after the last printed line, up to line ``until``."""
     if state.pending_after > 0 and state.next_unprinted is None:
         state.next_unprinted = state.buffer_start
@@ -292,7 +317,7 @@ def _flush_after(state: FileState, lines: list[bytes], base: int, until: int, ou
         _emit(state, _line(state, lines, base, number), number, b"-", out)
 
 
-def _print_group(state: FileState, lines: list[bytes], base: int, first: int, last: int, out: list[bytes]) -> None:
+def _print_group(state: FileState, lines: list[Line], base: int, first: int, last: int, out: list[Line]) -> None:
     """Trailing context owed, the group separator, leading context, then selected lines ``first..last``."""
     search = state.search
     _flush_after(state, lines, base, first - 1, out)
