@@ -30,9 +30,12 @@ def refuse(call: Call, reason: str) -> str:
     return reason
 
 
-def run_command(call: Call, command: str | list[str], workdir: str | None = None, merged: bool = False) -> ShellRun:
-    """The emulated run of ``command``; NotRun when it is not emulated (``call`` says why)."""
-    result = emulate(call.root, call.store, command, workdir, merged, call.settings.get(RECORDED_CWD))
+def run_command(
+    call: Call, command: str | list[str], ripgrep: str, workdir: str | None = None, merged: bool = False
+) -> ShellRun:
+    """The emulated run of ``command`` by an agent that runs ``ripgrep`` (its version); NotRun when it
+    is not emulated (``call`` says why)."""
+    result = emulate(call.root, call.store, command, workdir, merged, call.settings.get(RECORDED_CWD), ripgrep)
     if isinstance(result, NotReplayable):
         raise NotRun(refuse(call, result.reason))
     return result

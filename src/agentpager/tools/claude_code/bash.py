@@ -59,6 +59,8 @@ class BashBehaviour:
     """The text of an empty success."""
     saves_large_output: bool
     """Over MAX_OUTPUT bytes, a preview of the output saved to a file (2.1); else cut at MAX_OUTPUT characters."""
+    ripgrep: str = "14.1.1"
+    """The ripgrep a command's ``rg`` runs: the one Claude Code bundles (``vendor/ripgrep``, then inside its binary)."""
 
 
 BASH_2_0 = BashBehaviour(merged=False, exit_code_line=False, no_output="", saves_large_output=False)
@@ -252,7 +254,7 @@ def bash_as(behaviour: Behaviour, bash: BashBehaviour):  # noqa: ANN201 - the to
         try:
             if run_in_background:
                 raise NotRun(refuse(call, "run in the background"))
-            result: ShellRun = run_command(call, command, merged=bash.merged)
+            result: ShellRun = run_command(call, command, bash.ripgrep, merged=bash.merged)
         except NotRun as error:
             raise answer.error(f"<tool_use_error>{not_run(error.reason)}</tool_use_error>") from None
         failed = _failed(command, result.exit_code)

@@ -35,7 +35,8 @@ Supported: ``;``, ``&&``, ``||``, ``|``; ``2>/dev/null``, ``>/dev/null``, ``&>/d
 -A -B -C -NUM -m -e``) and ``rg`` (``-n -N -i -S -s -F -w -x -v -c -l -H -I -A -B -C -m -e -j``) on
 named files and pipes; ``ls`` with ``-1``, ``-a``, ``-A``. Long options are accepted spelled out.
 
-ripgrep is emulated as version 13 prints (Debian 12's); ripgrep 14 prefixes its errors with ``rg:``.
+ripgrep is emulated as the release the caller names (``ripgrep``: 13.0.0, Debian 12's, by default;
+14.1.1 and 15.2.0 as Claude Code and Codex bundle them), which differ in their messages and options.
 Several files are searched in argument order, which real ripgrep does not promise (``-j1`` does).
 """
 
@@ -59,6 +60,7 @@ from agentpager.tools.shell.errors import Unsupported
 from agentpager.tools.shell.io import Context, in_root
 from agentpager.tools.shell.reads import LinesRead, lines_read
 from agentpager.tools.shell.run import run_script
+from agentpager.tools.shell.search import RIPGREP_13
 
 __all__ = ["LinesRead", "NotReplayable", "ShellRun", "emulate", "lines_read"]
 
@@ -89,13 +91,16 @@ def emulate(
     workdir: str | None = None,
     merged: bool = False,
     recorded_cwd: str | None = None,
+    ripgrep: str = RIPGREP_13,
 ) -> ShellRun | NotReplayable:
-    """What running ``command`` in ``workdir`` would print; NotReplayable with the reason if it cannot say."""
+    """What running ``command`` in ``workdir`` would print; NotReplayable with the reason if it cannot say.
+
+    ``ripgrep`` is the version of the ``rg`` the agent runs (each agent bundles its own)."""
     try:
         script = parse(command)
         cwd = _working_directory(root, in_root(root, workdir or ".", recorded_cwd))
         for _ in range(_ATTEMPTS):
-            ctx = Context(root, store, cwd, recorded_cwd)
+            ctx = Context(root, store, cwd, recorded_cwd, ripgrep)
             try:
                 stdout, size, status = _first_run(_output(script, ctx, merged))
                 break
@@ -116,7 +121,7 @@ def emulate(
         return ShellRun(stdout.decode("utf-8", "replace"), stderr, status, size)
 
     def again() -> Iterator[str]:
-        return decode_chunks(_output(script, Context(root, store, cwd, recorded_cwd), merged))
+        return decode_chunks(_output(script, Context(root, store, cwd, recorded_cwd, ripgrep), merged))
 
     return ShellRun(LazyText(again), stderr, status, size)
 

@@ -16,7 +16,7 @@ import re
 from agentpager.tools.shell import regex
 from agentpager.tools.shell.errors import Unsupported
 from agentpager.tools.shell.io import Chunks, Io, options
-from agentpager.tools.shell.search import Flavor, Ripgrep, Search, search_files
+from agentpager.tools.shell.search import Flavor, Ripgrep, RipgrepRelease, Search, search_files
 
 # -- GNU grep ---------------------------------------------------------------------------------------
 
@@ -131,9 +131,11 @@ def rg(io: Io, args: list[str]) -> Chunks:
     fixed, case, word, line = False, "sensitive", False, False
     threads = 0
     search = Search()
+    release = RipgrepRelease.of(io.ctx.ripgrep)
     valued = [option.lstrip("-")[0] for option, value in found if value and option not in ("-e", "--regexp")]
-    if len(valued) != len(set(valued)):
+    if release.refuses_some_repeats and len(valued) != len(set(valued)):
         raise Unsupported("rg with an option given twice (ripgrep 13 refuses some)")
+    count_or_list = ""
     for option, value in found:
         name = option.lstrip("-")
         if name in ("e", "regexp"):
@@ -153,6 +155,8 @@ def rg(io: Io, args: list[str]) -> Chunks:
         elif name == "color":
             if value not in ("never", "auto"):
                 raise Unsupported(f"rg --color={value}")
+        elif name in ("A", "after-context", "B", "before-context", "C", "context") and release.context_as_grep:
+            _common_option(search, name, value, "rg")
         elif name in ("A", "after-context", "B", "before-context", "C", "context"):
             # ripgrep 13: -C replaces -A and -B given before it, and -A or -B replaces an earlier -C
             number = _number("rg", value)
@@ -168,10 +172,13 @@ def rg(io: Io, args: list[str]) -> Chunks:
         elif name in ("no-heading", "hidden", "no-ignore", "u"):
             pass  # no effect on named files
         else:
+            count_or_list = {"c": "c", "count": "c", "l": "l", "files-with-matches": "l"}.get(name, count_or_list)
             _common_option(search, name, value, "rg")
     if search.list_non_matching:
         raise Unsupported("rg --files-without-match")
-    search.list_matching = search.list_matching and not search.count  # ripgrep: -c wins over -l
+    if search.count and search.list_matching:  # 13: -c wins over -l; 14 on: the last of them
+        last_is_list = release.last_of_count_and_list and count_or_list == "l"
+        search.count, search.list_matching = not last_is_list, last_is_list
     if not patterns:
         if not operands:
             raise Unsupported("rg without a pattern")
@@ -192,4 +199,5 @@ def rg(io: Io, args: list[str]) -> Chunks:
         raise Unsupported("rg without a path searches the working directory recursively")
     if search.max_count == 0:
         return _nothing(io)
-    return search_files(io, Ripgrep(threads == 1 and len(operands) > 1), search, operands or ["-"])
+    flavor = Ripgrep(release, release.walks_on_one_thread(threads, len(operands)))
+    return search_files(io, flavor, search, operands or ["-"])

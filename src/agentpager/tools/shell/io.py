@@ -42,6 +42,8 @@ class Context:
     """Absolute and lexical (symlinks kept), inside the root."""
     recorded_cwd: str | None = None
     """The directory the agent ran in, which the root stands for: absolute paths under it are mapped."""
+    ripgrep: str = "13.0.0"
+    """The ripgrep release the agent runs (``search.RipgrepRelease``)."""
     stderr: list[bytes] = field(default_factory=list)
 
     def local(self, name: str) -> str:

@@ -91,17 +91,60 @@ class Flavor:
         return search.before >= 0 or search.after >= 0
 
 
+@dataclass(frozen=True)
+class RipgrepRelease:
+    """What differs between the ripgrep releases agents run, read off the real binaries: 13.0.0
+    (Debian 12's), 14.1.1 (bundled by Claude Code 2.0 to 2.1 and Codex 0.60), 15.2.0 (Codex 0.169)."""
+
+    version: tuple[int, ...]
+
+    @classmethod
+    def of(cls, version: str) -> RipgrepRelease:
+        return cls(tuple(int(part) for part in version.split(".")))
+
+    @property
+    def names_itself(self) -> bool:
+        """14 on: ``rg: `` before each message."""
+        return self.version >= (14,)
+
+    def walks_on_one_thread(self, threads: int, paths: int) -> bool:
+        """Whether the paths are searched on one thread, whose errors read ``IO error for operation
+        on``: 13 with ``-j1`` and several paths; 14 on with ``-j1`` or a single path."""
+        if self.version >= (14,):
+            return threads == 1 or paths <= 1
+        return threads == 1 and paths > 1
+
+    @property
+    def context_as_grep(self) -> bool:
+        """14 on: ``-A`` and ``-B`` win over ``-C`` in any order (13: the last given decides)."""
+        return self.version >= (14,)
+
+    @property
+    def last_of_count_and_list(self) -> bool:
+        """14 on: the last of ``-c`` and ``-l`` decides (13: ``-c`` wins)."""
+        return self.version >= (14,)
+
+    @property
+    def refuses_some_repeats(self) -> bool:
+        """13 fails on some options given twice (``-B 1 -B 2``: a usage error)."""
+        return self.version < (14,)
+
+
+RIPGREP_13 = "13.0.0"
+
+
 class Ripgrep(Flavor):
     program = "rg"
     stdin_name = "<stdin>"
 
-    def __init__(self, single_threaded_walk: bool) -> None:
+    def __init__(self, release: RipgrepRelease, single_threaded_walk: bool) -> None:
+        self.release = release
         self.single_threaded_walk = single_threaded_walk
 
     def error(self, io: Io, name: str, error: OSError) -> None:
-        # ripgrep 13 words it so when it walks several paths on one thread (-j1).
         walk = f"IO error for operation on {name}: " if self.single_threaded_walk else ""
-        io.write_stderr(f"{name}: {walk}{strerror(error)} (os error {error.errno})\n")
+        prefix = "rg: " if self.release.names_itself else ""
+        io.write_stderr(f"{prefix}{name}: {walk}{strerror(error)} (os error {error.errno})\n")
 
     def switches_to_binary(self, search: Search) -> bool:
         return False
