@@ -38,6 +38,7 @@ def run_command(
     result = emulate(call.root, call.store, command, workdir, merged, call.settings.get(RECORDED_CWD), ripgrep)
     if isinstance(result, NotReplayable):
         raise NotRun(refuse(call, result.reason))
+    call.uncertain = call.uncertain or result.uncertain
     return result
 
 

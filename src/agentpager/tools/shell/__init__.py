@@ -74,6 +74,9 @@ class ShellRun:
     exit_code: int
     stdout_bytes: int = 0
     """The size of stdout as the programs wrote it (before U+FFFD replaced invalid bytes)."""
+    uncertain: str = ""
+    """Why the real programs may print otherwise (ripgrep's parallel walk prints files in no fixed
+    order), or ""."""
 
 
 @dataclass(frozen=True)
@@ -118,12 +121,12 @@ def emulate(
         return NotReplayable(f"internal error: {type(error).__name__}: {error}")
     stderr = b"".join(ctx.stderr).decode("utf-8", "replace")
     if stdout is not None:
-        return ShellRun(stdout.decode("utf-8", "replace"), stderr, status, size)
+        return ShellRun(stdout.decode("utf-8", "replace"), stderr, status, size, ctx.uncertain)
 
     def again() -> Iterator[str]:
         return decode_chunks(_output(script, Context(root, store, cwd, recorded_cwd, ripgrep), merged))
 
-    return ShellRun(LazyText(again), stderr, status, size)
+    return ShellRun(LazyText(again), stderr, status, size, ctx.uncertain)
 
 
 def _output(script: Script, ctx: Context, merged: bool) -> Generator[bytes, None, int]:

@@ -45,6 +45,8 @@ class Context:
     ripgrep: str = "13.0.0"
     """The ripgrep release the agent runs (``search.RipgrepRelease``)."""
     stderr: list[bytes] = field(default_factory=list)
+    uncertain: str = ""
+    """Why the real programs may print otherwise (an order that is not fixed), or ""."""
 
     def local(self, name: str) -> str:
         """``name`` joined to the working directory, an absolute path under the recorded cwd moved to the root."""

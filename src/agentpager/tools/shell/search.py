@@ -15,14 +15,17 @@ binary handling there depends on their read buffers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
 from agentpager.engine.linestream import LongLine, line_blocks
 from agentpager.engine.patterns import Matcher
+from agentpager.tools.shell import walk as walk_rules
 from agentpager.tools.shell.errors import Unsupported
 from agentpager.tools.shell.io import Chunks, Io, ReadError, Source, reading, strerror
 from agentpager.tools.shell.lines import Line, written
+from agentpager.tools.shell.walk import Order, is_directory, walk
 
 INFINITY = float("inf")
 
@@ -49,6 +52,23 @@ class Search:
     null_output: bool = False
     """grep's stdout is /dev/null: it reads each file only up to its first match."""
     no_messages: bool = False
+    walking: Walking | None = None
+    """How a directory operand is searched; None: it is not (grep without ``-r``)."""
+
+
+@dataclass
+class Walking:
+    """The files below a directory operand: in ``order``, minus those ``ripgrep``'s rules or grep's
+    ``--include``/``--exclude``/``--exclude-dir`` skip."""
+
+    order: Order
+    ripgrep: walk_rules.Ripgrep | None = None
+    included: Callable[[str], bool] | None = None
+    excluded_directory: Callable[[str], bool] | None = None
+    implicit: bool = False
+    """No operand: the working directory is searched, its files named without ``./``."""
+    order_uncertain: str = ""
+    """Why the order of several files found is not certain (ripgrep's parallel walk)."""
 
 
 @dataclass
@@ -69,11 +89,25 @@ class FileState:
     used: bool = False
     selected: int = 0
     binary: bool = False
+    """A line that is not UTF-8 was left out (grep says so at the end)."""
+    binary_file: bool = False
+    """The file has a NUL early: searched with NUL as a line end, only its matches counted."""
 
 
 class Flavor:
     program = "grep"
     stdin_name = "(standard input)"
+    binary_window = 100 << 10
+    """GNU grep decides a file is binary by a NUL in its first buffer: 96 KiB (a NUL at 98,000
+    bytes made it binary, one at 100,000 did not)."""
+    _certain_below = 90 << 10
+
+    def binary_file(self, io: Io, nul: int, walked: bool) -> bool:
+        """Whether a file with a NUL at ``nul`` is searched as a binary file (False: skipped);
+        Unsupported where the real program's buffer size decides."""
+        if nul >= self._certain_below:
+            raise Unsupported(f"{self.program} on a file whose first NUL byte is near its first read buffer's end")
+        return True
 
     def error(self, io: Io, name: str, error: OSError) -> None:
         io.error(f"{name}: {strerror(error)}")
@@ -125,6 +159,13 @@ class RipgrepRelease:
         return self.version >= (14,)
 
     @property
+    def parent_ignore_paths(self) -> Literal["whole", "name", "from the working directory"]:
+        """How ignore files above the searched directory are matched (``walk.Ripgrep.parents``)."""
+        if self.version >= (15,):
+            return "whole"
+        return "name" if self.version >= (14,) else "from the working directory"
+
+    @property
     def refuses_some_repeats(self) -> bool:
         """13 fails on some options given twice (``-B 1 -B 2``: a usage error)."""
         return self.version < (14,)
@@ -136,6 +177,16 @@ RIPGREP_13 = "13.0.0"
 class Ripgrep(Flavor):
     program = "rg"
     stdin_name = "<stdin>"
+    binary_window = 68 << 10
+    """ripgrep stops at a NUL and skips a file found in a walk when that NUL is in its first
+    buffer: 64 KiB (a NUL at 60,000 bytes hid a match before it, one at 70,000 did not)."""
+    _certain_below = 60 << 10
+
+    def binary_file(self, io: Io, nul: int, walked: bool) -> bool:
+        if not walked:
+            raise Unsupported("rg on a named file with NUL bytes (binary)")
+        super().binary_file(io, nul, walked)
+        return False
 
     def __init__(self, release: RipgrepRelease, single_threaded_walk: bool) -> None:
         self.release = release
@@ -170,20 +221,26 @@ def _search_files(io: Io, flavor: Flavor, search: Search, operands: list[str]) -
     search.before = search.context if search.before < 0 else search.before
     with_names = search.with_names
     if with_names is None:
-        with_names = flavor.names_files(operands)
+        walked = search.walking is not None and any(name != "-" and is_directory(io.ctx, name) for name in operands)
+        with_names = flavor.names_files(operands) or walked
     found_any = errors = used = False
-    for name in operands:
-        shown = flavor.stdin_name if name == "-" else name
+    printed = 0
+    for name, shown, walked in _targets(io, flavor, search, operands):
         try:
             with reading(io, name) as source:
                 prefix = _encoded(shown) if with_names else b""
                 state = FileState(search, prefix, flavor.context_enabled(search), flavor.switches_to_binary(search))
                 state.used = used  # a group separator also comes between files
-                yield from _search_file(source, state, flavor)
+                nul = _first_nul(source, flavor)
+                if nul is None:
+                    yield from _search_file(source, state, flavor)
+                elif not flavor.binary_file(io, nul, walked):
+                    continue  # ripgrep skips a binary file it found in a walk
+                else:
+                    state.binary_file = True
+                    _count(source, state, flavor, search.max_count if search.count else 1)
                 used = state.used
         except ReadError as error:
-            if flavor.program == "rg":
-                raise Unsupported("rg on a directory searches it recursively") from None
             errors = True
             if not search.no_messages:
                 flavor.error(io, shown, error)
@@ -199,27 +256,75 @@ def _search_files(io: Io, flavor: Flavor, search: Search, operands: list[str]) -
             yield _encoded(shown) + b"\n"
         elif search.count and (hit or flavor.prints_zero_counts()) and not (search.quiet or listing):
             yield state.prefix + (b":" if with_names else b"") + b"%d\n" % state.selected
+        elif state.binary_file and hit and not (search.quiet or listing):
+            io.error(f"{shown}: binary file matches")
         if state.binary:
             io.error(f"{shown}: binary file matches")
+        printed += hit
         found_any = found_any or (hit if not search.list_non_matching else not hit)
         if found_any and search.quiet:
             break
+    if printed > 1 and search.walking is not None and search.walking.order_uncertain:
+        io.ctx.uncertain = io.ctx.uncertain or search.walking.order_uncertain
     io.status = 0 if found_any and (search.quiet or not errors) else 2 if errors else 1
+
+
+def _targets(io: Io, flavor: Flavor, search: Search, operands: list[str]) -> Iterator[tuple[str, str, bool]]:
+    """Each file to search: the name to open, the name to show, and whether a walk found it. A
+    directory operand is walked when the program searches directories (else reading it fails)."""
+    walking = search.walking
+    for name in operands:
+        if walking is None or name == "-" or not is_directory(io.ctx, name):
+            yield name, flavor.stdin_name if name == "-" else name, False
+            continue
+
+        def failed(path: str, error: OSError) -> None:
+            if not search.no_messages or flavor.program == "rg":
+                flavor.error(io, path, error)
+
+        top = "" if walking.implicit else name
+        entries = walk(io.ctx, name, walking.order, walking.ripgrep, failed, top, walking.excluded_directory)
+        for entry in entries:
+            if entry.kind == "file" and (walking.included is None or walking.included(entry.path)):
+                yield entry.path, entry.path, True
+
+
+def _first_nul(source: Source, flavor: Flavor) -> int | None:
+    """Where the first NUL byte is in the part of a file that decides whether it is binary (None:
+    there is none there, or the input is a pipe, whose NULs stay Unsupported as they come)."""
+    if source.file is None:
+        return None
+    for start, chunk in _offsets(source.file.chunks(0, min(flavor.binary_window, source.file.size))):
+        found = chunk.find(b"\0")
+        if found >= 0:
+            return start + found
+    return None
+
+
+def _offsets(chunks: Chunks) -> Iterator[tuple[int, bytes]]:
+    position = 0
+    for chunk in chunks:
+        yield position, chunk
+        position += len(chunk)
 
 
 def _encoded(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-def _batches(source: Source, flavor: Flavor) -> Iterator[bytes | LongLine]:
+def _batches(source: Source, flavor: Flavor, nul_ends_lines: bool = False) -> Iterator[bytes | LongLine]:
     """The input as grep reads it: batches of whole lines without the last newline (a last line
-    without a newline is a buffer of its own, read after the others), and each long line alone."""
-    for block in line_blocks(source.chunks(), source.reread()):
+    without a newline is a buffer of its own, read after the others), and each long line alone.
+    ``nul_ends_lines``: a binary file, where a NUL ends a line as a newline does."""
+    chunks = source.chunks()
+    if nul_ends_lines:
+        chunks = (chunk.replace(b"\0", b"\n") for chunk in chunks)
+    for block in line_blocks(chunks, source.reread()):
         if isinstance(block, LongLine):
             yield block
             continue
         if b"\0" in block:
-            raise Unsupported(f"{flavor.program} on a file with NUL bytes (binary)")
+            raise Unsupported(f"{flavor.program} on a file with NUL bytes past its first read buffer (binary)")
         cut = block.rfind(b"\n") + 1 if not block.endswith(b"\n") else 0
         for part in (block[:cut], block[cut:]) if cut else (block,):
             yield part.removesuffix(b"\n")
@@ -276,7 +381,7 @@ def _search_file(source: Source, state: FileState, flavor: Flavor) -> Chunks:
 
 def _count(source: Source, state: FileState, flavor: Flavor, left: float) -> None:
     """Count the selected lines, up to ``left`` (nothing is printed)."""
-    for batch in _batches(source, flavor):
+    for batch in _batches(source, flavor, state.binary_file):
         size = 1 if isinstance(batch, LongLine) else batch.count(b"\n") + 1
         found = len(_matching(state.search, batch, flavor))
         taken = min(size - found if state.search.invert else found, left)
