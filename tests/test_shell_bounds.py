@@ -28,6 +28,9 @@ HOSTILE = {
     "rg -i '(a|aa)*c$' hostile.txt": ("", 1),
     "sed -nE '/(a+)+$/p' hostile.txt": ("", 0),
     "sed -n '/\\(a*\\)*b/p' hostile.txt": ("", 0),
+    "rg --sort path --files": ("a" * 60 + "\nhostile.txt\n", 0),
+    "find . -name '*a*a*a*a*a*a*a*a*a*a*a*b'": ("", 0),
+    "grep -r --include='*a*a*a*a*a*a*a*a*a*a*b' a .": ("", 1),
     "grep '\\(a*\\)*\\1b' hostile.txt": None,
     """sed -n '/\\(a\\|aa\\)*\\1c/p' hostile.txt""": None,
 }
@@ -46,8 +49,11 @@ print(json.dumps(answers))
 
 def test_hostile_patterns_answer_within_the_limit(tmp_path: Path) -> None:
     """Through Codex's ``exec_command``: with Python's ``re`` the first took 76 s at 30 a's (x3 for
-    every 2 more); here 60 a's. A run that does not end in a minute fails."""
+    every 2 more); here 60 a's, and globs of ignore files, ``find`` and ``--include`` over a name of
+    60 a's. A run that does not end in a minute fails."""
     (tmp_path / "hostile.txt").write_text(HOSTILE_LINE + "\n")
+    (tmp_path / ("a" * 60)).write_text("")
+    (tmp_path / ".ignore").write_text("*a*a*a*a*a*a*a*a*a*a*a*b\n")  # ripgrep's ignore globs run in RE2 too
     done = subprocess.run(
         [sys.executable, "-c", _HOSTILE_SCRIPT, str(tmp_path), json.dumps(list(HOSTILE))],
         capture_output=True,

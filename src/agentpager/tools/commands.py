@@ -19,7 +19,8 @@ def not_run(reason: str) -> str:
     """What the agent is told about a command that was not run."""
     return (
         "agentpager did not run this command: it never runs commands, and answers only read-only ones "
-        f"(cat, head, tail, sed -n, nl, wc, grep, rg, ls and pipes of them) from the workspace ({reason})."
+        f"(cat, head, tail, sed -n, nl, wc, grep, rg, ls, find, git ls-files and pipes of them) from the workspace "
+        f"({reason})."
     )
 
 

@@ -2,7 +2,8 @@
 
 Agents read files with shell commands. This package parses such a command (never executes it) and
 computes, over the workspace, the bytes the real programs would print: GNU coreutils 9 (``cat``,
-``head``, ``tail``, ``nl``, ``wc``, ``ls``), GNU sed 4.9, GNU grep 3.8 and ripgrep, under
+``head``, ``tail``, ``nl``, ``wc``, ``ls``), GNU sed 4.9, GNU grep 3.8, GNU find 4.9, ``git ls-files``
+and ripgrep, under
 ``LANG=C.UTF-8`` (UTF-8 characters, ASCII quotes in messages, code-point sort order).
 
 API::
@@ -32,12 +33,21 @@ Supported: ``;``, ``&&``, ``||``, ``|``; ``2>/dev/null``, ``>/dev/null``, ``&>/d
 ``-E`` and scripts of ``p``, ``d``, ``q``, ``=`` under line-number, ``$`` and ``/regex/`` addresses
 (``A,B``, ``A,+N``, ``A~S``, ``!``); ``nl`` with ``-b a|t|n``, ``-w``, ``-s``, ``-v``, ``-i``, ``-n``; ``wc`` with
 ``-l``, ``-w``, ``-c``, ``-m``; ``grep`` (``-n -i -y -F -E -G -w -x -v -c -l -L -H -h -q -s -a
--A -B -C -NUM -m -e``) and ``rg`` (``-n -N -i -S -s -F -w -x -v -c -l -H -I -A -B -C -m -e -j``) on
-named files and pipes; ``ls`` with ``-1``, ``-a``, ``-A``. Long options are accepted spelled out.
+-A -B -C -NUM -m -e -r --include --exclude --exclude-dir``) and ``rg`` (``-n -N -i -S -s -F -w -x -v
+-c -l -H -I -A -B -C -m -e -j -g -t -T -u --files --hidden --no-ignore --sort path``) on files,
+directories and pipes; ``ls`` with ``-1``, ``-a``, ``-A``, ``-R``; ``find`` with ``-name``, ``-iname``,
+``-path``, ``-type``, ``-maxdepth``, ``-mindepth``, ``-not``; ``git ls-files``. Long options are
+accepted spelled out.
+
+Patterns go through the engine (``engine.patterns``: RE2, ``re`` in a child within a time limit);
+lines through its streamer (``engine.linestream``: a line over 4 MiB is never held, matched a
+window at a time and printed by copying it from its file again). Directories are walked beneath
+the root (``walk``), with ripgrep's ignore rules for ``rg``. ``ShellRun.uncertain`` says when the
+real programs may print otherwise (ripgrep's parallel walk prints files in no fixed order).
 
 ripgrep is emulated as the release the caller names (``ripgrep``: 13.0.0, Debian 12's, by default;
-14.1.1 and 15.2.0 as Claude Code and Codex bundle them), which differ in their messages and options.
-Several files are searched in argument order, which real ripgrep does not promise (``-j1`` does).
+14.1.1 and 15.2.0 as Claude Code and Codex bundle them), which differ in their messages, options
+and ignore rules.
 """
 
 from __future__ import annotations

@@ -189,8 +189,7 @@ def _files(io: Io, flavor: Ripgrep, walking: Walking, operands: list[str]) -> Ch
             if entry.kind == "file":
                 found += 1
                 yield entry.path.encode("utf-8", "surrogateescape") + b"\n"
-    if found > 1 and walking.order_uncertain:
-        io.ctx.uncertain = io.ctx.uncertain or walking.order_uncertain
+    walking.note_uncertain(io, found)
     io.status = 2 if errors else 0 if found else 1
 
 

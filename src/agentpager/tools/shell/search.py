@@ -70,6 +70,17 @@ class Walking:
     order_uncertain: str = ""
     """Why the order of several files found is not certain (ripgrep's parallel walk)."""
 
+    def note_uncertain(self, io: Io, printed: int) -> None:
+        """Say why the answer may differ: an order not fixed (``printed`` files), a .gitignore that
+        counts only if a repository holds the workspace."""
+        if printed > 1 and self.order_uncertain:
+            io.ctx.uncertain = io.ctx.uncertain or self.order_uncertain
+        if self.ripgrep is not None and self.ripgrep.unseen_repository:
+            io.ctx.uncertain = io.ctx.uncertain or UNSEEN_REPOSITORY
+
+
+UNSEEN_REPOSITORY = "ripgrep reads .gitignore files only in a git repository, and none is in the workspace"
+
 
 @dataclass
 class FileState:
@@ -264,8 +275,8 @@ def _search_files(io: Io, flavor: Flavor, search: Search, operands: list[str]) -
         found_any = found_any or (hit if not search.list_non_matching else not hit)
         if found_any and search.quiet:
             break
-    if printed > 1 and search.walking is not None and search.walking.order_uncertain:
-        io.ctx.uncertain = io.ctx.uncertain or search.walking.order_uncertain
+    if search.walking is not None:
+        search.walking.note_uncertain(io, printed)
     io.status = 0 if found_any and (search.quiet or not errors) else 2 if errors else 1
 
 

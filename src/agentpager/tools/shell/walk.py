@@ -58,6 +58,9 @@ class Ripgrep:
     searched (else their rules naming a path never match)."""
     first_directory: list[str] | None = None
     """The names from the root to the first directory walked (14's rules above use it)."""
+    unseen_repository: bool = False
+    """A ``.gitignore`` was left out outside any repository the workspace holds: whether it
+    counts depends on a ``.git`` above the workspace, which is not looked at."""
 
 
 @dataclass
@@ -104,13 +107,13 @@ def walk(
     levels: list[_Level] = []
     try:
         if ripgrep is not None and ripgrep.ignore_files:
-            levels = _parents(ctx, operand)
+            levels = _parents(ctx, operand, ripgrep)
         base = len(levels)
         levels.append(_Level(placed.fd, _depth(ctx, operand), {}))
         placed.fd = None
         names = [] if ripgrep is None else _names_of(ctx, operand)
         if ripgrep is not None and ripgrep.ignore_files:
-            levels[-1].rules = _rules(levels[-1].fd, _in_repository(levels, levels[-1].fd))
+            levels[-1].rules = _rules(levels[-1].fd, _in_repository(levels, levels[-1].fd), ripgrep)
         searched = os.path.normpath(ctx.local(operand)) == os.path.normpath(ctx.cwd)
         if ripgrep is not None and ripgrep.first_directory is None:
             ripgrep.first_directory = names
@@ -164,7 +167,7 @@ class _Below:
         levels.append(child)
         try:
             if self.ripgrep is not None and self.ripgrep.ignore_files:
-                child.rules = _rules(fd, _in_repository(levels, fd))
+                child.rules = _rules(fd, _in_repository(levels, fd), self.ripgrep)
             yield from self.entries(levels, base, path, names)
         finally:
             levels.pop()
@@ -257,12 +260,13 @@ def _skipped(
     return not kept and not ripgrep.hidden and names[-1].startswith(".")
 
 
-def _rules(fd: int, in_repository: bool) -> dict[str, Rules]:
+def _rules(fd: int, in_repository: bool, ripgrep: Ripgrep) -> dict[str, Rules]:
     """The ignore files of the directory open as ``fd`` (``.gitignore`` and the repository's exclude
     file only inside a git repository)."""
     found: dict[str, Rules] = {}
     for kind in _KINDS:
         if kind == ".gitignore" and not in_repository:
+            ripgrep.unseen_repository = ripgrep.unseen_repository or _exists(fd, kind)
             continue
         lines = _lines(fd, kind)
         if kind == ".gitignore" and _exists(fd, ".git"):
@@ -313,7 +317,7 @@ def _in_repository(levels: list[_Level], fd: int) -> bool:
     return _exists(fd, ".git") or any(_exists(level.fd, ".git") for level in levels if level.fd != fd)
 
 
-def _parents(ctx: Context, operand: str) -> list[_Level]:
+def _parents(ctx: Context, operand: str, ripgrep: Ripgrep) -> list[_Level]:
     """The directories from the workspace root down to ``operand``'s parent, with their ignore files."""
     target = os.path.normpath(ctx.local(operand))
     relative = os.path.relpath(target, ctx.root.path)
@@ -326,7 +330,7 @@ def _parents(ctx: Context, operand: str) -> list[_Level]:
             break
         levels.append(_Level(placed.fd, depth))
     for level in levels:
-        level.rules = _rules(level.fd, _in_repository(levels, level.fd))
+        level.rules = _rules(level.fd, _in_repository(levels, level.fd), ripgrep)
     return levels
 
 
