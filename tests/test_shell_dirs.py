@@ -21,7 +21,7 @@ import pytest
 from agentpager.engine.content import ContentStore
 from agentpager.tools.paths import Root
 from agentpager.tools.shell import NotReplayable, ShellRun, emulate
-from tests.test_shell_real import RIPGREPS, real
+from tests.test_shell_real import RIPGREPS, assert_same
 
 FILES = {
     "src/app.py": b"import os\n# TODO: tidy\ndef main():\n    return os.getcwd()\n",
@@ -78,18 +78,6 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> ContentStore:
     return ContentStore(tmp_path_factory.mktemp("cache"))
 
 
-def same(tree: Path, store: ContentStore, command: str, ripgrep: str = "13.0.0", workdir: str | None = None) -> None:
-    directory = tree / workdir if workdir else tree
-    expected = real(directory, command, RIPGREPS.get(ripgrep))
-    emulated = emulate(Root.of(tree), store, command, workdir, ripgrep=ripgrep)
-    assert isinstance(emulated, ShellRun), emulated
-    assert (str(emulated.stdout), emulated.stderr, emulated.exit_code) == (
-        expected.stdout,
-        expected.stderr,
-        expected.exit_code,
-    )
-
-
 RG = [
     "rg -j1 -n TODO",
     "rg -j1 -n TODO src",
@@ -127,7 +115,7 @@ RG = [
 def test_rg_walks_as_each_release(tree: Path, store: ContentStore, command: str, release: str) -> None:
     if release not in RIPGREPS:
         pytest.skip("no ripgrep found")
-    same(tree, store, command, release)
+    assert_same(tree, store, command, release)
 
 
 @pytest.mark.parametrize("release", sorted(RIPGREPS) or ["none"])
@@ -135,8 +123,8 @@ def test_rg_in_a_directory_below_the_root(tree: Path, store: ContentStore, relea
     """The ignore files above the working directory count (``src/gen/`` is in the root's)."""
     if release not in RIPGREPS:
         pytest.skip("no ripgrep found")
-    same(tree, store, "rg -j1 -l TODO", release, workdir="src")
-    same(tree, store, "rg -j1 --files ..", release, workdir="src")
+    assert_same(tree, store, "rg -j1 -l TODO", release, workdir="src")
+    assert_same(tree, store, "rg -j1 --files ..", release, workdir="src")
 
 
 GREP = [
@@ -160,7 +148,7 @@ GREP = [
 
 @pytest.mark.parametrize("command", GREP)
 def test_grep_r_walks_as_gnu_grep(tree: Path, store: ContentStore, command: str) -> None:
-    same(tree, store, command)
+    assert_same(tree, store, command)
 
 
 LISTINGS = [
@@ -188,7 +176,7 @@ LISTINGS = [
 def test_listings_as_the_real_programs(tree: Path, store: ContentStore, command: str) -> None:
     if command.startswith(("git", "cd src && git")) and not shutil.which("git"):
         pytest.skip("git is not installed")
-    same(tree, store, command)
+    assert_same(tree, store, command)
 
 
 def test_git_ls_files_reads_an_index_of_version_4(tmp_path: Path, store: ContentStore) -> None:
@@ -196,9 +184,9 @@ def test_git_ls_files_reads_an_index_of_version_4(tmp_path: Path, store: Content
         pytest.skip("git is not installed")
     root = build_tree(tmp_path, index_version=4)
     assert (root / ".git" / "index").read_bytes()[4:8] == b"\0\0\0\x04"
-    same(root, store, "git ls-files")
+    assert_same(root, store, "git ls-files")
     subprocess.run(["git", "config", "core.quotePath", "false"], cwd=root, check=True)
-    same(root, store, "git ls-files")
+    assert_same(root, store, "git ls-files")
 
 
 def test_rg_parallel_order_is_an_answer_marked_uncertain(tree: Path, store: ContentStore) -> None:
