@@ -203,7 +203,7 @@ def test_claude_code_2_0_cuts_a_lazy_output_as_the_whole_text(
     """The cut of 2.0's Bash (``Qy``, the 30,000-character cut, ``op0``'s two ends) read a chunk at a
     time equals the cut of the whole text, as it was computed before (with small limits)."""
     from agentpager.engine.lazytext import LazyText
-    from agentpager.tools.claude_code import bash
+    from agentpager.agents.claude_code import bash
     from agentpager.tools.js.strings import js_length, js_prefix, js_slice, js_trim, js_trim_end
 
     lazy = LazyText(lambda: iter(_pieces(stdout, cuts)))
@@ -235,7 +235,7 @@ _TERMINAL_TEXT = st.lists(
 def test_swe_agent_observes_a_lazy_output_as_the_whole_text(text: str, cuts: list[int], limit: int) -> None:
     """ANSI escapes (also across pieces) removed, then CRLF made LF: the first characters and the
     length equal those of the whole text cleaned at once, as it was computed before."""
-    from agentpager.tools import swe_agent
+    from agentpager.agents.swe_agent import profiles as swe_agent
 
     cleaned = swe_agent._ANSI_ESCAPE.sub("", text).replace("\r\n", "\n")
     with pytest.MonkeyPatch.context() as patch:
