@@ -181,6 +181,8 @@ class _Splitter:
 
     def lines(self, text: str) -> Iterator[tuple[str, bool]]:
         """The lines ``text`` ends, each as (its first characters, whether it had more)."""
+        if not text:
+            return
         start = 1 if self.after_cr and text.startswith("\n") else 0
         self.after_cr = False
         for found in _BREAK.finditer(text, start):
@@ -191,14 +193,14 @@ class _Splitter:
 
     def count(self, text: str) -> int:
         """How many lines ``text`` ends, without building them."""
+        if not text:
+            return 0
         skip = 1 if self.after_cr and text.startswith("\n") else 0
         ended = text.count("\n", skip) + text.count("\r") - text.count("\r\n")
         last = max(text.rfind("\n"), text.rfind("\r"))
         if last >= skip:
             self.head, self.long = "", False
-            self.after_cr = text.endswith("\r")
-        elif not skip:
-            self.after_cr = False
+        self.after_cr = last >= skip and text.endswith("\r")
         self._add(text[last + 1 :] if last >= skip else text[skip:])
         return ended
 
@@ -318,7 +320,9 @@ def _directory(call: Call, session: Session, where: Where, placed: Placed, offse
         if truncated
         else f"\n({len(names)} entries)"
     )
-    return "\n".join([f"<path>{where.shown}</path>", "<type>directory</type>", "<entries>", "\n".join(shown), note])
+    return "\n".join(
+        [f"<path>{where.shown}</path>", "<type>directory</type>", "<entries>", "\n".join(shown), note, "</entries>"]
+    )
 
 
 def _missing(call: Call, session: Session, where: Where) -> ToolError:

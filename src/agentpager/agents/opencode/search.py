@@ -374,14 +374,11 @@ def _place(call: Call, session: Session, shown_path: str, for_grep: bool) -> _Pl
     return _Place(parent.real if parent.inside else "", os.path.dirname(where.shown))
 
 
-def _missing_directory(call: Call, place: _Place) -> bool:
+def _check_directory(call: Call, place: _Place) -> None:
+    """ripgrep cannot start in a directory that is not there: OpenCode then fails the call."""
     found = look_up(call.root, place.directory) if place.directory else None
     if found is None or found.st is None or not stat.S_ISDIR(found.st.st_mode):
-        call.uncertain = (
-            "ripgrep cannot start in a directory that does not exist; OpenCode's answer for that was not recorded"
-        )
-        return True
-    return False
+        raise ToolError("ripgrep execution failed")
 
 
 def glob(call: Call, pattern: str, path: str | None) -> str:
@@ -389,8 +386,7 @@ def glob(call: Call, pattern: str, path: str | None) -> str:
     place = _place(call, session, session.directory if path is None else path, for_grep=False)
     if isinstance(place, str):
         raise ToolError(place)
-    if _missing_directory(call, place):
-        return NO_FILES
+    _check_directory(call, place)
     try:
         overrides = Overrides.of([pattern, "!**/.git/**"])
     except Unsupported:
@@ -511,6 +507,30 @@ def _shown_text(data: bytes) -> str:
     return text
 
 
+_RUST_ERRORS = (
+    ("missing ), unterminated subpattern", "unclosed group"),
+    ("unbalanced parenthesis", "unopened group"),
+    ("unterminated character set", "unclosed character class"),
+    ("nothing to repeat", "repetition operator missing expression"),
+    ("multiple repeat", "repetition operator missing expression"),
+    ("bad escape (end of pattern)", "incomplete escape sequence, reached end of pattern prematurely"),
+)
+"""Python's regex errors and the words of Rust's ``regex-syntax`` for the same mistake."""
+
+
+def _regex_error(pattern: str) -> ToolError:
+    """The error ripgrep gives for a pattern it cannot parse (``regex-syntax``'s layout: the pattern,
+    a caret under the place, the kind of error), read off Python's error for the same pattern."""
+    try:
+        compile_regex(pattern).close()
+        message, position = "", 0
+    except PatternError as error:
+        found = re.search(r" at position (\d+)$", error.message)
+        message, position = error.message, int(found.group(1)) if found else 0
+    words = next((rust for python, rust in _RUST_ERRORS if message.startswith(python)), None)
+    return ToolError(f"regex parse error:\n    {pattern}\n    {' ' * position}^\nerror: {words or message}")
+
+
 def _compiled(call: Call, pattern: str) -> Matcher:
     try:
         translated, _ = rust(pattern)
@@ -519,9 +539,9 @@ def _compiled(call: Call, pattern: str) -> Matcher:
         raise ToolError(f"agentpager did not run this search: {call.unreplayable}.") from None
     try:
         return compile_regex(translated)
-    except PatternError as error:
-        call.uncertain = "ripgrep words its own regex errors; this one is Python's, in ripgrep's layout"
-        raise ToolError(f"regex parse error:\n    {pattern}\n    ^\nerror: {error.message}") from None
+    except PatternError:
+        call.uncertain = "ripgrep words its own regex errors: this is Python's error, in ripgrep's words where known"
+        raise _regex_error(pattern) from None
 
 
 def grep(call: Call, pattern: str, path: str | None, include: str | None) -> str:
@@ -531,8 +551,7 @@ def grep(call: Call, pattern: str, path: str | None, include: str | None) -> str
     place = _place(call, session, session.directory if path is None else path, for_grep=True)
     if isinstance(place, str):
         raise ToolError(place)
-    if _missing_directory(call, place):
-        return NO_FILES
+    _check_directory(call, place)
     matcher = _compiled(call, pattern)
     try:
         overrides = Overrides.of([*([include] if include else []), "!**/.git/**"])
