@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import agentpager.transcripts  # noqa: F401 - the transcripts' registry, which may name OpenCode's collector, loads first
 from agentpager import Workspace
 from agentpager.agents.opencode.profile import PROFILE
 from agentpager.agents.opencode.sessions import Stored, export, exported, stored_sessions

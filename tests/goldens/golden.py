@@ -57,7 +57,7 @@ class Golden:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         record = asdict(self)
         text = json.dumps(record, indent=1, ensure_ascii=False)
-        # A lone surrogate (a UTF-16 cut inside a pair, as OpenCode's read makes) as its JSON escape:
+        # A lone surrogate (a JavaScript agent's cut inside a UTF-16 pair can send one) as its JSON escape:
         # UTF-8 cannot hold it, and the escape reads back as the same string.
         text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
         self.path.write_text(text + "\n", encoding="utf-8")

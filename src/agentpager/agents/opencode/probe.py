@@ -2,9 +2,9 @@
 
 ``opencode run --pure -m agentpager/MODEL PROMPT`` in the workspace, with a fresh temporary home and
 ``OPENCODE_CONFIG_CONTENT`` naming one provider, ``agentpager``: ``@ai-sdk/openai-compatible`` (bundled
-in the binary, never installed) with ``baseURL`` the mock. Followed from OpenCode 1.18.33's bundled
-code (its ``packages/opencode/src``: ``flag/flag.ts``, ``config/config.ts``, ``config/paths.ts``,
-``provider/models.ts``, ``npm/index.ts``, ``session/instruction.ts``, ``file/ripgrep.ts``), measured
+in the binary, never installed) with ``baseURL`` the mock. Followed from OpenCode 1.18.33's code (the
+JavaScript its Bun binary embeds: its flags, the config loader and the config directories, the
+models.dev client, the npm installer, ``session/instruction.ts``, ``file/ripgrep.ts``), and measured
 with every proxy variable pointing at a closed port and a logging proxy in its place:
 
 - models.dev: it fetches ``https://models.opencode.ai/api.json`` at start and every hour;

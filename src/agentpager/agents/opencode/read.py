@@ -1,7 +1,8 @@
 """OpenCode's ``read``: a file's numbered lines, a directory's entries, or an attachment.
 
-Followed from OpenCode 1.18.33's bundled ``packages/opencode/src/tool/read.ts`` (``ReadTool``), with
-``session/instruction.ts`` (``Instruction.resolve``) and ``util/mime.ts`` (``sniff``):
+Followed from OpenCode 1.18.33's code as its binary embeds it: ``packages/opencode/src/tool/read.ts``
+(``ReadTool``), ``session/instruction.ts`` (``Instruction.resolve``) and its type sniffing (magic
+bytes, then the ``mime-types`` lookup by extension):
 
 - ``filePath`` is resolved against the session's directory (``path.resolve``); a path outside it asks
   the ``external_directory`` permission, which ``opencode run`` refuses: "The user rejected
@@ -26,13 +27,13 @@ Followed from OpenCode 1.18.33's bundled ``packages/opencode/src/tool/read.ts`` 
 
 from __future__ import annotations
 
-import codecs
 import os
 import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from agentpager.engine.utf8 import decode_chunks
 from agentpager.tools.base import Call
 from agentpager.tools.errors import ToolError
 from agentpager.tools.js.collation import sort_key
@@ -222,21 +223,20 @@ class _Splitter:
         return line
 
 
-def _decoded(fd: int) -> Iterator[str]:
-    """The file's text, a block at a time, as ``TextDecoder("utf-8")`` decodes it."""
-    decoder = codecs.getincrementaldecoder("utf-8-sig")("replace")
-    position = 0
-    while True:
-        data = os.pread(fd, _BLOCK, position)
-        if not data:
-            break
+def blocks(fd: int, position: int = 0) -> Iterator[bytes]:
+    """The file open at ``fd``, a MiB at a time, from ``position``."""
+    while data := os.pread(fd, _BLOCK, position):
         position += len(data)
-        text = decoder.decode(data)
-        if text:
-            yield text
-    rest = decoder.decode(b"", final=True)
-    if rest:
-        yield rest
+        yield data
+
+
+def _decoded(fd: int) -> Iterator[str]:
+    """The file's text, a block at a time, as ``TextDecoder("utf-8")`` decodes it (a BOM dropped)."""
+    texts = decode_chunks(blocks(fd))
+    first = next(texts, "")
+    if first.removeprefix("\ufeff"):
+        yield first.removeprefix("\ufeff")
+    yield from texts
 
 
 def _shown_line(head: str, long: bool) -> str:

@@ -32,6 +32,7 @@ Python's are not seen.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -40,7 +41,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal, Self
 
-from agentpager.agents.opencode.read import REJECTED, Session, session_of
+from agentpager.agents.opencode.read import REJECTED, Session, blocks, session_of
 from agentpager.engine.beneath import open_beneath
 from agentpager.engine.patterns import Matcher, PatternError, compile_regex
 from agentpager.tools.base import Call
@@ -57,7 +58,6 @@ MAX_LINE_BYTES = 1 << 20
 """Lines are searched whole up to this many bytes; a longer one is searched in its first MiB only."""
 ORDER = "ripgrep searches directories in parallel: the order of the files changes from run to run"
 NO_FILES = "No files found"
-_BLOCK = 1 << 20
 _GIT = ".git"
 Match = Literal["ignore", "whitelist"] | None
 
@@ -425,27 +425,10 @@ def _text_of(fd: int) -> Iterator[bytes]:
     """The bytes ripgrep searches: UTF-16 (by its byte-order mark) as UTF-8, a UTF-8 mark dropped, up
     to the first NUL byte (the file is binary from there)."""
     head = os.pread(fd, 4, 0)
-    decoder = None
-    position = 0
-    if head.startswith(b"\xef\xbb\xbf"):
-        position = 3
-    elif head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        import codecs
-
-        decoder = codecs.getincrementaldecoder("utf-16")("replace")
-    while True:
-        data = os.pread(fd, _BLOCK, position)
-        if not data:
-            if decoder is not None:
-                tail = decoder.decode(b"", final=True).encode("utf-8", "surrogatepass")
-                if tail:
-                    yield tail.split(b"\0", 1)[0]
-            return
-        position += len(data)
-        if decoder is not None:
-            data = decoder.decode(data).encode("utf-8", "surrogatepass")
-            if data.startswith("\ufeff".encode()):
-                data = data[3:]
+    chunks: Iterator[bytes] = blocks(fd, 3 if head.startswith(b"\xef\xbb\xbf") else 0)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        chunks = _as_utf8(chunks)
+    for data in chunks:
         nul = data.find(b"\0")
         if nul >= 0:
             yield data[:nul]
@@ -453,24 +436,36 @@ def _text_of(fd: int) -> Iterator[bytes]:
         yield data
 
 
+def _as_utf8(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """UTF-16 (its byte-order mark deciding the order, then dropped) as UTF-8, bad units as U+FFFD."""
+    decoder = codecs.getincrementaldecoder("utf-16")("replace")
+    for data in chunks:
+        yield decoder.decode(data).encode("utf-8", "surrogatepass")
+    yield decoder.decode(b"", final=True).encode("utf-8", "surrogatepass")
+
+
 def _lines(fd: int, call: Call) -> Iterator[_Line]:
-    """The file's lines (ripgrep's: ended by ``\\n``), each at most MAX_LINE_BYTES."""
-    number, offset, pending = 0, 0, b""
+    """The file's lines (ripgrep's: ended by ``\\n``), a longer one than MAX_LINE_BYTES by its first
+    MAX_LINE_BYTES (and its line break)."""
+    number, offset, pending, dropped = 0, 0, b"", 0
     for data in _text_of(fd):
+        if dropped:  # the rest of an overlong line, up to its end
+            end = data.find(b"\n")
+            dropped += len(data) if end < 0 else end
+            if end < 0:
+                continue
+            data = data[end:]
         pending += data
         start = 0
-        while True:
-            end = pending.find(b"\n", start)
-            if end < 0:
-                break
+        while (end := pending.find(b"\n", start)) >= 0:
             number += 1
             yield _Line(number, pending[start : end + 1], offset)
-            offset += end + 1 - start
-            start = end + 1
+            offset += end + 1 - start + dropped
+            start, dropped = end + 1, 0
         pending = pending[start:]
         if len(pending) > MAX_LINE_BYTES:
             call.uncertain = f"a line over {MAX_LINE_BYTES:,} bytes is searched in its first {MAX_LINE_BYTES:,} only"
-            pending = pending[:MAX_LINE_BYTES]
+            dropped, pending = len(pending) - MAX_LINE_BYTES, pending[:MAX_LINE_BYTES]
     if pending:
         yield _Line(number + 1, pending, offset)
 

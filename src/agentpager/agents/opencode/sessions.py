@@ -7,8 +7,9 @@ of other channels, ``$OPENCODE_DB`` when set): tables ``session`` (a row per ses
 and ``part`` (``id``, ``session_id``, and the JSON ``data`` of the message or part without its ids).
 Before 1.2 they were JSON files under ``storage/``: ``session/PROJECT/SESSION.json``,
 ``message/SESSION/MESSAGE.json``, ``part/MESSAGE/PART.json`` (each with its ids). As written by
-OpenCode 1.18.33 (``packages/opencode/src/storage/db.ts``, ``session/session.sql.ts``,
-``storage/storage.ts``); found in a real run's home (``tests/fixtures/opencode``).
+OpenCode 1.18.33 (its bundle; upstream ``packages/opencode/src/storage/db.ts`` for the database's
+path, ``storage/json-migration.ts`` and ``storage/storage.ts`` for the JSON files), and found so in a
+real run's home (``tests/sessions/opencode``).
 
 A transcript is one file, so a stored session is exported into agentpager's cache
 (``opencode/SESSION.json``, its modification time the session's last update) and read from there;
