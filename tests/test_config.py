@@ -62,8 +62,8 @@ def test_valid_settings_are_used(isolated_config: Path) -> None:
         (
             'profile = "qqq"',
             "profile: expected a profile (qq, forge, crush, vault, claude-code, claude-code@2.1.84, claude-code@2.0, "
-            "gemini-cli, codex, codex@0.60, codex@read_file, "
-            'openhands, swe-agent), got "qqq"; '
+            "codex, codex@0.60, codex@read_file, gemini-cli, "
+            'swe-agent, openhands), got "qqq"; '
             'using "qq".',
         ),
         ("budget = -5", "budget: expected the context window in tokens, a whole number above 0, got -5; using 200000."),
@@ -179,7 +179,7 @@ def test_saving_the_theme_keeps_every_other_line(isolated_config: Path) -> None:
     path = init_config()
     save_setting(path, "theme", "paper")
     text = path.read_text()
-    assert '# theme = "textual-dark"\ntheme = "paper"\n' in text, "placed under its commented default"
+    assert '# pair_format = "openai"\ntheme = "paper"\n\n[settings]\n' in text, "after the top-level settings"
     assert text.replace('theme = "paper"\n', "", 1) == default_text()
     save_setting(path, "theme", "dusk")
     assert path.read_text().count("theme = ") == 2 and 'theme = "dusk"\n' in path.read_text()
@@ -189,7 +189,7 @@ def test_saving_the_theme_keeps_every_other_line(isolated_config: Path) -> None:
 def test_saving_into_a_hand_written_file_goes_before_its_tables(isolated_config: Path) -> None:
     path = write(isolated_config, '# mine\nbudget = 1000\n[keys]\nsearch = "s"\n')
     save_setting(path, "theme", "nord")
-    assert path.read_text() == '# mine\nbudget = 1000\n\ntheme = "nord"\n\n[keys]\nsearch = "s"\n'
+    assert path.read_text() == '# mine\nbudget = 1000\ntheme = "nord"\n\n[keys]\nsearch = "s"\n'
     assert load_config().keys == {"search": "s"}
 
 
@@ -206,7 +206,7 @@ def test_saving_through_a_symlinked_config_keeps_the_link(isolated_config: Path,
     link = isolated_config / "config.toml"
     link.symlink_to(dotfiles)
     save_setting(link, "theme", "dusk")
-    assert link.is_symlink() and dotfiles.read_text() == 'budget = 1000\n\ntheme = "dusk"\n'
+    assert link.is_symlink() and dotfiles.read_text() == 'budget = 1000\ntheme = "dusk"\n'
 
 
 def test_a_broken_file_is_not_touched_when_saving(isolated_config: Path) -> None:

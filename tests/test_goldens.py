@@ -22,7 +22,7 @@ from goldens.golden import Golden, GoldenCase, all_goldens, with_placeholders, w
 
 from agentpager import Workspace
 from agentpager.engine.content import ContentStore
-from agentpager.tools import all_profiles
+from agentpager.profiles import all_profiles
 from agentpager.tools.base import Claim, RecordedCall
 from agentpager.tools.paths import Root
 from agentpager.tools.shell import NotReplayable, emulate
@@ -156,17 +156,20 @@ def test_volatile_parts_match_their_pattern_and_nothing_else() -> None:
 @pytest.mark.live_agents
 @pytest.mark.parametrize("golden", GOLDENS, ids=[f"{g.agent}@{g.version}/{g.model}" for g in GOLDENS])
 def test_the_real_agent_still_answers_as_recorded(golden: Golden, tmp_path: Path) -> None:
-    from agentpager.agents import AgentNotInstalled, find, probe
+    from agentpager.agents import get_agent
+    from agentpager.probe import AgentNotInstalled, find, probe
 
+    program = get_agent(golden.agent).program()
+    assert program is not None
     try:
-        installed = find(golden.agent, golden.version)
+        installed = find(program, golden.version)
     except AgentNotInstalled as error:
         pytest.skip(str(error).splitlines()[0])
     differing = []
     for case in golden.cases:
         root = build(tmp_path / case.name, cases_of(golden.agent, golden.version, golden.model).extra_files)
         result = probe(
-            golden.agent, case.tool, with_root(case.arguments, root), root, model=golden.model, installed=installed
+            program, case.tool, with_root(case.arguments, root), root, model=golden.model, installed=installed
         )
         matches = golden.matches(case, result.text, root) or golden.matches_in_any_order(case, result.text, root)
         if not matches or result.is_error != case.is_error:

@@ -37,6 +37,40 @@ def test_call_path_imports_no_textual_markitdown_or_mcp(root: Path) -> None:
     assert done.stderr.strip() == "0 []", "small files are read without numpy, Textual, markitdown or mcp"
 
 
+CALL_OF = """
+import sys
+from agentpager import cli
+cli.main(["call", "--root", sys.argv[1], "--profile", sys.argv[2], sys.argv[3], sys.argv[4]])
+print(" ".join(sorted(name for name in sys.modules if name.startswith("agentpager.agents"))), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    ("profile", "tool", "arguments", "agents_loaded"),
+    [
+        ("qq", "read_file", '{"path": "a.txt"}', ""),
+        (
+            "claude-code",
+            "Read",
+            '{"file_path": "a.txt"}',
+            "agentpager.agents agentpager.agents.base agentpager.agents.claude_code agentpager.agents.claude_code.bash "
+            "agentpager.agents.claude_code.profiles agentpager.agents.claude_code.read agentpager.agents.codex "
+            "agentpager.agents.gemini_cli agentpager.agents.openhands agentpager.agents.swe_agent",
+        ),
+    ],
+)
+def test_a_call_loads_its_own_agents_profiles_alone(
+    root: Path, profile: str, tool: str, arguments: str, agents_loaded: str
+) -> None:
+    """A contract profile's call loads no agent; an agent's loads the list of agents (their light
+    descriptions) and its own profiles, none of another agent's."""
+    (root / "a.txt").write_text("small file\n")
+    done = subprocess.run(
+        [sys.executable, "-c", CALL_OF, str(root), profile, tool, arguments], capture_output=True, text=True, timeout=60
+    )
+    assert done.stderr.strip() == agents_loaded
+
+
 def imported_modules(source: str) -> set[str]:
     """Every module a Python source imports, absolute or relative, at any depth (lazy imports too)."""
     modules = set()

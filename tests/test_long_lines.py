@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agentpager.transcripts import open_transcript, records
-from agentpager.transcripts.records import RecordFile
+from agentpager.logs import records
+from agentpager.logs.records import RecordFile
+from agentpager.transcripts import open_transcript
 
 BIG = "".join(f'{n:>6}\t    const value{n} = compute("item", {n});\n' for n in range(1, 2001))
 """An output of 101,786 characters: its line is far past LONG_LINE."""

@@ -16,7 +16,7 @@ from samples import png_bytes  # noqa: E402
 
 from agentpager import Workspace  # noqa: E402
 from agentpager.mcp_server import ToolServer  # noqa: E402
-from agentpager.tools import profile_names  # noqa: E402
+from agentpager.profiles import profile_names  # noqa: E402
 
 CALLS = {
     "read_file": [

@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentpager import Workspace
-from agentpager.agents.mock import MockServer, Request
 from agentpager.agents.opencode.chat import CHAT_CALL_ID, OpenAIChat
 from agentpager.agents.opencode.profile import PROFILE, VERSION
 from agentpager.agents.opencode.read import _Splitter
 from agentpager.agents.opencode.search import ORDER, Overrides, Rules, glob_regex
+from agentpager.probe.mock import MockServer, Request
 from agentpager.workspace import ToolResult
 
 GOLDEN = load(GOLDENS_DIR / "opencode" / VERSION / "agentpager-mock.json")

@@ -20,9 +20,9 @@ from agentpager import Workspace
 from agentpager.agents.opencode.profile import PROFILE
 from agentpager.agents.opencode.sessions import Stored, export, exported, stored_sessions
 from agentpager.agents.opencode.transcript import OpenCode, iso
+from agentpager.logs.records import RecordFile
 from agentpager.tools.base import RecordedCall
 from agentpager.transcripts.formats import feed
-from agentpager.transcripts.records import RecordFile
 
 FIXTURES = Path(__file__).parent / "sessions" / "opencode"
 SESSION = "ses_debf1c3c0ffeugAOTceirdureT"

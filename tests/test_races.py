@@ -23,9 +23,9 @@ import pytest
 from samples import write_docx
 
 from agentpager import Workspace
+from agentpager.agents.gemini_cli.profiles import NOTHING_READ, REFERENCES_START
 from agentpager.engine import beneath
 from agentpager.engine.content import ContentStore
-from agentpager.tools.gemini_cli import NOTHING_READ, REFERENCES_START
 from agentpager.tools.paths import Root
 from agentpager.tools.shell import ShellRun, emulate
 

@@ -131,7 +131,7 @@ def test_sessions_of_every_agent(tmp_path: Path, isolated_cache: Path) -> None:
     gemini_session(tmp_path, "/home/me/notes")
     sessions = list_sessions(str(tmp_path))
     assert [(s.agent, s.project, s.calls, s.tokens, s.version, s.model) for s in sessions] == [
-        ("gemini", "/home/me/notes", 0, None, "", ""),
+        ("gemini-cli", "/home/me/notes", 0, None, "", ""),
         ("codex", "/home/me/shop", 1, 520, "0.60.1", "gpt-5.1-codex"),
         ("claude-code", "/home/me/shop", 3, 1017, "2.1.130", "claude-sonnet-4-5"),
     ]
@@ -153,6 +153,14 @@ def test_the_cache_is_used_and_a_grown_session_counted_on(tmp_path: Path, isolat
         file.write(grown)
     sessions = {s.session_id: s for s in list_sessions(str(tmp_path))}
     assert sessions["s1"].calls == 5 and sessions["s1"].title == "from the cache"
+
+
+def test_a_cache_written_when_gemini_clis_format_was_gemini_is_read(tmp_path: Path, isolated_cache: Path) -> None:
+    cache = SessionCache()
+    list_sessions(str(tmp_path), cache)  # nothing to find: the cache is empty
+    entry = {"stamp": [1, 2, 3], "info": {"path": "/s.json", "agent": "gemini", "project": "/home/me/notes"}}
+    cache.path.write_text(json.dumps({"version": CACHE_VERSION, "sessions": {"/s.json": entry}}))
+    assert SessionCache().entries["/s.json"]["info"]["agent"] == "gemini-cli"
 
 
 def test_the_first_look_reads_the_ends_and_the_count_comes_after(tmp_path: Path, isolated_cache: Path) -> None:

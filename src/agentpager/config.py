@@ -3,7 +3,8 @@
 Settings shape the terminal UI only: ``call``, ``schema`` and ``mcp`` take their options alone, so a
 script gives the same answers on every machine. Every key is optional. A value that is wrong is
 reported (file, key, what is expected) and replaced by its default: the app always starts, and
-the file is never rewritten except for the one line a theme choice sets.
+the file is never rewritten except for the one line a theme choice sets. The ``[settings]`` an
+agent's profiles read are the agents' own (``Agent.settings``).
 
 Nothing here imports Textual: ``agentpager config`` and the checks run without it.
 """
@@ -20,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentpager.agents import AGENTS
+from agentpager.agents.base import Setting
 from agentpager.engine.cache import write_atomically
 from agentpager.exchange import PAIR_FORMATS
-from agentpager.tools import profile_names
+from agentpager.profiles import profile_names
 
 CONFIG_ENV = "AGENTPAGER_CONFIG_DIR"
 FILE_NAME = "config.toml"
@@ -62,7 +65,8 @@ KEYS: dict[str, tuple[str, str]] = {
 """The keys a config can remap: Textual binding id -> (default key, what it does)."""
 
 _TOP_LEVEL = ("profile", "theme", "budget", "pair_format", "settings", "keys")
-_SETTINGS = ("line_format", "reminder")
+SETTINGS: dict[str, Setting] = {setting.key: setting for agent in AGENTS for setting in agent.settings}
+"""The ``[settings]`` the agents' profiles read, by key."""
 _MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
 _KEY_NAME = re.compile(r"[a-z][a-z0-9_]*|[0-9]")
 
@@ -83,11 +87,6 @@ def config_dir() -> Path:
 
 def config_path() -> Path:
     return config_dir() / FILE_NAME
-
-
-def themes_dir() -> Path:
-    """Where user themes live: ``themes/*.toml`` beside the config file."""
-    return config_dir() / "themes"
 
 
 @dataclass
@@ -203,27 +202,18 @@ class _Checker:
         return False
 
     def check_settings(self, table: Any) -> None:
-        from agentpager.tools.claude_code import LINE_FORMATS
-
         if not isinstance(table, dict):
             self.wrong("settings", "a table such as [settings]", table, {})
             return
         for key, value in table.items():
-            where = f"settings.{key}"
-            if key == "line_format":
-                if value in LINE_FORMATS:
-                    self.config.settings[key] = value
-                else:
-                    self.wrong(where, '"tab" ({n}\\t{line}) or "arrow" ({n:>6}→{line})', value, LINE_FORMATS[0])
-            elif key == "reminder":
-                if isinstance(value, str):
-                    self.config.settings[key] = value or None
-                elif value is False:
-                    self.config.settings[key] = None
-                else:
-                    self.wrong(where, "the reminder's text, or false for none", value, False)
-            else:
-                self.problem("settings", _unknown("setting", key, _SETTINGS))
+            if key not in SETTINGS:
+                self.problem("settings", _unknown("setting", key, list(SETTINGS)))
+                continue
+            setting = SETTINGS[key]
+            try:
+                self.config.settings[key] = setting.read(value)
+            except ValueError:
+                self.wrong(f"settings.{key}", setting.expected, value, setting.default)
 
     def check_keys(self, table: Any) -> None:
         if not isinstance(table, dict):
@@ -301,6 +291,10 @@ def _key_names(keys: str) -> list[str]:
 
 def default_text() -> str:
     """The file ``agentpager config --init`` writes: every setting, commented out at its default."""
+    setting_lines = "\n".join(
+        f"# {key} = {json.dumps(setting.default, ensure_ascii=False):<{18 - len(key)}}  # {setting.comment}"
+        for key, setting in SETTINGS.items()
+    )
     key_lines = "\n".join(
         f"# {binding_id} = {json.dumps(default)}{' ' * (22 - len(binding_id) - len(default))}  # {what}"
         for binding_id, (default, what) in KEYS.items()
@@ -323,11 +317,9 @@ def default_text() -> str:
 # What C copies: the call and its result as an "openai" or "anthropic" message pair.
 # pair_format = "{DEFAULT_PAIR_FORMAT}"
 
-# Texts that changed between versions of an agent: how Claude Code's Read (the claude-code
-# profile) writes its result.
 [settings]
-# line_format = "tab"    # "tab": {{n}}\\t{{line}} (2.1.123 on); "arrow": {{n:>6}}→{{line}} (1.0.x to 2.1.84)
-# reminder = "..."       # text appended to every result in a <system-reminder>, as some versions do
+# Texts that changed between versions of an agent, which its profiles read.
+{setting_lines}
 
 # Keys: binding id = key, or several keys separated by commas. Keys are written as Textual
 # writes them: "x", "X" (shift+x), "ctrl+x", "f3", "escape", "?" or "question_mark".
@@ -346,14 +338,15 @@ def init_config(path: Path | None = None) -> Path:
     return path
 
 
-_TABLE = re.compile(r"\s*\[")
-
-
 def save_setting(path: Path, key: str, value: str) -> None:
-    """Set a top-level string setting in the file, keeping every other line (comments included).
+    """Set a top-level string setting in the file, keeping every other line (comments included):
+    tomlkit edits the document in place, a new key going after the other top-level ones.
 
     Raises ConfigError when the file cannot be read or is not valid TOML: then it is not touched.
     """
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -361,33 +354,13 @@ def save_setting(path: Path, key: str, value: str) -> None:
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path} cannot be read ({_reason(error)}); {key} was not saved.") from None
     try:
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
+        document = tomlkit.parse(text)
+        document[key] = value
+    except TOMLKitError as error:
         raise ConfigError(f"{path} is not valid TOML ({error}); {key} was not saved.") from None
-    setting = f"{key} = {json.dumps(value)}\n"
-    lines = text.splitlines(keepends=True)
-    first_table = next((n for n, line in enumerate(lines) if _TABLE.match(line)), len(lines))
-    assigned = re.compile(rf"\s*{re.escape(key)}\s*=")
-    commented = re.compile(rf"\s*#\s*{re.escape(key)}\s*=")
-    found = next((n for n in range(first_table) if assigned.match(lines[n])), None)
-    if found is not None:
-        lines[found] = setting
-    else:
-        after = next((n + 1 for n in range(first_table) if commented.match(lines[n])), None)
-        if after is None:  # before the first table, after a blank line
-            after = first_table
-            setting += "\n" if first_table < len(lines) else ""
-            if after and lines[after - 1].strip():
-                setting = "\n" + setting
-        if after and not lines[after - 1].endswith("\n"):
-            lines[after - 1] += "\n"
-        lines.insert(after, setting)
-    new_text = "".join(lines)
-    if tomllib.loads(new_text).get(key) != value:  # a layout this line editing does not understand
-        raise ConfigError(f"{path}: {key} could not be set without rewriting the file; set it by hand.")
     target = path.resolve()  # a symlinked config (dotfiles) stays a symlink
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(target, [new_text.encode()])
+    write_atomically(target, [tomlkit.dumps(document).encode()])
 
 
 def describe(config: Config) -> str:
@@ -407,9 +380,9 @@ def describe(config: Config) -> str:
     ):
         lines.append(line(key, value, config.theme is not None if key == "theme" else key in config.set_in_file))
     lines += ["", "[settings]"]
-    lines.append(line("line_format", config.settings.get("line_format", "tab"), "line_format" in config.settings))
-    reminder = config.settings.get("reminder")
-    lines.append(line("reminder", reminder or False, "reminder" in config.settings))
+    for key, setting in SETTINGS.items():
+        used = config.settings.get(key)
+        lines.append(line(key, setting.default if used is None else used, key in config.settings))
     lines += ["", "[keys]"]
     for binding_id, (default, _) in KEYS.items():
         lines.append(line(binding_id, config.keys.get(binding_id, default), binding_id in config.keys))

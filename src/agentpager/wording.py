@@ -1,4 +1,4 @@
-"""Counts in words: "1 call", "2 calls", "1,024 lines", "462 KB"."""
+"""Counts and lists in words: "1 call", "2 calls", "1,024 lines", "462 KB", "a, b and c"."""
 
 from __future__ import annotations
 
@@ -15,3 +15,8 @@ def byte_size(count: int) -> str:
             value = count / scale
             return f"{value:,.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
     return f"{count} B"
+
+
+def listed(words: list[str], conjunction: str = "and") -> str:
+    """Words in a list for people: ``a, b and c``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {conjunction} {words[-1]}"

@@ -16,8 +16,8 @@ from typing import Any
 
 from samples import pdf_bytes, png_bytes
 
-from agentpager.agents.catalog import get_agent
-from agentpager.agents.volatile import Volatile
+from agentpager.agents import get_agent
+from agentpager.tools.volatile import Volatile
 
 ROOT = "⟦root⟧"
 """Stands for the absolute path of the corpus root in arguments and recorded outputs."""

@@ -22,8 +22,8 @@ from typing import Any
 
 from goldens.corpus import ROOT
 
-from agentpager.agents.volatile import Volatile
-from agentpager.agents.volatile import with_placeholders as volatile_as_placeholders
+from agentpager.tools.volatile import Volatile
+from agentpager.tools.volatile import with_placeholders as volatile_as_placeholders
 
 GOLDENS_DIR = Path(__file__).parent
 

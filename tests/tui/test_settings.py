@@ -190,7 +190,7 @@ async def test_choosing_a_theme_in_the_palette_saves_it(workspace_dir: Path, iso
         await pilot.press("enter")
         await settle(pilot)
         assert app.theme == "paper"
-    assert config.read_text() == '# my settings\nbudget = 50000\n\ntheme = "paper"\n\n[keys]\nsearch = "s"\n'
+    assert config.read_text() == '# my settings\nbudget = 50000\ntheme = "paper"\n\n[keys]\nsearch = "s"\n'
     app = app_with_config(workspace_dir)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

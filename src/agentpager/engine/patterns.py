@@ -43,6 +43,12 @@ DEFAULT_SECONDS = 5.0
 """How long ``re`` in the child may take over one request (a listing, or one block of a file)."""
 CHILD_MEMORY = 1 << 30
 
+# Private modules of ``re``, on purpose: a pattern must mean what ``re`` makes of it (the tools'
+# ``re.search`` and ``fnmatch`` semantics), so it is parsed by ``re``'s own parser and its tree is
+# translated for RE2. No public API gives the tree, and a second parser of ``re``'s syntax would
+# mean something else at its edges. Python 3.11 renamed ``sre_parse`` to ``re._parser``; the tree's
+# shape has held since 3.7, and ``tests/test_patterns.py`` checks generated patterns against ``re``
+# and ``fnmatch`` themselves (hypothesis), so a change of it fails there first.
 _c: Any = re._constants  # type: ignore[attr-defined]
 _parser: Any = re._parser  # type: ignore[attr-defined]
 _RE2_MAX_REPEAT = 1000

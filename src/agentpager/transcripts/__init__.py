@@ -11,19 +11,19 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from agentpager.engine.lineindex import Cancelled
+from agentpager.logs.records import BadRecord, Record, RecordFile
 from agentpager.transcripts.formats import (
-    COLLECTORS,
-    FORMAT_NAMES,
     Collector,
     Event,
     ModelTurn,
     Parsed,
     ToolCall,
     collect,
+    collectors,
     detect,
     feed,
+    format_names,
 )
-from agentpager.transcripts.records import BadRecord, Record, RecordFile
 
 if TYPE_CHECKING:
     from agentpager.engine.patterns import Matcher
@@ -87,7 +87,7 @@ class Transcript:
             return None
         try:
             value = self.files[call.source].read_again(result.where)
-            text, is_error = COLLECTORS[self.format].result_text(value, result.block)
+            text, is_error = collectors()[self.format].result_text(value, result.block)
         except (OSError, ValueError, LookupError, TypeError, AttributeError):
             return None
         if result.chars is None:
@@ -124,13 +124,6 @@ class Transcript:
         except PatternError as error:
             raise TranscriptError(error.message) from None
         return found
-
-    def event_text(self, event: Event) -> str:
-        """An event's whole text (read again when it was kept cut)."""
-        if event.kind == "call" and event.call is not None:
-            call = self.calls[event.call]
-            return f"{call.tool}({short_arguments(call.arguments, 10_000)})"
-        return event.text
 
     def follow(self) -> int:
         """Read what was appended since the last read, to the session and to its subagents' files,
@@ -218,7 +211,7 @@ def open_transcript(path: str, subagents: bool = True) -> Transcript:
     except OSError as error:  # unreadable, or changed while it was read
         raise TranscriptError(f"{path}: {error.strerror or error}") from None
     if collector is None:
-        raise TranscriptError(f"{path}: not a {FORMAT_NAMES} transcript (no record looks like one).")
+        raise TranscriptError(f"{path}: not a {format_names()} transcript (no record looks like one).")
     parsed = collector.parsed
     transcript = Transcript(
         path,

@@ -454,15 +454,14 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
             )
             return
         workspace = self.workspace.with_profile(outcome.profile)
-        profile = workspace.profile
-        if profile.real_agent is None:
+        if workspace.real_agent is None:
             self.notify(
-                f"The {profile.name} profile has no real agent to ask: {profile.ground_truth}.",
+                f"The {workspace.profile_name} profile has no real agent to ask: {workspace.ground_truth}.",
                 title="Ask the real agent",
                 timeout=12,
             )
             return
-        self.push_screen(ProbeScreen(workspace, outcome.tool, outcome.arguments, profile.real_agent))
+        self.push_screen(ProbeScreen(workspace, outcome.tool, outcome.arguments, workspace.real_agent))
 
     def action_copy_output(self) -> None:
         if outcome := self._outcome():

@@ -1,7 +1,7 @@
 """Asking the real agent: the panel's call run by the installed agent the profile stands for, its
 answer beside the profile's, the difference, and a verdict.
 
-The agent runs in a worker thread (``agentpager.agents.probe``: seconds, against a mock of its model
+The agent runs in a worker thread (``agentpager.probe``: seconds, against a mock of its model
 API on 127.0.0.1) while the screen counts the seconds; Escape stops it, its children with it. An
 agent that is not installed is named with the npm command that installs it, which ``i`` runs into
 the cache dir (npm's output in the log) before asking.
@@ -27,15 +27,14 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Log, Static, TabbedContent, TabPane, Tabs
 
-from agentpager.agents import AgentNotInstalled, Cancelled, ProbeError, ProbeResult, find, install, probe
-from agentpager.agents.catalog import get_agent
-from agentpager.agents.volatile import Comparison, compare
+from agentpager.agents import get_agent
+from agentpager.probe import AgentNotInstalled, Cancelled, ProbeError, ProbeResult, find, install, probe
 from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.messages import AgentAnswered, AgentMissing, ProbeFailed, ProbeLogged, ProbePhase, ProfileAnswered
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.status import call_line
-from agentpager.workspace import RealAgent, ToolResult, Workspace
+from agentpager.workspace import Comparison, RealAgent, ToolResult, Workspace
 
 TICK_SECONDS = 0.5
 
@@ -81,7 +80,10 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         self.tool = tool
         self.arguments = dict(arguments)
         self.real_agent = real_agent
-        self.title_of_agent = f"{get_agent(real_agent.agent).title} {real_agent.version}"
+        program = get_agent(real_agent.agent).program()
+        assert program is not None, "a profile's real agent is one the probe can run"
+        self.program = program
+        self.title_of_agent = f"{program.title} {real_agent.version}"
         self.hint = ""
         self.answer: AgentAnswer | None = None
         self.profile_result: ToolResult | None = None
@@ -92,7 +94,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(
-            f"[b]profile {self.workspace.profile.name} ↔ {self.title_of_agent}[/b] · "
+            f"[b]profile {self.workspace.profile_name} ↔ {self.title_of_agent}[/b] · "
             f"{escape(call_line(self.tool, self.arguments))}",
             id="asked",
         )
@@ -170,19 +172,25 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         def log(line: str) -> None:
             post(ProbeLogged(line))
 
-        workspace, tool, arguments, real = self.workspace, self.tool, self.arguments, self.real_agent
+        workspace, tool, arguments, real, program = (
+            self.workspace,
+            self.tool,
+            self.arguments,
+            self.real_agent,
+            self.program,
+        )
         profile_result = workspace.call(tool, arguments)
         post(ProfileAnswered(profile_result))
         model = workspace.settings.get("model")
         try:
             if install_first:
-                installed = install(real.agent, real.version, progress=log, cancel=cancel)
+                installed = install(program, real.version, progress=log, cancel=cancel)
             else:
-                installed = find(real.agent, real.version)
-            told = model or installed.agent.default_model or "its default model"
-            post(ProbePhase(f"starting {installed.agent.title} {installed.version} ({told})"))
+                installed = find(program, real.version)
+            told = model or program.default_model or "its default model"
+            post(ProbePhase(f"starting {program.title} {installed.version} ({told})"))
             result = probe(
-                real.agent,
+                program,
                 tool,
                 arguments,
                 workspace.root.path,
@@ -199,10 +207,8 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         except (ProbeError, RuntimeError, OSError) as error:
             post(ProbeFailed(str(error)))
             return
-        comparison = compare(
-            profile_result.text, profile_result.is_error, result.text, result.is_error, installed.agent.volatile
-        )
-        names = (f"profile {workspace.profile.name}", f"{installed.agent.title} {result.version}")
+        comparison = workspace.compare(profile_result, result.text, result.is_error)
+        names = (f"profile {workspace.profile_name}", f"{program.title} {result.version}")
         shown: RenderableType = (
             Text(f"No difference: the two answers are the same {len(result.text):,} characters.", "green")
             if comparison.exact

@@ -28,6 +28,7 @@ from textual.strip import Strip
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
+from agentpager.agents import AGENTS
 from agentpager.sessions import SessionCache, SessionInfo, count_sessions, duration_of, list_sessions
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.rows import CURSOR_BINDINGS, row_styles
@@ -35,7 +36,8 @@ from agentpager.wording import plural
 
 UPDATE_SECONDS = 0.25
 """Counts are posted to the list at most this often (a batch at a time)."""
-AGENT_NAMES = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}
+AGENT_NAMES = {agent.id: agent.short_title for agent in AGENTS}
+"""Each agent's name in the agent column."""
 
 
 def _took(seconds: float | None) -> str:

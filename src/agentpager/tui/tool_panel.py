@@ -92,8 +92,8 @@ class ToolPanel(ReportsFailures, Vertical):
     def __init__(self, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.workspace = workspace
-        self.profile = workspace.profile.name
-        self.tool = workspace.profile.read_tool.spec.name
+        self.profile = workspace.profile_name
+        self.tool = workspace.tool_names()[0]
         self.arguments: dict[str, Any] = {}
         self.outcome: Outcome | None = None
         self.view: FileView | None = None
@@ -165,18 +165,18 @@ class ToolPanel(ReportsFailures, Vertical):
         self.watch_tab("output")
 
     def _tool_options(self) -> list[tuple[str, str]]:
-        return [(tool.spec.name, tool.spec.name) for tool in self._workspace().profile.tools]
+        return [(name, name) for name in self._workspace().tool_names()]
 
     def _workspace(self) -> Workspace:
         return (
-            self.workspace if self.workspace.profile.name == self.profile else self.workspace.with_profile(self.profile)
+            self.workspace if self.workspace.profile_name == self.profile else self.workspace.with_profile(self.profile)
         )
 
     @property
     def spec(self) -> ToolSpec:
-        tool = self._workspace().profile.tool(self.tool)
-        assert tool is not None
-        return tool.spec
+        spec = self._workspace().tool_spec(self.tool)
+        assert spec is not None
+        return spec
 
     @property
     def pair_format(self) -> str:
@@ -343,8 +343,8 @@ class ToolPanel(ReportsFailures, Vertical):
     def _profile_with(self, tool: str, arguments: dict[str, Any]) -> str | None:
         """This profile if it has ``tool`` with these arguments, else the first profile that has."""
         for name in (self.profile, *Workspace.profile_names()):
-            found = self.workspace.with_profile(name).profile.tool(tool)
-            if found is not None and set(arguments) <= {param.name for param in found.spec.params}:
+            found = self.workspace.with_profile(name).tool_spec(tool)
+            if found is not None and set(arguments) <= {param.name for param in found.params}:
                 return name
         return None
 
@@ -390,7 +390,7 @@ class ToolPanel(ReportsFailures, Vertical):
         self.profile = str(event.value)
         self.post_message(ProfileChosen(self._workspace()))
         if self.pinned:  # the form waits for the new profile's call for the same lines
-            self.tool, self.arguments = self._workspace().profile.read_tool.spec.name, {}
+            self.tool, self.arguments = self._workspace().tool_names()[0], {}
             self._build_form()
             self._carry_over(before, self._workspace(), tool, arguments, self.view)
         else:
@@ -411,7 +411,7 @@ class ToolPanel(ReportsFailures, Vertical):
         coverage = before.coverage(tool, arguments)
         if coverage is None:
             path = view.name if view is not None else None
-            carried = after.read_call(path) if path else (after.profile.read_tool.spec.name, {})
+            carried = after.read_call(path) if path else (after.tool_names()[0], {})
         else:
             shown = view if view is not None and view.name == coverage.path else after.open_view(coverage.path)
             carried = after.read_call(coverage.path, shown, (coverage.first_line, coverage.last_line))
@@ -432,7 +432,7 @@ class ToolPanel(ReportsFailures, Vertical):
         """The current profile's plain read call for the open file (no arguments without one)."""
         workspace = self._workspace()
         if self.view is None:
-            return workspace.profile.read_tool.spec.name, {}
+            return workspace.tool_names()[0], {}
         return workspace.read_call(self.view.name)
 
     def _choose_tool(self, tool: str, arguments: dict[str, Any]) -> None:

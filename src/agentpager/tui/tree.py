@@ -1,4 +1,5 @@
-"""The workspace tree: a directory is read when expanded, and its files shown 100 at a time.
+"""The workspace tree: a directory is read when expanded, and its files shown a page at a time (the
+profile's listing page: 100 files).
 
 Textual's DirectoryTree makes a node for every entry and stats on the UI thread (6 s for 100,000
 entries here); this tree reads a directory in a thread, through the function ``list_files`` uses,
@@ -22,9 +23,8 @@ from textual.widgets.tree import TreeNode, UnknownNodeID
 
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.messages import DirectoryChosen, FileChosen
-from agentpager.workspace import LISTING_PAGE_SIZE, LISTING_WARNING_THRESHOLD, DirectoryEntries, Workspace, printable
+from agentpager.workspace import DirectoryEntries, Workspace, printable
 
-PAGE_SIZE = LISTING_PAGE_SIZE
 CHECK_SECONDS = 2.0
 """How often the directories on screen are checked for changes."""
 
@@ -152,8 +152,10 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         first_read = entry.listing is None
         entry.listing, entry.stamp = listing, stamp
         if not first_read:  # keep the pages shown where they still exist
-            entry.file_offset = min(entry.file_offset, _last_page(len(listing.files)))
-            entry.directory_offset = min(entry.directory_offset, _last_page(len(listing.directories)))
+            entry.file_offset = min(entry.file_offset, _last_page(len(listing.files), self.workspace.listing_page_size))
+            entry.directory_offset = min(
+                entry.directory_offset, _last_page(len(listing.directories), self.workspace.listing_page_size)
+            )
         self._relabel(node)
         self.show_page(node)
 
@@ -201,10 +203,11 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
             if isinstance(child.data, DirectoryEntry) and child.is_expanded
         }
         node.remove_children()
+        page = self.workspace.listing_page_size
         start = entry.directory_offset
         self._add_links(node, "directories", start, len(listing.directories), before=True)
         reopen = []
-        for name in listing.directories[start : start + PAGE_SIZE]:
+        for name in listing.directories[start : start + page]:
             path = _child_path(entry.path, name)
             child = node.add("", open_before.get(path) or DirectoryEntry(path))
             if path in open_before:
@@ -213,7 +216,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         self._add_links(node, "directories", start, len(listing.directories), before=False)
         start = entry.file_offset
         self._add_links(node, "files", start, len(listing.files), before=True)
-        for name in listing.files[start : start + PAGE_SIZE]:
+        for name in listing.files[start : start + page]:
             child = node.add_leaf("", FileEntry(_child_path(entry.path, name)))
             self._relabel(child)
         self._add_links(node, "files", start, len(listing.files), before=False)
@@ -249,12 +252,13 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         self, node: TreeNode[object], kind: Literal["files", "directories"], start: int, total: int, before: bool
     ) -> None:
         """The link to the previous page (``before``) or the next one, when there is one."""
+        page = self.workspace.listing_page_size
         if before and start:
-            offset = max(0, start - PAGE_SIZE)
-            label = f"◀ {kind} {offset + 1:,}-{min(offset + PAGE_SIZE, total):,} of {total:,}"
-        elif not before and start + PAGE_SIZE < total:
-            offset = start + PAGE_SIZE
-            label = f"{kind} {offset + 1:,}-{min(offset + PAGE_SIZE, total):,} of {total:,} ▶"
+            offset = max(0, start - page)
+            label = f"◀ {kind} {offset + 1:,}-{min(offset + page, total):,} of {total:,}"
+        elif not before and start + page < total:
+            offset = start + page
+            label = f"{kind} {offset + 1:,}-{min(offset + page, total):,} of {total:,} ▶"
         else:
             return
         node.add_leaf(Text(label, style="italic"), PageLink(node, kind, offset))
@@ -291,7 +295,8 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         else:
             files = len(listing.files)
             label.append(f" {files:,} file{'s' * (files != 1)}", style="dim")
-            if files > LISTING_WARNING_THRESHOLD:
+            warns_over = self.workspace.listing_warning_threshold
+            if warns_over is not None and files > warns_over:
                 label.append(" ⚠", style="bold yellow")
         return label
 
@@ -316,5 +321,5 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
             self.post_message(DirectoryChosen(entry.path, None))
 
 
-def _last_page(total: int) -> int:
-    return max(0, (total - 1) // PAGE_SIZE * PAGE_SIZE)
+def _last_page(total: int, page: int) -> int:
+    return max(0, (total - 1) // page * page)

@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agentpager.agents.mock import CALL_ID, Request, Response, ToolResult, sse
+from agentpager.probe.mock import CALL_ID, Request, Response, ToolResult, sse
 
 CHAT_CALL_ID = "call_" + CALL_ID.removeprefix("toolu_")
 _USAGE = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}

@@ -37,9 +37,9 @@ import json
 import platform
 from pathlib import Path
 
-from agentpager.agents.mock import ToolResult
 from agentpager.agents.opencode.chat import CHAT_CALL_ID
 from agentpager.agents.opencode.sessions import export, stored_sessions
+from agentpager.probe.mock import ToolResult
 
 PACKAGE = "opencode-ai"
 EXECUTABLE = "opencode"

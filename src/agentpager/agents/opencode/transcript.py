@@ -18,8 +18,8 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, ToolCall, number
-from agentpager.transcripts.records import Location, Record
+from agentpager.logs.collector import Collector, ModelTurn, ResultRef, ToolCall, number
+from agentpager.logs.records import Location, Record
 
 FORMAT = "opencode"
 

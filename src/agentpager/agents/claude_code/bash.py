@@ -1,0 +1,187 @@
+"""Claude Code's ``Bash``, equal to what the real programs sent their model (``tests/goldens/claude-code``,
+the ``bash_*`` cases); the command is emulated over the workspace, never run (``agentpager.tools.commands``).
+
+2.0.21 (``cli.js``: the Bash tool's ``call``, ``mapToolResultToToolResultBlockParam``, ``Qy``, ``zR``,
+``op0``/``tp0``): stdout and stderr are read apart. A success shows ``stdout.trimEnd() + "\\n" +
+stderr.trimEnd()`` without its blank first and last lines, cut at 30,000 characters with ``... [N
+lines truncated] ...``, then without leading blank lines and trailing white space. A failure (a
+non-zero exit, except 1 from ``grep``, ``rg``, ``find``, ``diff``, ``test`` and ``[``, judged by the
+last command's name) is an error whose text is stderr and stdout joined by a newline and trimmed,
+cut to its first and last 5,000 characters over 10,000.
+
+2.1 (2.1.84's ``cli.js``, same functions, and 2.1.330's binary; both answered the same): one file
+gets stdout and stderr as they are written, and the first 30,000 bytes of it are read. A failure is
+``Exit code N``, a newline and that output, trimmed (cut over 10,000 characters as above). A success
+is the output trimmed as in 2.0; an empty one reads ``(Bash completed with no output)``. An output
+over 30,000 bytes was saved to a file under Claude Code's project directory: the answer names the
+file, its size, and a preview of its first 2,000 characters (cut at the last newline past the first
+1,000) in ``<persisted-output>``. 2.1.330 gives the models that get the ``<total_tokens>`` countdown
+(``read.Answer``) the whole result trimmed, then the countdown, errors included.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from agentpager.agents.claude_code.read import Answer, Behaviour, size_text
+from agentpager.engine.lazytext import Text, head
+from agentpager.tools.args import Param, ToolSpec
+from agentpager.tools.base import Call, Tool
+from agentpager.tools.commands import NotRun, not_run, refuse, run_command
+from agentpager.tools.js.strings import JS_WHITESPACE, js_length, js_prefix, js_slice, js_trim, js_trim_end
+from agentpager.tools.shell import ShellRun
+from agentpager.tools.shell.command import parse
+
+MAX_OUTPUT = 30_000
+"""``BASH_MAX_OUTPUT_LENGTH``'s default: characters (2.0) or bytes (2.1) of output shown."""
+MAX_ERROR = 10_000
+"""An error text longer than this keeps its first and last half of it."""
+PREVIEW = 2_000
+"""Characters of a saved output's preview."""
+NOT_ERRORS_WHEN_1 = frozenset(("grep", "rg", "find", "diff", "test", "["))
+"""Commands whose exit code 1 is not a failure (no match, files differ, condition false)."""
+NO_OUTPUT = "(Bash completed with no output)"
+_LEADING_BLANK_LINES = re.compile(f"^(?:[{JS_WHITESPACE}]*\n)+")
+
+
+@dataclass(frozen=True)
+class BashBehaviour:
+    """Where the versions' Bash differ."""
+
+    merged: bool
+    """stdout and stderr in one stream as written, the first MAX_OUTPUT bytes read (2.1)."""
+    no_output: str
+    """The text of an empty success."""
+    saves_large_output: bool
+    """Over MAX_OUTPUT bytes, a preview of the output saved to a file (2.1); else cut at MAX_OUTPUT characters."""
+
+
+BASH_2_0 = BashBehaviour(merged=False, no_output="", saves_large_output=False)
+BASH_2_1 = BashBehaviour(merged=True, no_output=NO_OUTPUT, saves_large_output=True)
+
+
+def _without_blank_edges(text: str) -> str:
+    """``Qy``/``pv8``: the text without its first and last lines that are only white space."""
+    lines = text.split("\n")
+    first = next((n for n, line in enumerate(lines) if js_trim(line)), None)
+    if first is None:
+        return ""
+    last = max(n for n, line in enumerate(lines) if js_trim(line))
+    return "\n".join(lines[first : last + 1])
+
+
+def _shown(text: str) -> str:
+    """The output as ``mapToolResultToToolResultBlockParam`` shows it: no leading blank lines, no trailing white space."""
+    return js_trim_end(_LEADING_BLANK_LINES.sub("", text, count=1))
+
+
+def _error_text(parts: list[str]) -> str:
+    """``op0``: the parts joined by newlines, trimmed, cut to its two ends over MAX_ERROR characters."""
+    text = js_trim("\n".join(part for part in parts if part)) or "Command failed with no output"
+    length = js_length(text)
+    if length <= MAX_ERROR:
+        return text
+    half = MAX_ERROR // 2
+    return f"{js_prefix(text, half)}\n\n... [{length - MAX_ERROR} characters truncated] ...\n\n{js_slice(text, length - half)}"
+
+
+def _failed(command: str, code: int) -> bool:
+    """Whether Claude Code calls the exit code a failure: by the last command's name (``kK6``)."""
+    steps = parse(command).steps
+    name = steps[-1].pipeline.commands[-1].argv[0] if steps else ""
+    return code != 0 and not (name in NOT_ERRORS_WHEN_1 and code == 1)
+
+
+def _read_part(call: Call, output: Text, size: int) -> str:
+    """The first MAX_OUTPUT bytes of the output file, decoded as Node decodes them."""
+    if size <= MAX_OUTPUT:
+        return str(output)
+    start = head(output, MAX_OUTPUT)
+    if "\ufffd" in start:
+        call.uncertain = call.uncertain or "which bytes of an output that is not UTF-8 Claude Code read is not known"
+    return start.encode()[:MAX_OUTPUT].decode("utf-8", "replace")
+
+
+def _persisted(call: Call, root: str, text: str, size: int) -> str:
+    """2.1's answer for an output saved to a file: its size and a preview."""
+    call.uncertain = call.uncertain or "the file Claude Code saves a large output to is under its own session directory"
+    shown = _shown(text)
+    preview, more = shown, False
+    if js_length(shown) > PREVIEW:
+        cut = js_prefix(shown, PREVIEW).rfind("\n")
+        preview, more = js_prefix(shown, cut if cut > PREVIEW * 0.5 else PREVIEW), True
+    project = re.sub(r"[^A-Za-z0-9]", "-", root)
+    saved = os.path.join(os.path.expanduser("~"), ".claude", "projects", project, "SESSION", "tool-results", "ID.txt")
+    return (
+        f"<persisted-output>\nOutput too large ({size_text(size)}). Full output saved to: {saved}\n\n"
+        f"Preview (first 2KB):\n{preview}{chr(10) + '...' + chr(10) if more else chr(10)}</persisted-output>"
+    )
+
+
+def bash_as(behaviour: Behaviour, bash: BashBehaviour):  # noqa: ANN201 - the tool's run function
+    def run(
+        call: Call,
+        command: str,
+        timeout: int | None,
+        description: str | None,
+        run_in_background: bool | None,
+        dangerouslyDisableSandbox: bool | None,  # noqa: N803 - the tool's own parameter name
+    ) -> str:
+        answer = Answer(call, behaviour)
+        try:
+            if run_in_background:
+                raise NotRun(refuse(call, "run in the background"))
+            result: ShellRun = run_command(call, command, merged=bash.merged)
+        except NotRun as error:
+            raise answer.error(f"<tool_use_error>{not_run(error.reason)}</tool_use_error>") from None
+        failed = _failed(command, result.exit_code)
+        if bash.merged:
+            output = _read_part(call, result.stdout, result.stdout_bytes)
+            if failed:
+                raise answer.error(_error_text([f"Exit code {result.exit_code}", output]))
+            if bash.saves_large_output and result.stdout_bytes > MAX_OUTPUT:
+                return answer.text(_persisted(call, call.root.path, output, result.stdout_bytes))
+            text = _shown(_without_blank_edges(js_trim_end(output) + "\n"))
+        else:
+            stdout = str(result.stdout)
+            if failed:
+                raise answer.error(_error_text([result.stderr, stdout]))
+            text = _without_blank_edges(js_trim_end(stdout) + "\n" + js_trim_end(result.stderr) + "\n")
+            if js_length(text) > MAX_OUTPUT:
+                rest = js_slice(text, MAX_OUTPUT)
+                text = f"{js_prefix(text, MAX_OUTPUT)}\n\n... [{rest.count(chr(10)) + 1} lines truncated] ..."
+            text = _shown(text)
+        return answer.text(text or bash.no_output)
+
+    return run
+
+
+def bash_tool(behaviour: Behaviour, bash: BashBehaviour) -> Tool:
+    return Tool(
+        ToolSpec(
+            "Bash",
+            "Executes a given bash command and returns its output.",
+            (
+                Param("command", "string", "The command to execute"),
+                Param("timeout", "integer", "Optional timeout in milliseconds (max 600000)", None),
+                Param("description", "string", "Clear, concise description of what this command does.", None),
+                Param("run_in_background", "boolean", "Set to true to run this command in the background.", None),
+                Param(
+                    "dangerouslyDisableSandbox",
+                    "boolean",
+                    "Set this to true to dangerously override sandbox mode and run commands without sandboxing.",
+                    None,
+                ),
+            ),
+        ),
+        bash_as(behaviour, bash),
+    )
+
+
+def countdown_shown_by(recorded: str | None) -> dict[str, Any]:
+    """The countdown a recorded Bash answer ends with, as the ``tokens_left`` setting."""
+    found = re.search(r"<total_tokens>(\d+) tokens left</total_tokens>\n</system-reminder>$", recorded or "")
+    return {"tokens_left": int(found.group(1))} if found else {}
