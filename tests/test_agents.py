@@ -23,7 +23,7 @@ from agentpager.probe import AgentNotInstalled, Cancelled, ProbeError, Program, 
 from agentpager.probe.anthropic import AnthropicMessages, estimated_tokens
 from agentpager.probe.gemini import GEMINI_CALL_ID, GeminiAPI
 from agentpager.probe.installation import cached_versions
-from agentpager.probe.mock import CALL_ID, MockServer, Request, sse
+from agentpager.probe.mock import CALL_ID, MockServer, Request, ToolResult, sse
 from agentpager.probe.program import Launch
 from agentpager.probe.responses import RESPONSES_CALL_ID, OpenAIResponses
 from agentpager.tools.volatile import compare
@@ -262,6 +262,25 @@ def test_probe_runs_the_agent_against_the_mock_and_returns_its_result(tmp_path: 
     )
     assert missing.model == "claude-x" and json.loads(missing.raw_request)["model"] == "claude-x"
     assert (missing.text, missing.is_error) == ("<tool_use_error>No such file or directory</tool_use_error>", True)
+
+
+def test_an_agent_whose_api_does_not_say_is_asked_its_own_records_once_it_exited(tmp_path: Path) -> None:
+    """``Program.outcome`` gets the agent's home (still there) and the result sent, and its answer is the
+    probe's; it also answers for a run that ended without sending one (no request carried it then)."""
+    (tmp_path / "a.txt").write_text("x\n")
+    seen: list[tuple[bool, str | None]] = []
+
+    def outcome(home: Path, sent: ToolResult | None) -> ToolResult | None:
+        seen.append(((home / "agent.log").is_file(), None if sent is None else sent.text))
+        return ToolResult(sent.text if sent else "refused by its own rules", True)
+
+    claude_code = dataclasses.replace(program("claude-code"), outcome=outcome)
+    result = probe(claude_code, "Read", {"file_path": "a.txt"}, tmp_path, version=str(FAKE_AGENT))
+    assert (result.text, result.is_error) == ("X\n", True) and json.loads(result.raw_request)["messages"]
+    silent = dataclasses.replace(claude_code, launch=lambda *args: Launch(["--no-prompt"], {}))
+    refused = probe(silent, "Read", {"file_path": "a.txt"}, tmp_path, version=str(FAKE_AGENT))
+    assert (refused.text, refused.is_error, refused.raw_request) == ("refused by its own rules", True, b"")
+    assert seen == [(True, "X\n"), (True, None)]
 
 
 @pytest.fixture
