@@ -97,6 +97,21 @@ def test_the_tui_reads_through_workspace_and_fileview_only() -> None:
     assert reaching_down == set()
 
 
+def test_the_agents_import_only_what_lies_below_them() -> None:
+    """An agent's package is loaded by what reads it (the registries in ``profiles``, ``transcripts``,
+    ``sessions``, the probe's screen), by ``module:attribute``: it imports only the layers below
+    (``logs``, ``probe``, ``tools``, ``engine``) and the agents', so no import runs back up into a circle."""
+    package = Path(agentpager.__file__).parent / "agents"
+    below = tuple(f"agentpager.{name}" for name in ("agents", "logs", "probe", "tools", "engine"))
+    reaching_up = {
+        f"{path.relative_to(package)}: {module}"
+        for path in sorted(package.rglob("*.py"))
+        for module in imported_modules(path.read_text(encoding="utf-8"))
+        if module.split(".")[0] == "agentpager" and ".".join(module.split(".")[:2]) not in below
+    }
+    assert reaching_up == set()
+
+
 LEAN = """
 import json, sys, threading
 from agentpager.engine import newline_scan, savedindex, textfile
