@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from agentpager.agents import get_agent
+from agentpager.agents import get_agent, probed_agents
 from agentpager.probe import AgentNotInstalled, Cancelled, ProbeError, Program, find, install, install_hint, probe
 from agentpager.probe.anthropic import AnthropicMessages, estimated_tokens
 from agentpager.probe.gemini import GEMINI_CALL_ID, GeminiAPI
@@ -335,7 +335,8 @@ def test_cli_probe_without_the_agent_exits_2_with_the_npm_command(tmp_path: Path
     )
     unknown = agentpager("probe", "cursor", "read", env=env)
     assert unknown.returncode == 2
-    assert b"invalid choice: 'cursor' (choose from 'claude-code', 'codex', 'gemini-cli')" in unknown.stderr
+    choices = ", ".join(f"'{agent.id}'" for agent in probed_agents())
+    assert f"invalid choice: 'cursor' (choose from {choices})".encode() in unknown.stderr
 
 
 def test_answers_compare_byte_for_byte_but_for_the_agents_volatile_parts() -> None:
