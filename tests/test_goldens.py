@@ -29,7 +29,6 @@ from agentpager.tools.shell import NotReplayable, emulate
 
 GOLDENS = all_goldens()
 NOT_EMULATED = {
-    "rg -n deep dir": "ripgrep's walk of a directory (ignore files, hidden files, its order of files)",
     "ls -la dir | wc -l": "ls -l (owners, sizes and times of the machine it ran on)",
 }
 """Commands in the goldens that the shell emulator does not replay, and why."""

@@ -20,7 +20,7 @@ from agentpager import Workspace
 from agentpager.agents import get_agent
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.lines import visible
-from agentpager.tui.probe_screen import ProbeScreen
+from agentpager.tui.screens.probe import ProbeScreen
 
 FAKE_AGENT = Path(__file__).parents[1] / "fake_agent.py"
 NEWEST = "2.1.330"
