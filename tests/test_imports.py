@@ -13,6 +13,7 @@ import pytest
 from scanners import scanner
 
 import agentpager
+from agentpager.agents import AGENTS
 
 CHECK = """
 import importlib, pkgutil, sys
@@ -45,6 +46,10 @@ print(" ".join(sorted(name for name in sys.modules if name.startswith("agentpage
 """
 
 
+AGENT_PACKAGES = [agent.profiles_at.split(":")[0].rsplit(".", 1)[0] for agent in AGENTS]
+"""Each agent's package (``agentpager.agents.codex``): the list of agents imports them all."""
+
+
 @pytest.mark.parametrize(
     ("profile", "tool", "arguments", "agents_loaded"),
     [
@@ -53,9 +58,16 @@ print(" ".join(sorted(name for name in sys.modules if name.startswith("agentpage
             "claude-code",
             "Read",
             '{"file_path": "a.txt"}',
-            "agentpager.agents agentpager.agents.base agentpager.agents.claude_code agentpager.agents.claude_code.bash "
-            "agentpager.agents.claude_code.profiles agentpager.agents.claude_code.read agentpager.agents.codex "
-            "agentpager.agents.gemini_cli agentpager.agents.openhands agentpager.agents.swe_agent",
+            " ".join(
+                sorted(
+                    [
+                        "agentpager.agents",
+                        "agentpager.agents.base",
+                        *AGENT_PACKAGES,
+                        *(f"agentpager.agents.claude_code.{module}" for module in ("bash", "profiles", "read")),
+                    ]
+                )
+            ),
         ),
     ],
 )
