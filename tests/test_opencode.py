@@ -1,5 +1,5 @@
-"""The ``opencode`` profile against OpenCode 1.18.33 itself (``tests/goldens/opencode``), and what
-the goldens do not show: the line splitter against Effect's own, the instruction files' once per
+"""The ``opencode`` profile where its goldens (``tests/goldens/opencode``, compared in ``test_goldens.py``)
+do not show it: the line splitter against Effect's own, the instruction files' once per
 session, paths that leave the workspace, ripgrep's globs and ignore files, the Chat Completions mock.
 """
 
@@ -11,62 +11,34 @@ import random
 from pathlib import Path
 
 import pytest
-from goldens.corpus import build, cases_of
-from goldens.golden import GOLDENS_DIR, GoldenCase, load, with_placeholders, with_root
+from goldens.golden import GOLDENS_DIR, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentpager import Workspace
 from agentpager.agents.opencode.chat import CHAT_CALL_ID, OpenAIChat
-from agentpager.agents.opencode.profile import PROFILE, VERSION
+from agentpager.agents.opencode.probe import PROGRAM
+from agentpager.agents.opencode.profiles import VERSION
 from agentpager.agents.opencode.read import _Splitter
-from agentpager.agents.opencode.search import ORDER, Overrides, Rules, glob_regex
+from agentpager.agents.opencode.search import Overrides, Rules, glob_regex
 from agentpager.probe.mock import MockServer, Request
 from agentpager.workspace import ToolResult
 
 GOLDEN = load(GOLDENS_DIR / "opencode" / VERSION / "agentpager-mock.json")
-SPEC = cases_of(GOLDEN.agent, GOLDEN.version, GOLDEN.model)
 
 
 def ask(
     root: Path, tool: str, arguments: dict, settings: dict | None = None, workspace: Workspace | None = None
 ) -> ToolResult:
-    """One call to the profile in a workspace on ``root`` (the profile set directly: it is asked
-    whether or not the agent list names it)."""
-    if workspace is None:
-        workspace = Workspace(root, settings=settings)
-        workspace.profile = PROFILE
+    """One call to the profile in a workspace on ``root``."""
+    workspace = workspace or Workspace(root, "opencode", settings=settings)
     return workspace.call(tool, arguments)
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(tmp_path_factory.mktemp("opencode") / "corpus", SPEC.extra_files)
-
-
-@pytest.mark.parametrize("case", GOLDEN.cases, ids=[case.name for case in GOLDEN.cases])
-def test_profile_equals_opencode(case: GoldenCase, corpus: Path) -> None:
-    result = ask(corpus, case.tool, with_root(case.arguments, corpus))
-    produced = with_placeholders(result.text, corpus, ())
-    spec = next(c for c in SPEC.cases if c.name == case.name)
-    if spec.argument_check:
-        assert result.is_error and case.is_error and result.text.startswith("Invalid value for 'limit'")
-        return
-    if spec.unordered:
-        assert result.uncertain == ORDER
-        assert GOLDEN.matches_in_any_order(case, result.text, corpus), f"lists other files:\n{produced[:1500]}"
-    else:
-        assert GOLDEN.matches(case, result.text, corpus), (
-            f"differs from OpenCode {VERSION}:\n{produced[:1500]!r}\n---\n{case.output[:1500]!r}"
-        )
-    assert result.is_error == case.is_error
-
-
-def test_the_golden_covers_every_case_and_tool() -> None:
-    assert [case.name for case in GOLDEN.cases] == [case.name for case in SPEC.cases]
+def test_the_golden_has_every_tool() -> None:
+    """The cases call read, glob and grep, each offered by OpenCode (``tests/test_goldens.py`` compares them)."""
     assert {case.tool for case in GOLDEN.cases} == {"read", "glob", "grep"}
-    offered = {tool["name"] for tool in GOLDEN.offered_tools}
-    assert {"read", "glob", "grep"} <= offered
+    assert {"read", "glob", "grep"} <= {tool["name"] for tool in GOLDEN.offered_tools}
 
 
 # -- read ---------------------------------------------------------------------------------------------
@@ -157,8 +129,7 @@ def test_instructions_are_appended_once_a_session(tmp_path: Path) -> None:
     (tmp_path / "sub" / "AGENTS.md").write_text("Use tabs.\n")
     (tmp_path / "sub" / "a.py").write_text("a = 1\n")
     (tmp_path / "sub" / "b.py").write_text("b = 2\n")
-    workspace = Workspace(tmp_path, settings={"directory": "/home/me/proj"})
-    workspace.profile = PROFILE
+    workspace = Workspace(tmp_path, "opencode", settings={"directory": "/home/me/proj"})
     first = ask(tmp_path, "read", {"filePath": "sub/a.py"}, workspace=workspace)
     assert first.text.endswith(
         "</content>\n\n<system-reminder>\nInstructions from: /home/me/proj/sub/AGENTS.md\nUse tabs.\n\n</system-reminder>"
@@ -284,25 +255,6 @@ def test_the_mock_answers_a_title_request_without_tools_with_text() -> None:
         assert mock.recording.offered_tools == [{"name": "read"}]
 
 
-@pytest.mark.live_agents
-def test_opencode_still_answers_as_recorded(tmp_path: Path) -> None:
-    """Re-runs every case with the installed OpenCode and compares (``-m live_agents``)."""
-    from agentpager.agents import AgentNotInstalled, find, probe
-
-    try:
-        installed = find("opencode", VERSION)
-    except (AgentNotInstalled, ValueError) as error:
-        pytest.skip(str(error).splitlines()[0])
-    differing = []
-    for case in GOLDEN.cases:
-        root = build(tmp_path / case.name, SPEC.extra_files)
-        result = probe("opencode", case.tool, with_root(case.arguments, root), root, installed=installed)
-        if not GOLDEN.matches(case, result.text, root) and not GOLDEN.matches_in_any_order(case, result.text, root):
-            differing.append(case.name)
-    assert not differing
-    assert os.path.isdir(tmp_path)
-
-
 def _hostile(root: Path) -> None:
     """A workspace whose project config would run code, or say something to the model, if loaded."""
     mcp = {"evil": {"type": "local", "command": ["sh", "-c", "touch MARKER_MCP"], "enabled": True}}
@@ -331,14 +283,14 @@ def _hostile(root: Path) -> None:
 def test_a_probe_loads_no_project_config(tmp_path: Path) -> None:
     """Issue 17 item 5: a hostile workspace's config, plugins, tools, MCP servers, git hooks and
     instruction files do nothing and say nothing (``-m live_agents``)."""
-    from agentpager.agents import AgentNotInstalled, find, probe
+    from agentpager.probe import AgentNotInstalled, find, probe
 
     try:
-        installed = find("opencode", VERSION)
-    except (AgentNotInstalled, ValueError) as error:
+        installed = find(PROGRAM, VERSION)
+    except AgentNotInstalled as error:
         pytest.skip(str(error).splitlines()[0])
     _hostile(tmp_path)
-    result = probe("opencode", "read", {"filePath": "plain.txt"}, tmp_path, installed=installed)
+    result = probe(PROGRAM, "read", {"filePath": "plain.txt"}, tmp_path, installed=installed)
     assert result.text.startswith(f"<path>{os.path.realpath(tmp_path)}/plain.txt</path>")
     assert not list(tmp_path.glob("MARKER*")), "project config ran code"
     assert b"CANARY" not in result.raw_request, "project instructions reached the model"

@@ -15,14 +15,15 @@ from pathlib import Path
 
 import pytest
 
-import agentpager.transcripts  # noqa: F401 - the transcripts' registry, which may name OpenCode's collector, loads first
-from agentpager import Workspace
-from agentpager.agents.opencode.profile import PROFILE
+from agentpager.agents.opencode.profiles import PROFILE
 from agentpager.agents.opencode.sessions import Stored, export, exported, stored_sessions
 from agentpager.agents.opencode.transcript import OpenCode, iso
 from agentpager.logs.records import RecordFile
+from agentpager.sessions import list_sessions
 from agentpager.tools.base import RecordedCall
+from agentpager.transcripts import open_transcript
 from agentpager.transcripts.formats import feed
+from agentpager.transcripts.replay import Replayer
 
 FIXTURES = Path(__file__).parent / "sessions" / "opencode"
 SESSION = "ses_debf1c3c0ffeugAOTceirdureT"
@@ -104,27 +105,33 @@ def test_the_export_reads_into_calls_conversation_and_turns() -> None:
     assert OpenCode.result_text(value, last.result.block) == (f"File not found: {DIRECTORY}/guide/missing.py", True)
 
 
-def test_the_profile_replays_the_session_byte_for_byte(tmp_path: Path) -> None:
-    (tmp_path / "guide").mkdir()
-    (tmp_path / "guide" / "code.py").write_text("x = 1\n")
-    (tmp_path / "guide" / "AGENTS.md").write_text("Use tabs.\n")
-    collector = collected(EXPORT)
-    workspace = Workspace(tmp_path)
-    workspace.profile = PROFILE
-    for call in collector.parsed.calls:
-        assert call.result is not None and isinstance(call.arguments, dict)
-        recorded_text, is_error = OpenCode.result_text(
-            RecordFile(str(EXPORT)).read_again(call.result.where), call.result.block
-        )
-        recorded = RecordedCall(call.tool, call.arguments, recorded_text, "opencode", "1.18.33", cwd=call.cwd)
-        claim = PROFILE.claim(recorded)
-        assert claim is not None and claim.settings == {"directory": DIRECTORY}
-        result = workspace.with_profile("qq", claim.settings)
-        result.profile = PROFILE
-        answer = result.call(claim.tool, claim.arguments)
-        assert (answer.text, answer.is_error) == (recorded_text, is_error)
+def test_the_session_is_found_in_the_store_and_replayed_byte_for_byte(
+    home: Path, tmp_path: Path, isolated_cache: Path
+) -> None:
+    """Listed from the store (exported into the cache dir), read as OpenCode's, and each call replayed
+    by the ``opencode`` profile with the session's directory as its own."""
+    (found,) = list_sessions(str(home))
+    assert (found.agent, found.project, found.session_id, found.version, found.calls) == (
+        "opencode",
+        DIRECTORY,
+        SESSION,
+        "1.18.33",
+        3,
+    )
+    assert found.path == str(isolated_cache / "opencode" / f"{SESSION}.json")
+    assert json.loads(Path(found.path).read_text()) == export(next(stored_sessions(str(home))))
+    workspace = tmp_path / "workspace"
+    (workspace / "guide").mkdir(parents=True)
+    (workspace / "guide" / "code.py").write_text("x = 1\n")
+    (workspace / "guide" / "AGENTS.md").write_text("Use tabs.\n")
+    transcript = open_transcript(found.path)
+    replayer = Replayer(transcript, str(workspace))
+    replays = [replayer.replay(call) for call in transcript.calls]
+    assert transcript.format == "opencode"
+    assert [(replay.plan and replay.plan.profile, replay.status) for replay in replays] == [("opencode", "same")] * 3
 
 
 def test_other_agents_calls_are_not_claimed() -> None:
     assert PROFILE.claim(RecordedCall("read", {"filePath": "a"}, None, "claude-code")) is None
+    assert PROFILE.claim(RecordedCall("read", {"filePath": "a"}, None, "opencode")) is not None
     assert os.path.isfile(FIXTURES / "opencode.db")

@@ -34,12 +34,13 @@ not say): ``outcome`` reads both from the temporary home's session store.
 from __future__ import annotations
 
 import json
-import platform
 from pathlib import Path
 
-from agentpager.agents.opencode.chat import CHAT_CALL_ID
+from agentpager.agents.opencode import AGENT
+from agentpager.agents.opencode.chat import CHAT_CALL_ID, OpenAIChat
 from agentpager.agents.opencode.sessions import export, stored_sessions
 from agentpager.probe.mock import ToolResult
+from agentpager.probe.program import DUMMY_KEY, Launch, Program, npm_platform
 
 PACKAGE = "opencode-ai"
 EXECUTABLE = "opencode"
@@ -48,21 +49,16 @@ DEFAULT_MODEL = "agentpager-mock"
 """The model the probe's provider offers. OpenCode chooses its system prompt (and, for ``gpt-5``
 and ``claude`` ids, some tools) by the model id; this one gets its default prompt and tools, and
 the file tools answer the same whatever the model."""
-DUMMY_KEY = "agentpager-offline-dummy-key"
 PLUGIN_PACKAGE = "@opencode-ai/plugin"
 
 
-def _platform() -> str:
-    system = {"Linux": "linux", "Darwin": "darwin", "Windows": "windows"}.get(platform.system(), "linux")
-    machine = {"x86_64": "x64", "AMD64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine(), "x64")
-    return f"{system}-{machine}"
-
-
+_PLATFORM = npm_platform().replace("win32", "windows")
+"""The platform as OpenCode names its per-platform packages (``opencode-linux-x64``, ``opencode-windows-x64``)."""
 ENTRY_POINTS = (
     # The package's postinstall copies the platform's binary here (npm may skip it: then the next).
     "node_modules/opencode-ai/bin/opencode.exe",
-    f"node_modules/opencode-{_platform()}/bin/opencode",
-    f"node_modules/opencode-{_platform()}-baseline/bin/opencode",
+    f"node_modules/opencode-{_PLATFORM}/bin/opencode",
+    f"node_modules/opencode-{_PLATFORM}-baseline/bin/opencode",
 )
 """Paths in an npm prefix: the native binary (a Bun executable, about 180 MB)."""
 
@@ -91,7 +87,7 @@ def config(url: str, model: str) -> dict[str, object]:
     }
 
 
-def launch(home: Path, url: str, model: str | None, prompt: str) -> tuple[list[str], dict[str, str]]:
+def launch(home: Path, url: str, model: str | None, prompt: str) -> Launch:
     """The arguments after the executable and the environment; writes the plugin's lock into ``home``."""
     model = model or DEFAULT_MODEL
     settings = home / ".config" / "opencode"
@@ -107,7 +103,7 @@ def launch(home: Path, url: str, model: str | None, prompt: str) -> tuple[list[s
         "OPENCODE_DISABLE_EXTERNAL_SKILLS": "1",
         "OPENCODE_DISABLE_SHARE": "1",
     }
-    return ["run", "--pure", "-m", f"{PROVIDER}/{model}", prompt], env
+    return Launch(["run", "--pure", "-m", f"{PROVIDER}/{model}", prompt], env)
 
 
 def outcome(home: Path, sent: ToolResult | None) -> ToolResult | None:
@@ -123,3 +119,16 @@ def outcome(home: Path, sent: ToolResult | None) -> ToolResult | None:
                 text = sent.text if sent is not None else str(state.get("error" if failed else "output", ""))
                 return ToolResult(text, failed)
     return sent
+
+
+PROGRAM = Program(
+    AGENT.id,
+    AGENT.title,
+    PACKAGE,
+    EXECUTABLE,
+    DEFAULT_MODEL,
+    OpenAIChat,
+    ENTRY_POINTS,
+    launch,
+    outcome=outcome,
+)

@@ -13,7 +13,8 @@ real run's home (``tests/sessions/opencode``).
 
 A transcript is one file, so a stored session is exported into agentpager's cache
 (``opencode/SESSION.json``, its modification time the session's last update) and read from there;
-a session that changed is exported again. The database is opened read-only.
+a session that changed is exported again (``exported_sessions``, the agent's ``Sessions.find``).
+The database is opened read-only.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentpager.engine.cache import write_atomically
+from agentpager.engine.cache import cache_root, write_atomically
 
 
 @dataclass(frozen=True)
@@ -200,3 +201,16 @@ def exported(stored: Stored, directory: Path) -> Path:
     write_atomically(path, [text.encode("utf-8", "surrogatepass")])
     os.utime(path, ns=(stamp, stamp))
     return path
+
+
+def exported_sessions(home: str | None = None) -> Iterator[tuple[str, str]]:
+    """Every session under ``home`` that no other started, as its export in the cache dir
+    (``opencode/SESSION.json``) and its directory. A subagent's session is exported too, for its
+    parent's transcript to find beside it (``OpenCode.subagent_files``)."""
+    for stored in stored_sessions(home):
+        try:
+            path = exported(stored, cache_root() / "opencode")
+        except (OSError, LookupError, ValueError, sqlite3.Error):
+            continue
+        if stored.parent_id is None:
+            yield str(path), stored.directory

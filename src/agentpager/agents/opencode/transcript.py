@@ -18,10 +18,10 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
+from agentpager.agents.opencode import AGENT
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.logs.collector import Collector, ModelTurn, ResultRef, ToolCall, number
 from agentpager.logs.records import Location, Record
-
-FORMAT = "opencode"
 
 
 def iso(milliseconds: Any) -> str:
@@ -55,7 +55,7 @@ def _result(state: dict[str, Any]) -> tuple[str, bool] | None:
 
 
 class OpenCode(Collector):
-    format = FORMAT
+    format = AGENT.id
     call_markers = (b'"type": "tool",', b'"type":"tool",')
     turn_markers = (b'"tokens"',)
     prompt_markers = (b'"role": "user"', b'"role":"user"')
@@ -145,12 +145,14 @@ class OpenCode(Collector):
         return finished
 
     @classmethod
-    def subagent_files(cls, path: str, agent_ids: dict[str, ToolCall]) -> list[tuple[str, str]]:
+    def subagent_files(
+        cls, path: str, agent_ids: dict[str, ToolCall], filesystem: Filesystem = ANYWHERE
+    ) -> list[tuple[str, str]]:
         """The exports of the subagents' sessions beside this one (``SESSION_ID.json``), as the store writes them."""
         directory = os.path.dirname(path)
         found = []
         for child in agent_ids:
             beside = os.path.join(directory, f"{child}.json")
-            if os.path.isfile(beside):
+            if filesystem.is_file(beside):
                 found.append((child, beside))
         return found

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from agentpager.agents.opencode import NAME
+from agentpager.agents.opencode import AGENT
 from agentpager.agents.opencode.read import read
 from agentpager.agents.opencode.search import glob, grep
 from agentpager.tools.args import Param, ToolSpec
@@ -28,8 +28,6 @@ from agentpager.tools.base import (
 )
 
 VERSION = "1.18.33"
-TRANSCRIPT_FORMAT = "opencode"
-"""The format name of OpenCode's sessions (``transcript.OpenCode.format``)."""
 
 
 class OpenCode(Profile):
@@ -54,7 +52,7 @@ class OpenCode(Profile):
     def claim(self, recorded: RecordedCall) -> Claim | None:
         """An OpenCode session's ``read``, ``glob`` or ``grep``, run with the session's directory as
         the agent's (its absolute paths then name workspace paths, and the answers name them alike)."""
-        if recorded.agent not in (TRANSCRIPT_FORMAT, NAME):
+        if recorded.agent != AGENT.id:
             return None
         claim = super().claim(replace(recorded, cwd=None))
         if claim is None:
@@ -67,11 +65,11 @@ def _path(description: str, name: str = "filePath") -> Param:
 
 
 PROFILE = OpenCode(
-    name=NAME,
+    name=AGENT.id,
     description="OpenCode's read (numbered lines, 2,000 lines or 50 KB), glob and grep (ripgrep).",
     error_form=lambda message: message,
     guarded=False,
-    real_agent=RealAgent(NAME, VERSION),
+    real_agent=RealAgent(AGENT.id, VERSION),
     ground_truth=f"the real OpenCode {VERSION}, recorded in tests/goldens/opencode",
     tools=(
         Tool(
