@@ -48,7 +48,7 @@ def record(agent: str, version: str, model: str, only: set[str], attempts: int) 
             continue
         for attempt in range(1, attempts + 1):
             with tempfile.TemporaryDirectory(prefix="agentpager-corpus-") as temp:
-                root = build(Path(temp) / "corpus")
+                root = build(Path(temp) / "corpus", spec.extra_files)
                 started = time.monotonic()
                 try:
                     result = probe(

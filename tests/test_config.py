@@ -22,6 +22,7 @@ from agentpager.config import (
     load_config,
     save_setting,
 )
+from agentpager.profiles import profile_names
 from agentpager.tui.app import remappable_keys
 
 KEYS = remappable_keys()
@@ -63,10 +64,7 @@ def test_valid_settings_are_used(isolated_config: Path) -> None:
     [
         (
             'profile = "qqq"',
-            "profile: expected a profile (qq, forge, crush, vault, claude-code, claude-code@2.1.84, claude-code@2.0, "
-            "codex, codex@0.60, codex@read_file, gemini-cli, "
-            'swe-agent, openhands), got "qqq"; '
-            'using "qq".',
+            f'profile: expected a profile ({", ".join(profile_names())}), got "qqq"; using "qq".',
         ),
         ("budget = -5", "budget: expected the context window in tokens, a whole number above 0, got -5; using 200000."),
         ("budget = true", "budget: expected the context window in tokens, a whole number above 0, got true"),

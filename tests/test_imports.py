@@ -13,6 +13,7 @@ import pytest
 from scanners import scanner
 
 import agentpager
+from agentpager.agents import AGENTS
 
 CHECK = """
 import importlib, pkgutil, sys
@@ -45,6 +46,10 @@ print(" ".join(sorted(name for name in sys.modules if name.startswith("agentpage
 """
 
 
+AGENT_PACKAGES = [agent.profiles_at.split(":")[0].rsplit(".", 1)[0] for agent in AGENTS]
+"""Each agent's package (``agentpager.agents.codex``): the list of agents imports them all."""
+
+
 @pytest.mark.parametrize(
     ("profile", "tool", "arguments", "agents_loaded"),
     [
@@ -53,9 +58,16 @@ print(" ".join(sorted(name for name in sys.modules if name.startswith("agentpage
             "claude-code",
             "Read",
             '{"file_path": "a.txt"}',
-            "agentpager.agents agentpager.agents.base agentpager.agents.claude_code agentpager.agents.claude_code.bash "
-            "agentpager.agents.claude_code.profiles agentpager.agents.claude_code.read agentpager.agents.codex "
-            "agentpager.agents.gemini_cli agentpager.agents.openhands agentpager.agents.swe_agent",
+            " ".join(
+                sorted(
+                    [
+                        "agentpager.agents",
+                        "agentpager.agents.base",
+                        *AGENT_PACKAGES,
+                        *(f"agentpager.agents.claude_code.{module}" for module in ("bash", "profiles", "read")),
+                    ]
+                )
+            ),
         ),
     ],
 )
@@ -95,6 +107,21 @@ def test_the_tui_reads_through_workspace_and_fileview_only() -> None:
         if module in below or module.startswith(tuple(name + "." for name in below))
     }
     assert reaching_down == set()
+
+
+def test_the_agents_import_only_what_lies_below_them() -> None:
+    """An agent's package is loaded by what reads it (the registries in ``profiles``, ``transcripts``,
+    ``sessions``, the probe's screen), by ``module:attribute``: it imports only the layers below
+    (``logs``, ``probe``, ``tools``, ``engine``) and the agents', so no import runs back up into a circle."""
+    package = Path(agentpager.__file__).parent / "agents"
+    below = tuple(f"agentpager.{name}" for name in ("agents", "logs", "probe", "tools", "engine"))
+    reaching_up = {
+        f"{path.relative_to(package)}: {module}"
+        for path in sorted(package.rglob("*.py"))
+        for module in imported_modules(path.read_text(encoding="utf-8"))
+        if module.split(".")[0] == "agentpager" and ".".join(module.split(".")[:2]) not in below
+    }
+    assert reaching_up == set()
 
 
 LEAN = """

@@ -59,6 +59,10 @@ class Program:
     launch: Callable[[Path, str, str | None, str], Launch]
     """``launch(home, mock_url, model, prompt)``: writes any config into ``home``."""
     prompt_tools: Mapping[str, PromptTool] = field(default_factory=dict)
+    outcome: Callable[[Path, ToolResult | None], ToolResult | None] | None = None
+    """For an agent whose API does not say whether a call failed: ``outcome(home, sent)``, the result as
+    the agent's own records in ``home`` have it once it exited: the text it sent (``sent``; its own
+    when it ended the run without sending one) and whether the call failed. None: the API says."""
 
 
 def npm_platform() -> str:

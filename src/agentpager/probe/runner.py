@@ -40,7 +40,7 @@ class ProbeResult:
     version: str
     model: str
     raw_request: bytes
-    """The body of the request that carried the result."""
+    """The body of the request that carried the result (empty when only the agent's own records had it)."""
     offered_tools: tuple[Any, ...] = ()
     """The tool definitions the agent offered the model."""
 
@@ -148,7 +148,9 @@ def probe(
             request = first
         else:
             result, request = recording.result, recording.result_request
-        if result is None or request is None:
+        if spec.outcome is not None:
+            result = spec.outcome(home, result)
+        if result is None:
             raise ProbeError(
                 f"{spec.agent} {installed.version} sent no result for {tool} "
                 f"(exit status {process.returncode}); its output:\n{output[-3000:]}"
@@ -161,6 +163,6 @@ def probe(
             spec.agent,
             installed.version,
             model or _model_asked_for(recording),
-            request.body,
+            b"" if request is None else request.body,
             tuple(recording.offered_tools),
         )
