@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 
 from agentpager.demo import build_demo
 from agentpager.tui import DEMO_WELCOME, demo_app
-from agentpager.tui.transcript_screen import CallList, TranscriptScreen
+from agentpager.tui.screens.transcript import CallList, TranscriptScreen
 
 
 async def test_the_demo_opens_its_log_with_a_note_and_offers_its_session(demo_root: Path) -> None:
