@@ -247,7 +247,8 @@ def test_a_file_or_directory_swapped_with_a_symlink_to_outside_is_never_read(
     every_tool = range(len(READS))
     assert [read(number) for number in every_tool] == ["inside"] * len(READS)
     with exchanged_once(name, root / "swap"):
-        assert [read(number) for number in every_tool] == ["outside"] * (len(READS) - 1) + ["skipped"]
+        refused = ["skipped" if tool == "read_many_files" else "outside" for _, tool, _ in READS]
+        assert [read(number) for number in every_tool] == refused
     answers: Counter[str] = Counter()
     with swapping(name, root / "swap") as swaps:
         for number in race_calls(CALLS, lambda: answers["inside"] > 0 and answers["outside"] > 0):
