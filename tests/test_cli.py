@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG
 
 
 def agentpager(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "agentpager", *args], capture_output=True, cwd=cwd, timeout=60)
+    return subprocess.run([sys.executable, "-m", "agentpager", *args], capture_output=True, cwd=cwd, timeout=HANG)
 
 
 def test_call_writes_the_exact_output_without_a_newline(root: Path) -> None:

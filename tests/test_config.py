@@ -8,6 +8,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from waiting import HANG
 
 from agentpager import __version__
 from agentpager.cli import main
@@ -250,10 +251,12 @@ def test_config_command_prints_the_settings_and_exits_1_on_problems(
 
 
 def test_version() -> None:
-    done = subprocess.run([sys.executable, "-m", "agentpager", "--version"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "--version"], capture_output=True, text=True, timeout=HANG
+    )
     assert (done.returncode, done.stdout) == (0, f"agentpager {__version__}\n")
     done = subprocess.run(
-        [sys.executable, "-m", "agentpager", "config", "--version"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "agentpager", "config", "--version"], capture_output=True, text=True, timeout=HANG
     )
     assert done.returncode == 2, "--version belongs to agentpager, not to a command"
 

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -339,7 +340,7 @@ def test_sort_key_orders_as_node_local_compare() -> None:
     assert sorted(names, key=sort_key) == json.loads(node.stdout)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     lines=st.lists(st.text(alphabet="ab\r\t é😀", max_size=30), max_size=40),
     final_newline=st.booleans(),
@@ -360,7 +361,7 @@ def test_the_lines_shown_are_the_lines_asked_for(
     assert read.truncated == (read.first > 1 or read.last < read.total)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(count=st.integers(0, 60), start=st.none() | st.integers(1, 70), span=st.none() | st.integers(0, 70))
 def test_the_header_numbers_say_what_is_shown(
     tmp_path_factory: pytest.TempPathFactory, count: int, start, span

@@ -13,6 +13,7 @@ pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 from samples import png_bytes  # noqa: E402
+from waiting import HANG  # noqa: E402
 
 from agentpager import Workspace  # noqa: E402
 from agentpager.mcp_server import ToolServer  # noqa: E402
@@ -73,7 +74,7 @@ async def test_every_tool_answers_as_workspace_call(tree: Path, profile: str) ->
         capture_output=True,
         text=True,
         check=True,
-        timeout=60,
+        timeout=HANG,
     ).stdout
     async with Client(ToolServer(workspace)) as client:
         listed = (await client.list_tools()).tools

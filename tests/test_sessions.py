@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG
 
 from agentpager.agents import get_agent
 from agentpager.agents.base import Sessions
@@ -257,7 +258,7 @@ def test_sessions_command(tmp_path: Path) -> None:
         [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
         env=env,
     )
     assert done.stdout.splitlines() == [
@@ -268,7 +269,7 @@ def test_sessions_command(tmp_path: Path) -> None:
         [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path), "--json"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
         env=env,
     )
     (record,) = [json.loads(line) for line in done.stdout.splitlines()]
@@ -279,16 +280,16 @@ def test_sessions_command_before_and_after_counting(tmp_path: Path) -> None:
     claude_session(tmp_path, "/home/me/shop", "s1", 40, output="x" * 10_000)
     env = os.environ | {"AGENTPAGER_CACHE_DIR": str(tmp_path / "cache")}
     command = [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path)]
-    done = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=HANG, env=env)
     (record,) = [json.loads(line) for line in done.stdout.splitlines()]
     assert (record["calls"], record["counted"]) == (None, False)
     assert done.stderr == (
         "agentpager: 1 session not counted yet (only their ends were read): their calls show as … (null in --json);"
         " --full counts them, and the count is kept\n"
     )
-    done = subprocess.run([*command, "--full"], capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run([*command, "--full"], capture_output=True, text=True, timeout=HANG, env=env)
     assert done.stdout.splitlines()[1].split()[6:8] == ["40", "calls"] and done.stderr == ""
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=HANG, env=env)
     assert done.stdout.splitlines()[1].split()[6:8] == ["40", "calls"], "from the cache"
 
 
@@ -299,7 +300,7 @@ def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
         shell=True,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
     )
     assert done.stdout.startswith("    0  turn 1    Read") and "Traceback" not in done.stderr
     assert "BrokenPipe" not in done.stderr

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG
 
 from agentpager import Workspace
 from agentpager.agents.claude_code.profiles import settings_shown_by
@@ -361,7 +362,7 @@ def test_replay_command(claude_session: Path, files: Path) -> None:
         [sys.executable, "-m", "agentpager", "replay", str(claude_session), "--root", str(files), "--json"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     assert done.returncode == 0
     records = [json.loads(line) for line in done.stdout.splitlines()]
@@ -390,7 +391,7 @@ def test_replay_command(claude_session: Path, files: Path) -> None:
         [sys.executable, "-m", "agentpager", "replay", str(claude_session), "--root", str(files)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     ).stdout.splitlines()
     assert len(text) == 4 and text[0].split() == [
         "0",
@@ -412,7 +413,7 @@ def test_replay_command_on_a_file_that_is_not_a_transcript(tmp_path: Path) -> No
         [sys.executable, "-m", "agentpager", "replay", str(tmp_path / "x.txt")],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     assert done.returncode == 2 and "not a Claude Code" in done.stderr and done.stdout == ""
 
@@ -464,7 +465,7 @@ def test_the_root_never_comes_from_the_transcript(tmp_path: Path) -> None:
         [sys.executable, "-m", "agentpager", "replay", str(log), "--json"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
         cwd=elsewhere,
     )
     (record,) = [json.loads(line) for line in done.stdout.splitlines()]

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from pilot_helpers import settle, type_ahead
+from pilot_helpers import settle, type_ahead, until
 from rich.console import Console
 from textual.widgets import Static, TabbedContent
 from textual.widgets._footer import FooterKey, FooterLabel
@@ -34,7 +34,7 @@ def session(root: Path, count: int = 3) -> Path:
     not replayed (agentpager does not emulate ``xargs``)."""
     (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 1001)))
     read = Workspace(root, "claude-code")
-    cwd = str(root)
+    cwd = str(root.absolute())  # an agent records where it ran as an absolute path
     lines: list[dict] = [{"type": "user", "cwd": cwd, "message": {"role": "user", "content": "go"}}]
     for n in range(count):
         if n % 3 == 2:
@@ -167,13 +167,13 @@ async def test_a_growing_session_is_followed(root: Path) -> None:
         lines = path.read_text().splitlines()
         with path.open("a") as file:
             file.write(lines[1].replace('"t0"', '"t9"') + "\n" + lines[2].replace('"t0"', '"t9"')[:20])
-        await pilot.pause(1.2)
+        await until(pilot, lambda: len(calls.calls) == 4, "the new call was read")
         await settle(pilot)
         assert len(calls.calls) == 4 and calls.rows == [0, 1, 2, 3]
         assert app.screen.transcript.calls[3].result is None, "the result's line is still being written"
         with path.open("a") as file:
             file.write(lines[2].replace('"t0"', '"t9"')[20:] + "\n")
-        await pilot.pause(1.2)
+        await until(pilot, lambda: app.screen.transcript.calls[3].result is not None, "the result was read")
         await settle(pilot)
         assert app.screen.transcript.calls[3].result is not None and not app.screen.transcript.problems
         await pilot.press("F")
@@ -195,7 +195,7 @@ async def test_following_a_session_with_subagents(tmp_path: Path) -> None:
         before = calls.summaries[read]
         await pilot.press("F")
         append(sub, *subagent("a1", result("u1", "config.py"), call("u2", "Read", {"file_path": f"{CWD}/config.py"})))
-        await pilot.pause(1.2)
+        await until(pilot, lambda: len(calls.calls) == 4, "the subagent's new call was read")
         await settle(pilot)
         assert [(c.index, c.tool, c.depth) for c in calls.calls] == [
             (0, "Task", 0),
