@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -145,6 +146,25 @@ def test_errors_from_compile() -> None:
     with pytest.raises(InvalidPattern) as caught:
         compile_regex("a{2,1}")
     assert caught.value.message == "min repeat greater than max repeat at position 2"
+
+
+def test_patterns_python_warns_about_compile_without_a_warning(root: Path) -> None:
+    """``[[`` and ``--`` in a set made ``re`` print a FutureWarning on stderr (over the TUI)."""
+    (root / "[a.txt").write_text("x")
+    command = [sys.executable, "-W", "always", "-m", "agentpager", "call", "--root", str(root), "list_files"]
+    done = subprocess.run([*command, '{"pattern": "[[a]", "use_regex": true}'], capture_output=True, timeout=60)
+    assert (done.stdout, done.stderr) == (b"[a.txt", b"")
+    with _no_warning():
+        assert compile_regex("[[a]").search("[")
+        assert compile_glob("[[a]").search("[")
+
+
+@contextmanager
+def _no_warning() -> Iterator[None]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    assert [str(warning.message) for warning in caught] == []
 
 
 def test_ascii_case_partners_are_all_there_are() -> None:

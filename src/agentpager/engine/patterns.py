@@ -28,6 +28,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -653,11 +654,20 @@ def _re2_spans(regex: Any, text: str) -> list[tuple[int, int]]:
 def _parsed(pattern: str, flags: int) -> Any:
     _check_length(pattern)
     try:
-        return _parser.parse(pattern, flags)
+        return _parse(pattern, flags)
     except re.error as error:
         raise InvalidPattern(str(error)) from None
     except (RecursionError, OverflowError) as error:
         raise InvalidPattern(str(error) or type(error).__name__) from None
+
+
+def _parse(source: str, flags: int = 0) -> Any:
+    """``re``'s parse tree, without the FutureWarning it prints for ``[[`` or ``--`` in a set (about
+    what such a pattern may mean in a later Python: it means what it means now, and a warning on
+    stderr would paint over a TUI)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return _parser.parse(source, flags)
 
 
 def compile_regex(pattern: str, flags: int = 0, seconds: float | None = None) -> Matcher:
@@ -675,7 +685,7 @@ def compile_glob(pattern: str, seconds: float | None = None) -> Matcher:
     """A matcher with ``fnmatch.fnmatchcase``'s meaning (the whole text must match)."""
     _check_length(pattern)
     source = fnmatch.translate(pattern)
-    tree = _parser.parse(source)
+    tree = _parse(source)
     # fnmatch writes each ``*`` before fixed text as an atomic group, which only saves backtracking:
     # as a plain group it matches the same texts, which is what a linear engine needs.
     translate = functools.partial(_translated, tree, r"\A", atomic_as_group=True)
