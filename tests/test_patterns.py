@@ -149,7 +149,7 @@ def test_errors_from_compile() -> None:
 
 
 def test_patterns_python_warns_about_compile_without_a_warning(root: Path) -> None:
-    """``[[`` and ``--`` in a set made ``re`` print a FutureWarning on stderr (over the TUI)."""
+    """A set holding ``[`` made ``re`` print a FutureWarning on stderr (over the TUI)."""
     (root / "[a.txt").write_text("x")
     command = [sys.executable, "-W", "always", "-m", "agentpager", "call", "--root", str(root), "list_files"]
     done = subprocess.run([*command, '{"pattern": "[[a]", "use_regex": true}'], capture_output=True, timeout=60)

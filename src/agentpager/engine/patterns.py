@@ -662,7 +662,7 @@ def _parsed(pattern: str, flags: int) -> Any:
 
 
 def _parse(source: str, flags: int = 0) -> Any:
-    """``re``'s parse tree, without the FutureWarning it prints for ``[[`` or ``--`` in a set (about
+    """``re``'s parse tree, without the FutureWarning it prints for ``[[`` in a set (about
     what such a pattern may mean in a later Python: it means what it means now, and a warning on
     stderr would paint over a TUI)."""
     with warnings.catch_warnings():
