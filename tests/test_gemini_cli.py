@@ -153,6 +153,27 @@ def test_paths_outside_the_project(plain: Path) -> None:
     assert call(plain, "read_file", {"file_path": "dir/.env"})[0].startswith("Path not in workspace")
 
 
+def test_a_link_out_of_the_project_is_named_as_each_tool_names_it(plain: Path) -> None:
+    """read_file checks ``resolveToRealPath(path)`` (read-file.ts ``validateToolParamValues``), so its
+    error names where the link leads; list_directory checks ``path.resolve(targetDir, dir_path)``
+    (ls.ts), so its error names the link."""
+    os.symlink("/etc", plain / "etc_link")
+    temp = "/home/me/.gemini/tmp/plain"
+    workspace = Workspace(plain, "gemini-cli", settings={"home": "/home/me"})
+    assert workspace.call("list_directory", {"dir_path": "etc_link"}).text == (
+        f'Path not in workspace: Attempted path "{plain.resolve()}/etc_link" resolves outside the allowed '
+        f"workspace directories: {plain.resolve()} or the project temp directory: {temp}"
+    )
+    assert workspace.call("read_file", {"file_path": "etc_link/hostname"}).text == (
+        f'Path not in workspace: Attempted path "{os.path.realpath("/etc/hostname")}" resolves outside the '
+        f"allowed workspace directories: {plain.resolve()} or the project temp directory: {temp}"
+    )
+    os.symlink("dir/node_modules", plain / "modules_link")
+    assert workspace.call("list_directory", {"dir_path": "modules_link"}).text.startswith(
+        f'Path not in workspace: Attempted path "{plain.resolve()}/modules_link" resolves outside'
+    )
+
+
 def test_the_project_dir_setting_names_the_paths(plain: Path) -> None:
     workspace = Workspace(plain, "gemini-cli", settings={"project_dir": "/home/me/proj"})
     assert workspace.call("read_file", {"file_path": "/home/me/proj/lower.txt"}).text == "x\n"

@@ -145,9 +145,11 @@ class _Project:
             f"directories: {self.shown} or the project temp directory: {temp}"
         )
 
-    def checked(self, call: Call, shown_path: str) -> Found:
+    def checked(self, call: Call, shown_path: str, real_path_checked: bool = True) -> Found:
         """``validatePathAccess`` of a path the agent names: where it leads here (looked up beneath the
-        root) and what is there, or the error it gets."""
+        root) and what is there, or the error it gets. That error names the path checked: the real path
+        (read-file.ts checks ``resolveToRealPath(path)``), or, not ``real_path_checked``, the path as
+        named (ls.ts checks ``path.resolve(targetDir, dir_path)``)."""
         problem = _invalid_path(shown_path)
         if problem:
             raise ToolError(f"Invalid path: {problem}")
@@ -156,9 +158,9 @@ class _Project:
             raise self.outside(shown_path, call)
         found = look_up(call.root, local)
         if not found.inside:
-            raise self.outside(found.real, call)
+            raise self.outside(found.real if real_path_checked else shown_path, call)
         if has_blocked_segment(os.path.relpath(found.real, self.real)):
-            raise self.outside(self.name(found.real), call)
+            raise self.outside(self.name(found.real) if real_path_checked else shown_path, call)
         return found
 
 
@@ -317,7 +319,7 @@ def _ignored_names(names: list[str], globs: list[str]) -> set[str]:
 def list_directory(call: Call, dir_path: str, ignore: list[str] | None, file_filtering_options: Any) -> str:
     project = _Project.of(call)
     shown = project.resolve(dir_path)
-    project.checked(call, shown)
+    project.checked(call, shown, real_path_checked=False)
     local = project.local(shown) or shown
     directory = call.place(local, shown)
     if directory.st is None:
