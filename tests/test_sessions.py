@@ -270,3 +270,20 @@ def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     )
     assert done.stdout.startswith("    0  turn 1    Read") and "Traceback" not in done.stderr
     assert "BrokenPipe" not in done.stderr
+
+
+def test_records_nested_too_deep_do_not_stop_the_listing(tmp_path: Path, isolated_cache: Path) -> None:
+    """A session whose first, last or a long line nests 1,000 deep is listed from its other records."""
+    deep = '{"type":"user","message":' + "[" * 1000 + "]" * 1000 + "}\n"
+    long_deep = '{"type":"user","message":{"x":"' + "y" * 70_000 + '","z":' + "[" * 100_000 + "]" * 100_000 + "}}\n"
+    small = claude_session(tmp_path, "/home/me/shop", "small", 2)
+    small.write_text(deep + small.read_text() + deep)
+    big = claude_session(tmp_path, "/home/me/shop", "big", 40, output="x" * 10_000)
+    big.write_text(deep + long_deep + big.read_text() + long_deep + deep)
+    sessions = {info.session_id: info for info in list_sessions(str(tmp_path), count=True)}
+    assert (sessions["small"].calls, sessions["small"].title, sessions["small"].problem) == (
+        2,
+        "Fix the export please",
+        "",
+    )
+    assert (sessions["big"].calls, sessions["big"].tokens, sessions["big"].problem) == (40, 1054, "")

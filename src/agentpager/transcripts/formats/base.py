@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentpager.engine import jsontext
 from agentpager.transcripts.records import Location, Record
 
 EVENT_TEXT_CHARS = 64 * 1024
@@ -159,8 +160,8 @@ def arguments_of(raw: Any) -> dict[str, Any] | str:
         return raw
     if isinstance(raw, str):
         try:
-            parsed = json.loads(raw)
-        except ValueError:
+            parsed = jsontext.loads(raw)
+        except ValueError:  # not JSON, or nested too deep (kept as the text it is)
             return raw
         return parsed if isinstance(parsed, dict) else raw
     return json.dumps(raw, ensure_ascii=False)
