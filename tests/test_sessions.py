@@ -287,3 +287,25 @@ def test_records_nested_too_deep_do_not_stop_the_listing(tmp_path: Path, isolate
         "",
     )
     assert (sessions["big"].calls, sessions["big"].tokens, sessions["big"].problem) == (40, 1054, "")
+
+
+def test_a_fifo_where_a_session_or_its_project_root_would_be_never_blocks(tmp_path: Path) -> None:
+    """``agentpager sessions`` waited for ever for a writer to the FIFO."""
+    claude = tmp_path / ".claude" / "projects" / "p"
+    claude.mkdir(parents=True)
+    os.mkfifo(claude / "x.jsonl")
+    gemini = gemini_session(tmp_path, "/home/me/notes")
+    (gemini.parent.parent / ".project_root").unlink()
+    os.mkfifo(gemini.parent.parent / ".project_root")
+    env = os.environ | {"AGENTPAGER_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path), "--json", "--full"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    records = {record["agent"]: record for record in map(json.loads, done.stdout.splitlines())}
+    assert records["claude-code"]["problem"] == f"[Errno 22] not a regular file: '{claude / 'x.jsonl'}'"
+    assert (records["gemini"]["project"], records["gemini"]["problem"]) == ("myproj", "")

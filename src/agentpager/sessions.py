@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from agentpager.engine.cache import cache_root, write_atomically
+from agentpager.engine.textfile import open_regular
 from agentpager.transcripts import TranscriptError, open_transcript
 from agentpager.transcripts.formats import COLLECTORS, Collector, Parsed, feed
 from agentpager.transcripts.records import Location, Record, json_line
@@ -102,16 +103,8 @@ def find_sessions(home: str | None = None) -> Iterator[Found]:
     gemini = os.path.join(glob.escape(homes["gemini"]), "tmp")
     for pattern in ("*/chats/session-*.jsonl", "*/chats/session-*.json"):
         for path in glob.iglob(os.path.join(gemini, pattern)):
-            project = os.path.dirname(os.path.dirname(path))
-            yield Found(path, "gemini", _project_root(project) or os.path.basename(project))
-
-
-def _project_root(directory: str) -> str:
-    try:
-        with open(os.path.join(directory, ".project_root"), encoding="utf-8") as file:
-            return file.read(4096).strip()
-    except OSError:
-        return ""
+            project = COLLECTORS["gemini"].cwd_beside(path)
+            yield Found(path, "gemini", project or os.path.basename(os.path.dirname(os.path.dirname(path))))
 
 
 class SessionCache:
@@ -122,7 +115,8 @@ class SessionCache:
         self.entries: dict[str, dict] = {}
         self.changed = False
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            with open_regular(str(self.path)) as file:
+                data = json.loads(file.read())
             if data.get("version") == CACHE_VERSION and isinstance(data.get("sessions"), dict):
                 self.entries = data["sessions"]
         except (OSError, ValueError, AttributeError):
@@ -198,7 +192,7 @@ def _first_look(found: Found, st: os.stat_result, old: dict | None) -> dict:
             before = SessionInfo(**old["info"])
             info.started, info.title = before.started or info.started, before.title or info.title
             if not info.counted and before.counted and st.st_size - old["stamp"][1] <= EDGE_BYTES:
-                with open(found.path, "rb") as file:
+                with open_regular(found.path) as file:
                     added = _count(file, COLLECTORS[found.agent].call_markers, old["stamp"][1], st.st_size)
                 info.calls = (before.calls or 0) + added
                 info.tokens = before.tokens if info.tokens is None else info.tokens
@@ -213,7 +207,7 @@ def summarize(found: Found, size: int) -> SessionInfo:
     if found.path.endswith(".json"):
         return _summarize_document(found, size)
     whole = size <= 2 * EDGE_BYTES
-    with open(found.path, "rb") as file:
+    with open_regular(found.path) as file:
         head = file.read(size if whole else EDGE_BYTES)
         if whole:
             tail = head
@@ -331,7 +325,7 @@ def _summarize_document(found: Found, size: int) -> SessionInfo:
     small, else summed up from its head (its counts wait for ``count_sessions``)."""
     if size <= 2 * EDGE_BYTES:
         return _whole_document(found, size)
-    with open(found.path, "rb") as file:
+    with open_regular(found.path) as file:
         head = file.read(EDGE_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
     collector = COLLECTORS[found.agent]()
     skimmed = Skimmer().skim(head, "")
@@ -377,7 +371,7 @@ def _counted(info: SessionInfo, size: int) -> SessionInfo:
     if info.path.endswith(".json"):
         whole = _whole_document(found, size)
         return replace(whole, project=info.project, title=info.title or whole.title)
-    with open(info.path, "rb") as file:
+    with open_regular(info.path) as file:
         calls = _count(file, COLLECTORS[info.agent].call_markers, 0, size)
         tokens = info.tokens
         back = 4 * EDGE_BYTES

@@ -17,6 +17,7 @@ import json
 import os
 from typing import Any
 
+from agentpager.engine.textfile import open_regular
 from agentpager.transcripts.formats.base import Collector, ModelTurn, ResultRef, number
 from agentpager.transcripts.records import Record
 
@@ -119,8 +120,8 @@ class Gemini(Collector):
     def cwd_beside(cls, path: str) -> str | None:
         """The project directory in ``<project>/.project_root``, beside the ``chats`` folder, when Gemini wrote one."""
         try:
-            with open(os.path.join(os.path.dirname(os.path.dirname(path)), ".project_root"), encoding="utf-8") as file:
-                return file.read(4096).strip() or None
+            with open_regular(os.path.join(os.path.dirname(os.path.dirname(path)), ".project_root")) as file:
+                return file.read(4096).decode("utf-8", "replace").strip() or None
         except OSError:
             return None
 
