@@ -41,10 +41,16 @@ _SHORT_NAMES = (
     re.compile(r"^(gha-cr|gh[0-9a-f]{4})~\d+\.jso(n)?$"),
 )
 _IMPORT = re.compile(r"(?:^|\s)@[^\s@]")
+_MAY_BE_BLOCKED = re.compile(r"(?:^|[/\\])[.ngNG]")
+"""A component that starts as one of the blocked names does (a short name has a ``~``)."""
+_NOT_RELATIVE = re.compile(r"^\.*/|^\.+$")
+"""node-ignore's ``REGEX_TEST_INVALID_PATH``: such paths are never ignored (``filterFiles`` skips them)."""
 
 
 def has_blocked_segment(relative: str) -> bool:
     """``hasBlockedPathSegment``: a component that is ``.git``, ``.env``, ``node_modules`` or a credential file."""
+    if "~" not in relative and not _MAY_BE_BLOCKED.search(relative):
+        return False
     for segment in re.split(r"[/\\]", relative):
         clean = segment.split(":")[0].rstrip(" .").lower()
         if clean in (".git", ".env", "node_modules") or any(p.match(clean) for p in _SHORT_NAMES):
@@ -107,6 +113,10 @@ class _GitIgnore:
         self.extra = Ignore().add(_rebased(extra, "."))
         self.exclude = Ignore().add(_rebased(_lines(root, os.path.join(root, ".git", "info", "exclude")), "."))
         self.per_directory: dict[str, Ignore] = {}
+        self.at: dict[tuple[str, ...], tuple[Ignore, Ignore, bool]] = {}
+        """For a directory (its parts): the rules found down to it, those with the extra ones (what a
+        path in it is asked against), and whether the walk down stopped above it at an ignored
+        directory (then no ``.gitignore`` below counts)."""
 
     def _of(self, directory: str) -> Ignore:
         found = self.per_directory.get(directory)
@@ -116,18 +126,29 @@ class _GitIgnore:
             self.per_directory[directory] = found
         return found
 
-    def ignores(self, relative: str) -> bool:
-        rules = Ignore().add(".git").add(self.exclude)
-        parts = relative.split("/")
-        directory = self.root
-        for depth in range(len(parts)):
-            if depth:
-                directory = os.path.join(directory, parts[depth - 1])
-                above = "/".join(parts[:depth]) + "/"
-                if Ignore().add(rules).add(self.extra).ignores(above):
-                    break
-            rules.add(self._of(directory))
-        return rules.add(self.extra).ignores(relative)
+    def _rules_in(self, parts: tuple[str, ...]) -> Ignore:
+        """The rules a path in the directory ``parts`` is asked against: ``.git``, the excludes and each
+        ``.gitignore`` from the root down to it (or to the first ignored directory), then the extra ones."""
+        if () not in self.at:
+            rules = Ignore().add(".git").add(self.exclude).add(self._of(self.root))
+            self.at[()] = (rules, Ignore().add(rules).add(self.extra), False)
+        known = len(parts)
+        while parts[:known] not in self.at:
+            known -= 1
+        for depth in range(known + 1, len(parts) + 1):
+            rules, combined, stopped = self.at[parts[: depth - 1]]
+            if not stopped and combined.ignores("/".join(parts[:depth]) + "/"):
+                stopped = True
+            if not stopped:
+                rules = Ignore().add(rules).add(self._of(os.path.join(self.root, *parts[:depth])))
+                combined = Ignore().add(rules).add(self.extra)
+            self.at[parts[:depth]] = (rules, combined, stopped)
+        return self.at[parts][1]
+
+    def ignores_each(self, directory: str, relatives: list[str]) -> list[bool]:
+        """For each path in the directory ``directory`` (relative, ``""`` for the root), whether it is ignored."""
+        parts = tuple(part for part in directory.split("/") if part)
+        return self._rules_in(parts).ignores_each(relatives)
 
 
 class Discovery:
@@ -155,22 +176,47 @@ class Discovery:
 
     def _filters(self, path: str, is_directory: bool, git: bool, gemini: bool) -> bool:
         relative = self._relative(path, is_directory)
-        if relative is None or re.match(r"^\.*/|^\.+$", relative):
+        if relative is None:
             return False
+        directory = relative.rsplit("/", 1)[0] if "/" in relative else ""  # "dir/" is in itself
+        return self._filters_each(directory, [relative], git, gemini)[0]
+
+    def _filters_each(self, directory: str, relatives: list[str], git: bool, gemini: bool) -> list[bool]:
+        """``filterFilesWithReport`` for paths relative to the project, in ``directory``."""
+        answers = [False] * len(relatives)
+        asked = [n for n, relative in enumerate(relatives) if not _NOT_RELATIVE.match(relative)]
+        paths = [relatives[n] for n in asked]
         if git and gemini and self.combined is not None:
-            return self.combined.ignores(relative)
-        if git and self.git is not None and self.git.ignores(relative):
-            return True
-        return bool(gemini and self.gemini_patterns and self.gemini.ignores(relative))
+            found = self.combined.ignores_each(directory, paths)
+        else:
+            found = [False] * len(paths)
+            if git and self.git is not None:
+                found = self.git.ignores_each(directory, paths)
+            if gemini and self.gemini_patterns:
+                found = [a or b for a, b in zip(found, self.gemini.ignores_each(paths), strict=True)]
+        for n, answer in zip(asked, found, strict=True):
+            answers[n] = answer
+        return answers
 
     def ignores(self, path: str, is_directory: bool = False, git: bool = True, gemini: bool = True) -> bool:
         """``_shouldIgnore``: by the ignore files, or a link that leaves the project (``path`` relative to it)."""
         if self._filters(path, is_directory, git, gemini):
             return True
-        absolute = os.path.join(self.root, path)
-        if not os.path.islink(absolute):
-            return False
-        found = open_beneath(self.root, absolute, "nothing")  # realpath's answer, whatever changes meanwhile
+        return os.path.islink(os.path.join(self.root, path)) and self._link_ignored(path, git, gemini)
+
+    def ignores_entries(self, directory: str, entries: list[os.DirEntry[str]], git: bool, gemini: bool) -> list[bool]:
+        """``ignores`` for entries of the project's directory ``directory`` (relative to it, normal), all
+        at once; a link is told by its entry, without a stat."""
+        relatives = [entry.name if directory == "." else f"{directory}/{entry.name}" for entry in entries]
+        answers = self._filters_each("" if directory == "." else directory, relatives, git, gemini)
+        for n, entry in enumerate(entries):
+            if not answers[n] and entry.is_symlink():
+                answers[n] = self._link_ignored(relatives[n], git, gemini)
+        return answers
+
+    def _link_ignored(self, path: str, git: bool, gemini: bool) -> bool:
+        """A symbolic link: ignored when it leads out of the project, or to a path that is ignored."""
+        found = open_beneath(self.root, os.path.join(self.root, path), "nothing")  # realpath, whatever changes
         if not found.inside or found.real == self.root:
             return True
         return self._filters(found.real, found.st is not None and stat.S_ISDIR(found.st.st_mode), git, gemini)

@@ -289,12 +289,16 @@ class Rule:
     """None for a regex the engine does not take (longer than it allows, or invalid): it matches nothing."""
 
     def matches(self, path: str) -> bool:
+        return self.matches_each([path])[0]
+
+    def matches_each(self, paths: list[str]) -> list[bool]:
+        """For each path, whether the rule matches it (one search of RE2 for them all)."""
         if self.regex is None:
-            return False
+            return [False] * len(paths)
         try:
-            return self.regex.search(path)
+            return self.regex.matches(paths)
         except PatternError:  # re, in its child, took too long on a class RE2 cannot run
-            return False
+            return [False] * len(paths)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -347,31 +351,47 @@ class Ignore:
         self._cache.clear()
         return self
 
-    def _test(self, path: str) -> bool:
-        ignored = unignored = False
+    def _test(self, paths: list[str]) -> list[bool]:
+        """``RuleManager.test`` of each path (its parents not asked), each rule asked of the paths
+        whose answer it can still change, all at once."""
+        ignored, unignored = [False] * len(paths), [False] * len(paths)
         for rule in self.rules:
-            if (unignored == rule.negative and ignored != unignored) or (
-                rule.negative and not ignored and not unignored
-            ):
-                continue
-            if rule.matches(path):
-                ignored, unignored = not rule.negative, rule.negative
+            asked = [
+                n
+                for n in range(len(paths))
+                if not (
+                    (unignored[n] == rule.negative and ignored[n] != unignored[n])
+                    or (rule.negative and not ignored[n] and not unignored[n])
+                )
+            ]
+            if asked:
+                for n, hit in zip(asked, rule.matches_each([paths[n] for n in asked]), strict=True):
+                    if hit:
+                        ignored[n], unignored[n] = not rule.negative, rule.negative
         return ignored
 
     def ignores(self, path: str) -> bool:
-        """Whether the relative path (``dir/`` for a directory) is ignored, or one of its parents is
-        (each parent's answer kept, as node-ignore's ``_t`` keeps it)."""
-        path = _as_node_names(path)
-        found = self._cache.get(path)
-        if found is not None:
-            return found
+        """Whether the relative path (``dir/`` for a directory) is ignored, or one of its parents is."""
+        return self.ignores_each([path])[0]
+
+    def ignores_each(self, paths: Iterable[str]) -> list[bool]:
+        """For each relative path, whether it or one of its parents is ignored. The parents' answers
+        are kept (as node-ignore's ``_t`` keeps them), not the paths' own: a listing of a million
+        names would keep a million."""
+        named = [_as_node_names(path) for path in paths]
+        answers = [self._parents_ignored(path) for path in named]
+        asked = [n for n, answer in enumerate(answers) if not answer]
+        for n, answer in zip(asked, self._test([named[n] for n in asked]), strict=True):
+            answers[n] = answer
+        return answers
+
+    def _parents_ignored(self, path: str) -> bool:
         parts = [part for part in path.split("/") if part]
         ignored = False
         for depth in range(1, len(parts)):
             parent = "/".join(parts[:depth]) + "/"
             above = self._cache.get(parent)
             if above is None:
-                above = self._cache[parent] = ignored or self._test(parent)
+                above = self._cache[parent] = ignored or self._test([parent])[0]
             ignored = above
-        found = self._cache[path] = ignored or self._test(path)
-        return found
+        return ignored
