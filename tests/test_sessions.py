@@ -309,3 +309,27 @@ def test_a_fifo_where_a_session_or_its_project_root_would_be_never_blocks(tmp_pa
     records = {record["agent"]: record for record in map(json.loads, done.stdout.splitlines())}
     assert records["claude-code"]["problem"] == f"[Errno 22] not a regular file: '{claude / 'x.jsonl'}'"
     assert (records["gemini"]["project"], records["gemini"]["problem"]) == ("myproj", "")
+
+
+def test_the_usage_before_a_long_line_is_found_without_reading_it(
+    tmp_path: Path, isolated_cache: Path, monkeypatch
+) -> None:
+    """``sessions --full`` read a session's end in windows growing to the whole file (a 1 GB line:
+    1.1 GB); it missed a usage just before that line. Lines are now found from the end back by their
+    markers, and one longer than LINE_READ_WHOLE (here 1 MiB) is passed over."""
+    import tracemalloc
+
+    from agentpager import sessions
+
+    monkeypatch.setattr(sessions, "LINE_READ_WHOLE", 1 << 20, raising=False)
+    path = claude_session(tmp_path, "/home/me/shop", "s1", 1)
+    long_line = json.dumps({"type": "user", "message": {"role": "user", "content": "y" * 20_000_000}})
+    path.write_text(path.read_text() + long_line + "\n")
+    tracemalloc.start()
+    try:
+        (info,) = list_sessions(str(tmp_path), count=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (info.calls, info.tokens, info.counted) == (1, 1015, True)
+    assert peak < 5_000_000

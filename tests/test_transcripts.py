@@ -575,3 +575,36 @@ def test_a_pasted_call_nested_too_deep_is_refused() -> None:
         read_call('{"name": "Read", "arguments": ' + nested(1000) + "}")
     with pytest.raises(ValueError, match="^JSON nested deeper than 100 levels$"):
         read_call('{"name": "Read", "arguments": "' + nested(200) + '"}')
+
+
+def test_a_record_too_long_to_read_whole_is_not_compared(tmp_path: Path, files: Path, monkeypatch) -> None:
+    """A 1 GB line took 2-3 GB to replay: its recorded output was read whole to be compared. Past
+    MAX_RECORD_BYTES (here 1 MiB, for a 20 MB line) it is not read again."""
+    import tracemalloc
+
+    from agentpager.transcripts import records
+
+    monkeypatch.setattr(records, "MAX_RECORD_BYTES", 1 << 20, raising=False)
+    path = jsonl(
+        tmp_path / "big.jsonl",
+        [
+            assistant("m1", tool_use("toolu_1", "Read", {"file_path": f"{CWD}/a.py"})),
+            user(tool_result("toolu_1", "x" * 20_000_000)),
+            assistant("m2", tool_use("toolu_2", "Read", {"file_path": f"{CWD}/a.py"})),
+            user(tool_result("toolu_2", "1\timport os\n2\t")),
+        ],
+    )
+    transcript = open_transcript(str(path))
+    replayer = Replayer(transcript, str(files))
+    tracemalloc.start()
+    try:
+        replays = [replayer.replay(call) for call in transcript.calls]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [(r.status, r.reason) for r in replays] == [
+        ("not replayable", "its recorded output is in a record not read whole (20 MB, more than 1 MiB)"),
+        ("same", ""),
+    ]
+    assert replays[0].result is not None and replays[0].result.text == "1\timport os\n2\t"
+    assert peak < 5_000_000

@@ -183,7 +183,8 @@ def _replay(options: argparse.Namespace) -> int:
             }
             out.write(to_json(record) + "\n")
         else:
-            recorded = "no result" if replay.recorded is None else plural(len(replay.recorded), "char")
+            recorded = "no result" if call.result is None else "not read"
+            recorded = recorded if replay.recorded is None else plural(len(replay.recorded), "char")
             indent = "  " * call.depth
             out.write(
                 f"{call.index:>5}  turn {call.turn:<4} {indent}{call.tool:<14} {short_arguments(call.arguments)}"

@@ -373,13 +373,65 @@ def _counted(info: SessionInfo, size: int) -> SessionInfo:
         return replace(whole, project=info.project, title=info.title or whole.title)
     with open_regular(info.path) as file:
         calls = _count(file, COLLECTORS[info.agent].call_markers, 0, size)
-        tokens = info.tokens
-        back = 4 * EDGE_BYTES
-        while tokens is None and back < 2 * size:
-            file.seek(max(0, size - back))
-            _, tokens = _tail_facts(info.agent, file.read(min(back, size)), back < size, True)
-            back *= 4
+        tokens = info.tokens if info.tokens is not None else _last_turn(file, info.agent, size)
     return replace(info, calls=calls, tokens=tokens, counted=True)
+
+
+LINE_READ_WHOLE = 16 << 20
+"""A longer line is not parsed for the usage it may record (a 1 GB line took 1 GB to read)."""
+
+
+def _last_turn(file: BinaryIO, agent: str, size: int) -> int | None:
+    """The context and output of the last model turn that records usage, found from the end back a
+    block at a time: only the lines that hold one of the format's ``turn_markers`` are read, each up
+    to LINE_READ_WHOLE."""
+    markers = COLLECTORS[agent].turn_markers
+    end = size
+    while (found := _last_marker(file, markers, end)) >= 0:
+        start, stop = _line_around(file, found, size)
+        if stop - start <= LINE_READ_WHOLE:
+            file.seek(start)
+            _, turn = _tail_facts(agent, file.read(stop - start), cut_start=False, model_known=True)
+            if turn is not None:
+                return turn
+        end = start
+    return None
+
+
+def _last_marker(file: BinaryIO, markers: tuple[bytes, ...], end: int) -> int:
+    """Where the last of ``markers`` that starts before ``end`` starts, or -1."""
+    overlap = max(map(len, markers)) - 1
+    while end > 0:
+        start = max(0, end - _BLOCK)
+        file.seek(start)
+        block = file.read(end - start + overlap)
+        found = max(block.rfind(marker, 0, end - start + len(marker) - 1) for marker in markers)
+        if found >= 0:
+            return start + found
+        end = start
+    return -1
+
+
+def _line_around(file: BinaryIO, position: int, size: int) -> tuple[int, int]:
+    """The span of the line that holds byte ``position`` (its newline left out)."""
+    start = position
+    while start > 0:
+        low = max(0, start - _BLOCK)
+        file.seek(low)
+        newline = file.read(start - low).rfind(b"\n")
+        if newline >= 0:
+            start = low + newline + 1
+            break
+        start = low
+    stop = position
+    while stop < size:
+        file.seek(stop)
+        block = file.read(min(_BLOCK, size - stop))
+        newline = block.find(b"\n")
+        if newline >= 0:
+            return start, stop + newline
+        stop += len(block)
+    return start, size
 
 
 def _count(file: BinaryIO, markers: tuple[bytes, ...], counted_to: int, end: int) -> int:

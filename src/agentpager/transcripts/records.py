@@ -168,12 +168,29 @@ class RecordFile:
         return Record(value, where, skim=Skim(cut, tail, whole))
 
     def read_again(self, where: Location) -> Any:
-        """The record at ``where``, parsed again."""
+        """The record at ``where``, parsed again; RecordTooLong past MAX_RECORD_BYTES."""
+        if too_long(where):
+            raise RecordTooLong(where)
         with self.file.open() as reader:
             if where.line:
                 start, end = reader.line_span(where.line, where.line)
                 return json_line(reader.read_exact(start, end - start))
             return jsontext.loads(str(reader.chars_text(where.start, where.length)))
+
+
+MAX_RECORD_BYTES = 64 << 20
+"""A longer record is not read whole again (a 1 GB line took 2-3 GB to parse): what it recorded is
+not compared."""
+
+
+def too_long(where: Location) -> bool:
+    """Whether the record at ``where`` is longer than MAX_RECORD_BYTES (characters, in a document)."""
+    return max(where.size, where.length) > MAX_RECORD_BYTES
+
+
+class RecordTooLong(ValueError):
+    def __init__(self, where: Location) -> None:
+        super().__init__(f"{where.describe()} is longer than {MAX_RECORD_BYTES >> 20} MiB: not read whole")
 
 
 def _parsed_lines(reader: TextReader, spans: list[tuple[int, int, int]]) -> Iterator[Record | BadRecord]:
