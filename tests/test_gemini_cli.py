@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentpager import Workspace
-from agentpager.tools.gemini_cli.content import is_binary_head, text_lines
+from agentpager.agents.gemini_cli.content import is_binary_head, text_lines
 from agentpager.tools.js.collation import sort_key
 from agentpager.tools.js.ignore import Ignore
 from agentpager.transcripts import open_transcript
@@ -475,11 +475,11 @@ def test_a_big_directory_takes_memory_for_its_output_only(
     output (here with runs of 500 entries, as a million are read and sorted in runs of 65,536)."""
     import tracemalloc
 
+    from agentpager.agents.gemini_cli import profiles
     from agentpager.engine import runs
-    from agentpager.tools import gemini_cli
 
-    monkeypatch.setattr(runs, "RUN_ROWS", 500, raising=False)
-    monkeypatch.setattr(gemini_cli, "_LISTED_AT_ONCE", 500, raising=False)
+    monkeypatch.setattr(runs, "RUN_ROWS", 500)
+    monkeypatch.setattr(profiles, "_LISTED_AT_ONCE", 500)
     workspace = Workspace(many, "gemini-cli")
     workspace.call("list_directory", {"dir_path": "."})  # the imports and the ignore files, first
     tracemalloc.start()

@@ -1,12 +1,6 @@
-"""Every agent session on this machine: found where each agent keeps them, summed up from their two
-ends, counted in the background, and cached.
-
-- Claude Code: ``~/.claude/projects/<project>/<session>.jsonl`` (``$CLAUDE_CONFIG_DIR`` instead of
-  ``~/.claude``), subagents in ``<session>/subagents/``.
-- Codex: ``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`` (``$CODEX_HOME`` instead of ``~/.codex``),
-  and the older ``sessions/rollout-*.json[l]`` directly in ``sessions/``.
-- Gemini CLI: ``~/.gemini/tmp/<project>/chats/session-*.json[l]``; the project's directory is in
-  ``<project>/.project_root`` when Gemini wrote one (else the directory name, a hash of it).
+"""Every agent session on this machine: found where each agent keeps them (``Agent.sessions``: Claude
+Code's in ``~/.claude/projects/``, Codex's in ``~/.codex/sessions/``, Gemini CLI's in ``~/.gemini/tmp/``),
+summed up from their two ends, counted in the background, and cached.
 
 The first look at a session reads its first and last EDGE_BYTES (all of it when it is no bigger
 than twice that): agent, version, model, start, end, the first prompt, and the context of the last
@@ -20,6 +14,7 @@ stopped.
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import json
 import os
@@ -29,16 +24,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 
+from agentpager.agents import AGENTS
 from agentpager.engine.cache import cache_root, write_atomically
 from agentpager.engine.textfile import open_regular
+from agentpager.logs.records import Location, Record, json_line
+from agentpager.logs.skim import Skimmer
 from agentpager.transcripts import TranscriptError, open_transcript
-from agentpager.transcripts.formats import COLLECTORS, Collector, Parsed, feed
-from agentpager.transcripts.records import Location, Record, json_line
-from agentpager.transcripts.skim import Skimmer
+from agentpager.transcripts.formats import Collector, Parsed, collectors, feed
 
 EDGE_BYTES = 64 * 1024
 _BLOCK = 1 << 20
 CACHE_VERSION = 2
+RENAMED_AGENTS = {"gemini": "gemini-cli"}
+"""Agents named otherwise in caches written before (Gemini CLI's format was "gemini")."""
 HEAD_RECORDS = 16
 """The first look parses at most this many records from a session's start for its first prompt."""
 
@@ -75,36 +73,21 @@ class Found:
     project_hint: str
 
 
-def agent_homes(home: str | None = None) -> dict[str, str]:
-    """Where each agent keeps its sessions, honouring CLAUDE_CONFIG_DIR and CODEX_HOME."""
-    base = home or os.path.expanduser("~")
-    return {
-        "claude-code": os.environ.get("CLAUDE_CONFIG_DIR")
-        if home is None and os.environ.get("CLAUDE_CONFIG_DIR")
-        else os.path.join(base, ".claude"),  # type: ignore[dict-item]
-        "codex": os.environ.get("CODEX_HOME")
-        if home is None and os.environ.get("CODEX_HOME")
-        else os.path.join(base, ".codex"),  # type: ignore[dict-item]
-        "gemini": os.path.join(base, ".gemini"),
-    }
-
-
 def find_sessions(home: str | None = None) -> Iterator[Found]:
-    """Every session file of every agent under ``home`` (default: the user's home)."""
-    homes = agent_homes(home)
-    claude = os.path.join(glob.escape(homes["claude-code"]), "projects")
-    for path in glob.iglob(os.path.join(claude, "*", "*.jsonl")):
-        if not os.path.basename(path).startswith("agent-"):
-            yield Found(path, "claude-code", os.path.basename(os.path.dirname(path)))
-    codex = os.path.join(glob.escape(homes["codex"]), "sessions")
-    for pattern in ("*/*/*/rollout-*.jsonl", "rollout-*.jsonl", "rollout-*.json"):
-        for path in glob.iglob(os.path.join(codex, pattern)):
-            yield Found(path, "codex", "")
-    gemini = os.path.join(glob.escape(homes["gemini"]), "tmp")
-    for pattern in ("*/chats/session-*.jsonl", "*/chats/session-*.json"):
-        for path in glob.iglob(os.path.join(gemini, pattern)):
-            project = COLLECTORS["gemini"].cwd_beside(path)
-            yield Found(path, "gemini", project or os.path.basename(os.path.dirname(os.path.dirname(path))))
+    """Every session file of every agent under ``home`` (default: the user's home), where each agent
+    keeps them (``Agent.sessions``), or as the agent writes them from where it keeps them."""
+    for agent in AGENTS:
+        where = agent.sessions
+        if where is None:
+            continue
+        if where.find is not None:
+            yield from (Found(path, agent.id, project) for path, project in where.find(home))
+            continue
+        directory = glob.escape(where.directory_in(home))
+        for pattern in where.patterns:
+            for path in glob.iglob(os.path.join(directory, pattern)):
+                if not (where.ignored and fnmatch.fnmatch(os.path.basename(path), where.ignored)):
+                    yield Found(path, agent.id, where.project(path))
 
 
 class SessionCache:
@@ -118,8 +101,11 @@ class SessionCache:
             with open_regular(str(self.path)) as file:
                 data = json.loads(file.read())
             if data.get("version") == CACHE_VERSION and isinstance(data.get("sessions"), dict):
+                for entry in data["sessions"].values():
+                    info = entry["info"]
+                    info["agent"] = RENAMED_AGENTS.get(info["agent"], info["agent"])
                 self.entries = data["sessions"]
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, KeyError, TypeError):
             pass
 
     def save(self) -> None:
@@ -193,7 +179,7 @@ def _first_look(found: Found, st: os.stat_result, old: dict | None) -> dict:
             info.started, info.title = before.started or info.started, before.title or info.title
             if not info.counted and before.counted and st.st_size - old["stamp"][1] <= EDGE_BYTES:
                 with open_regular(found.path) as file:
-                    added = _count(file, COLLECTORS[found.agent].call_markers, old["stamp"][1], st.st_size)
+                    added = _count(file, collectors()[found.agent].call_markers, old["stamp"][1], st.st_size)
                 info.calls = (before.calls or 0) + added
                 info.tokens = before.tokens if info.tokens is None else info.tokens
                 info.counted = True  # what was added is within the last EDGE_BYTES, all looked at
@@ -227,11 +213,11 @@ def summarize(found: Found, size: int) -> SessionInfo:
         tail_facts.model or head_facts.model,
         head_facts.started or tail_facts.started,
         tail_facts.ended or head_facts.ended,
-        _count_bytes(head, COLLECTORS[found.agent].call_markers) if whole else None,
+        _count_bytes(head, collectors()[found.agent].call_markers) if whole else None,
         turn,
         " ".join(prompt.split())[:200],
         size,
-        len(COLLECTORS[found.agent].subagent_files(found.path, {})),
+        len(collectors()[found.agent].subagent_files(found.path, {})),
         counted=whole,
     )
 
@@ -240,7 +226,7 @@ def _head_facts(agent: str, head: bytes, cut_end: bool) -> Collector:
     """A collector fed the session's first record and then, up to its first prompt, the records
     that can hold one (found by the format's ``prompt_markers``; HEAD_RECORDS at most). A first
     line longer than the head is skimmed: its members before the cut are what is needed."""
-    collector_class = COLLECTORS[agent]
+    collector_class = collectors()[agent]
     collector = collector_class()
     if cut_end and b"\n" not in head:
         found = Skimmer().skim(head.decode("utf-8", "replace").lstrip("\ufeff"), "")
@@ -271,7 +257,7 @@ def _tail_facts(agent: str, tail: bytes, cut_start: bool, model_known: bool) -> 
     """What the session's last record says (when it ended, the agent's version, the model), and the
     context plus output of its last model turn that records usage: only the lines that hold one of
     the format's ``turn_markers`` are parsed, from the end back."""
-    collector_class = COLLECTORS[agent]
+    collector_class = collectors()[agent]
     facts = Parsed(agent)
     first = tail.find(b"\n") + 1 if cut_start else 0
     if cut_start and not first:
@@ -327,7 +313,7 @@ def _summarize_document(found: Found, size: int) -> SessionInfo:
         return _whole_document(found, size)
     with open_regular(found.path) as file:
         head = file.read(EDGE_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
-    collector = COLLECTORS[found.agent]()
+    collector = collectors()[found.agent]()
     skimmed = Skimmer().skim(head, "")
     for key, value in (skimmed[0] if skimmed else {}).items():
         for element in value if isinstance(value, list) else [{key: value}]:
@@ -372,7 +358,7 @@ def _counted(info: SessionInfo, size: int) -> SessionInfo:
         whole = _whole_document(found, size)
         return replace(whole, project=info.project, title=info.title or whole.title)
     with open_regular(info.path) as file:
-        calls = _count(file, COLLECTORS[info.agent].call_markers, 0, size)
+        calls = _count(file, collectors()[info.agent].call_markers, 0, size)
         tokens = info.tokens if info.tokens is not None else _last_turn(file, info.agent, size)
     return replace(info, calls=calls, tokens=tokens, counted=True)
 
@@ -385,7 +371,7 @@ def _last_turn(file: BinaryIO, agent: str, size: int) -> int | None:
     """The context and output of the last model turn that records usage, found from the end back a
     block at a time: only the lines that hold one of the format's ``turn_markers`` are read, each up
     to LINE_READ_WHOLE."""
-    markers = COLLECTORS[agent].turn_markers
+    markers = collectors()[agent].turn_markers
     end = size
     while (found := _last_marker(file, markers, end)) >= 0:
         start, stop = _line_around(file, found, size)

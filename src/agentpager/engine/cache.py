@@ -141,7 +141,6 @@ def write_atomically(path: Path, chunks: Iterable[bytes]) -> None:
         raise
 
 
-
 def anonymous_file(chunks: Callable[[], Iterable[bytes]]) -> Callable[[], int]:
     """What ``chunks()`` gives, in a file no directory names: an unlinked temporary file or, where the
     temp dir cannot hold it either, memory (``memfd_create``). Returned as an opener: each call gives
