@@ -19,7 +19,6 @@ RE_FUNCTIONS = {"compile", "search", "match", "fullmatch", "finditer", "findall"
 WHOLE_READS = {"read_text", "read_bytes", "readlines"}
 
 PATTERNS_ALLOWED = {
-    ("tools/js/ignore.py", "source"): "fixed on branch harden (gitignore lines through the engine)",
     ("tools/volatile.py", "part.pattern"): "ours: each agent's Volatile parts are literals in agents/<id>/__init__.py",
 }
 """(file, what the pattern is written as) -> why a non-literal pattern there is allowed."""

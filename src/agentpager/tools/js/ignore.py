@@ -185,9 +185,9 @@ Step = Callable[[str, str], str]
 """One replacement: (the text so far, the pattern being converted) -> the text after it."""
 
 
-def _replace(source: str, make: Callable[[str], Callable[[re.Match[str]], str]], count: int = 0) -> Step:
-    """A replacement by a JavaScript regex (``count`` 1: without the g flag), ``make(pattern)`` its function."""
-    regex = re.compile(source)
+def _replace(regex: re.Pattern[str], make: Callable[[str], Callable[[re.Match[str]], str]], count: int = 0) -> Step:
+    """A replacement by one of node-ignore's regexes (ours, literal; ``count`` 1: without the g flag),
+    ``make(pattern)`` its function."""
     return lambda text, pattern: regex.sub(make(pattern), text, count=count)
 
 
@@ -196,21 +196,21 @@ def _fixed(text: str) -> Callable[[str], Callable[[re.Match[str]], str]]:
 
 
 _REPLACERS: tuple[Step, ...] = (
-    _replace(r"^\ufeff", _fixed(""), 1),
+    _replace(re.compile(r"^\ufeff"), _fixed(""), 1),
     _trailing_spaces,
     _escaped_spaces,
-    _replace(r"[\\$.|*+(){^]", lambda _: lambda m: "\\" + m.group(0)),
-    _replace(r"(?!\\)\?", _fixed("[^/]")),
-    _replace(r"^/", _fixed("^"), 1),
-    _replace(r"/", _fixed(r"\/")),
-    _replace(r"^\^*\\\*\\\*\\/", _fixed(r"^(?:.*\/)?"), 1),
-    _replace(r"^(?=[^^])", _starting, 1),
-    _replace(r"\\/\\\*\\\*(?=\\/|$)", lambda _: _two_globstars),
+    _replace(re.compile(r"[\\$.|*+(){^]"), lambda _: lambda m: "\\" + m.group(0)),
+    _replace(re.compile(r"(?!\\)\?"), _fixed("[^/]")),
+    _replace(re.compile(r"^/"), _fixed("^"), 1),
+    _replace(re.compile(r"/"), _fixed(r"\/")),
+    _replace(re.compile(r"^\^*\\\*\\\*\\/"), _fixed(r"^(?:.*\/)?"), 1),
+    _replace(re.compile(r"^(?=[^^])"), _starting, 1),
+    _replace(re.compile(r"\\/\\\*\\\*(?=\\/|$)"), lambda _: _two_globstars),
     _intermediate_wildcards,
-    _replace(r"\\\\\\(?=[$.|*+(){^])", _fixed("\\")),
-    _replace(r"\\\\", _fixed("\\")),
+    _replace(re.compile(r"\\\\\\(?=[$.|*+(){^])"), _fixed("\\")),
+    _replace(re.compile(r"\\\\"), _fixed("\\")),
     _ranges,
-    _replace(r"(?:[^*])$", lambda _: _ending, 1),
+    _replace(re.compile(r"(?:[^*])$"), lambda _: _ending, 1),
 )
 _TRAILING_WILDCARD = re.compile(r"(^|\\/)?\\\*$")
 
