@@ -131,13 +131,21 @@ def _case_touched() -> list[tuple[int, int]]:
     return _ranges_of(touched)
 
 
+@functools.cache
+def _case_untouched() -> list[tuple[int, int]]:
+    """The characters ignoring case leaves alone (``_case_touched``'s complement), merged once: each
+    set of characters ignoring case is cut by it."""
+    return _complement(_case_touched())
+
+
 @functools.lru_cache(maxsize=1024)
-def _touched_members(source: str) -> tuple[int, ...]:
-    """The characters of ``_case_touched`` that ``re`` source for one character matches."""
+def _ignoring_case(source: str, ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """The characters ``re`` source for one character ignoring case matches, given the ``ranges`` it
+    matches when case counts: those ranges for a character no case mapping touches, ``re``'s own
+    answer for each of the others (a thousand ignore-file rules ask for the same few sets)."""
     compiled = re.compile(source)
-    return tuple(
-        code for low, high in _case_touched() for code in range(low, high + 1) if compiled.fullmatch(chr(code))
-    )
+    touched = (code for low, high in _case_touched() for code in range(low, high + 1) if compiled.fullmatch(chr(code)))
+    return tuple(_merged(_intersection(list(ranges), _case_untouched()) + _ranges_of(touched)))
 
 
 _ASCII_CASE_PARTNERS = (0x130, 0x131, 0x17F, 0x212A)
@@ -210,9 +218,9 @@ def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return result
 
 
-def _intersection(first: list[tuple[int, int]], second: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The code points in both (each a list of ranges)."""
-    result, a, b = [], _merged(first), _merged(second)
+def _intersection(first: list[tuple[int, int]], merged: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The code points in both (lists of ranges, the second already ``_merged``)."""
+    result, a, b = [], _merged(first), merged
     i = j = 0
     while i < len(a) and j < len(b):
         low, high = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
@@ -348,10 +356,8 @@ class _Emitter:
         ranges = _complement(ranges) if negate else ranges
         if not ignore_case:
             return ranges
-        # Ignoring case changes nothing for a character no case mapping touches (see _case_touched):
-        # those keep the ranges above; for the others re itself says.
         python = f"(?i{'a' if flags & _c.SRE_FLAG_ASCII else ''}:{_python_characters(op, av, False)})"
-        return _merged(_intersection(ranges, _complement(_case_touched())) + _ranges_of(_touched_members(python)))
+        return list(_ignoring_case(python, tuple(ranges)))
 
 
 @functools.cache
