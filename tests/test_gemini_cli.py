@@ -521,3 +521,69 @@ def test_listing_order_in_runs_is_the_order_of_one_sort(names: list[str], groups
         assert list(locale_sorted(rows)) == expected
     finally:
         runs.RUN_ROWS = saved
+
+
+def _peak_of(workspace: Workspace, tool: str, arguments: dict) -> tuple[object, int]:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        result = workspace.call(tool, arguments)
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_huge_ignore_file_is_read_in_part_and_said_so(tmp_path: Path) -> None:
+    """A .geminiignore of 30 MB (15 million one-letter rules) was read whole and every line compiled
+    as a rule. The first MiB, at most LINES_LIMIT lines, is used now, and the answer is uncertain."""
+    from agentpager.agents.gemini_cli.discovery import LINES_LIMIT
+
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "secret.txt").write_bytes(b"s\n")
+    (root / "late.txt").write_bytes(b"l\n")
+    with open(root / ".geminiignore", "wb") as file:
+        file.write(b"secret.txt\n")
+        for _ in range(30):
+            file.write(b"z\n" * (1 << 19))
+        file.write(b"late.txt\n")  # past the cut: not used
+    workspace = Workspace(root, "gemini-cli")
+    result, peak = _peak_of(workspace, "list_directory", {"dir_path": "."})
+    assert result.text == (
+        f"Directory listing for {root.resolve()}:\n.geminiignore (31457300 bytes)\nlate.txt (2 bytes)\n\n(1 ignored)"
+    )
+    assert result.uncertain == (
+        "an ignore file is longer than agentpager reads (.geminiignore): its first 1 MiB, at most "
+        f"{LINES_LIMIT:,} lines, are used; Gemini CLI reads it whole"
+    )
+    assert peak < 20_000_000
+    read = workspace.call("read_file", {"file_path": "secret.txt"})
+    assert read.is_error and "is ignored by configured ignore patterns" in read.text and read.uncertain
+
+
+def test_a_huge_gemini_md_is_shown_in_part_and_said_so(tmp_path: Path) -> None:
+    """A 40 MB GEMINI.md was read whole into the context a tool appends; its first MiB (to its last
+    line break there) is shown now, and the answer is uncertain."""
+    from agentpager.agents.gemini_cli.discovery import READ_LIMIT
+
+    root = tmp_path / "p"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "a.txt").write_bytes(b"a\n")
+    line = b"x" * 99 + b"\n"
+    with open(root / "sub" / "GEMINI.md", "wb") as file:
+        for _ in range(400):
+            file.write(line * 1000)
+    workspace = Workspace(root, "gemini-cli")
+    result, peak = _peak_of(workspace, "read_file", {"file_path": "sub/a.txt"})
+    where = f"{root.resolve()}/sub/GEMINI.md"
+    shown = ("x" * 99 + "\n") * (READ_LIMIT // 100)
+    assert result.text == (
+        "a\n\n\n--- Newly Discovered Project Context ---\n"
+        f"--- Context from: {where} ---\n{shown.rstrip()}\n--- End of Context from: {where} ---\n"
+        "--- End Project Context ---"
+    )
+    assert result.uncertain == (
+        f"a GEMINI.md is longer than agentpager reads ({where}): its first 1 MiB is shown; Gemini CLI shows it whole"
+    )
+    assert peak < 10 * READ_LIMIT

@@ -16,6 +16,11 @@ Followed from google-gemini/gemini-cli 0.61.0 (bundle ``chunk-JDPZ4CE3.js``):
   a tool that touches a directory below the project directory appends the ``GEMINI.md`` files from
   there up that the session has not loaded yet (the project directory's own, and those above it up
   to the git root, are loaded at start-up), trimmed, each between ``--- Context from: PATH ---`` lines.
+
+Gemini CLI reads an ignore file or a GEMINI.md whole (``readFileSync``, ``fs.readFile``; one longer than
+V8's longest string, 2**29 - 24 UTF-16 units, fails and counts as absent). These are workspace files,
+so here each is read up to READ_LIMIT bytes and an ignore file up to LINES_LIMIT lines (each line is a
+rule the engine compiles): past that the first part is used, and the call says its answer is uncertain.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import posixpath
 import re
 import stat
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from agentpager.engine.beneath import open_beneath
 from agentpager.tools.js.ignore import Ignore
@@ -60,24 +66,50 @@ def has_blocked_segment(relative: str) -> bool:
     return False
 
 
-def _text(root: str, path: str) -> tuple[os.stat_result, str] | None:
-    """A file below ``root`` (an ignore file, a ``GEMINI.md``) opened beneath it: its stat and its text
-    (universal newlines, invalid bytes replaced), or None when it is not a readable regular file inside
-    the workspace (missing, a symlink out of it, a FIFO)."""
+READ_LIMIT = 1 << 20
+"""Bytes read of an ignore file or a GEMINI.md (a longer one is used as far as its last line break
+in them)."""
+LINES_LIMIT = 4096
+"""Lines used of an ignore file: each is compiled in the engine (about half a millisecond and 5 KB)."""
+
+
+@dataclass(frozen=True)
+class _Read:
+    st: os.stat_result
+    text: str
+    """Universal newlines, invalid bytes replaced."""
+    cut: bool
+    """Whether the file goes on past READ_LIMIT (``text`` then ends at the last line break before it)."""
+
+
+def _read(root: str, path: str) -> _Read | None:
+    """A file below ``root`` (an ignore file, a ``GEMINI.md``) opened beneath it and read up to
+    READ_LIMIT bytes, or None when it is not a readable regular file inside the workspace (missing, a
+    symlink out of it, a FIFO)."""
     found = open_beneath(root, path, "file")
     if found.fd is None or found.st is None:
         return None
-    with open(found.fd, encoding="utf-8", errors="replace") as file:
-        return found.st, file.read()
+    with os.fdopen(found.fd, "rb") as file:
+        data = file.read(READ_LIMIT + 1)
+    cut = len(data) > READ_LIMIT
+    if cut:
+        data = data[: max(data.rfind(b"\n", 0, READ_LIMIT), data.rfind(b"\r", 0, READ_LIMIT)) + 1]
+    return _Read(found.st, data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n"), cut)
 
 
-def _lines(root: str, path: str) -> list[str]:
-    """An ignore file's lines (none when ``_text`` finds no file)."""
+def _lines(root: str, path: str, cut: set[str]) -> list[str]:
+    """An ignore file's lines (none when ``_read`` finds no file), at most LINES_LIMIT; ``path`` is
+    added to ``cut`` when the file has more."""
     try:
-        read = _text(root, path)
+        read = _read(root, path)
     except OSError:
         return []
-    return re.split(r"\r\n|\n|\r", read[1]) if read else []
+    if read is None:
+        return []
+    lines = read.text.split("\n", LINES_LIMIT)
+    if read.cut or len(lines) > LINES_LIMIT:
+        cut.add(os.path.relpath(path, root).replace(os.sep, "/"))
+    return lines[:LINES_LIMIT]
 
 
 def _rebased(patterns: list[str], base: str) -> list[str]:
@@ -108,10 +140,12 @@ def _rebased(patterns: list[str], base: str) -> list[str]:
 class _GitIgnore:
     """``GitIgnoreParser``: the repository's rules, with extra patterns asked last."""
 
-    def __init__(self, root: str, extra: list[str]) -> None:
+    def __init__(self, root: str, extra: list[str], cut: set[str]) -> None:
         self.root = root
+        self.cut = cut
+        """The ignore files used in part (see ``_lines``)."""
         self.extra = Ignore().add(_rebased(extra, "."))
-        self.exclude = Ignore().add(_rebased(_lines(root, os.path.join(root, ".git", "info", "exclude")), "."))
+        self.exclude = Ignore().add(_rebased(_lines(root, os.path.join(root, ".git", "info", "exclude"), cut), "."))
         self.per_directory: dict[str, Ignore] = {}
         self.at: dict[tuple[str, ...], tuple[Ignore, Ignore, bool]] = {}
         """For a directory (its parts): the rules found down to it, those with the extra ones (what a
@@ -122,7 +156,7 @@ class _GitIgnore:
         found = self.per_directory.get(directory)
         if found is None:
             base = os.path.relpath(directory, self.root).replace(os.sep, "/")
-            found = Ignore().add(_rebased(_lines(self.root, os.path.join(directory, ".gitignore")), base))
+            found = Ignore().add(_rebased(_lines(self.root, os.path.join(directory, ".gitignore"), self.cut), base))
             self.per_directory[directory] = found
         return found
 
@@ -156,12 +190,14 @@ class Discovery:
 
     def __init__(self, root: str) -> None:
         self.root = root
+        self.cut: set[str] = set()
+        """The ignore files (relative paths) used in part: past READ_LIMIT or LINES_LIMIT."""
         gemini_path = os.path.join(root, ".geminiignore")
-        self.gemini_patterns = [line.strip() for line in _lines(root, gemini_path)]
+        self.gemini_patterns = [line.strip() for line in _lines(root, gemini_path, self.cut)]
         self.gemini_patterns = [p for p in self.gemini_patterns if p and not p.startswith("#")]
         self.in_git = _git_root(root) is not None
-        self.git = _GitIgnore(root, []) if self.in_git else None
-        self.combined = _GitIgnore(root, self.gemini_patterns) if self.in_git else None
+        self.git = _GitIgnore(root, [], self.cut) if self.in_git else None
+        self.combined = _GitIgnore(root, self.gemini_patterns, self.cut) if self.in_git else None
         self.gemini = Ignore().add(self.gemini_patterns)
 
     def _relative(self, path: str, is_directory: bool) -> str | None:
@@ -236,35 +272,37 @@ def _git_root(directory: str) -> str | None:
 
 def jit_context(
     root: str, directory: str, loaded: set[tuple[int, int]], shown: Callable[[str], str]
-) -> tuple[str, bool]:
-    """The ``GEMINI.md`` context a tool appends for ``directory`` (a real path under ``root``), and
-    whether one of them imports other files (``@file``), which is not followed here.
+) -> tuple[str, bool, list[str]]:
+    """The ``GEMINI.md`` context a tool appends for ``directory`` (a real path under ``root``),
+    whether one of them imports other files (``@file``), which is not followed here, and those (as
+    ``shown`` names them) longer than READ_LIMIT, of which the first part is shown.
 
     ``loaded`` holds the files the session has (device and inode), updated; ``shown`` names a path
     as the agent does.
     """
     if not is_within(directory, root) or directory == root:
-        return "", False
+        return "", False, []
     found: list[str] = []
     current = directory
     while current != root and is_within(current, root):
         found.insert(0, os.path.join(current, CONTEXT_FILE))
         current = os.path.dirname(current)
-    blocks, imports = [], False
+    blocks, imports, cut = [], False, []
     for path in found:
         try:
-            read = _text(root, path)
+            read = _read(root, path)
         except OSError:
             continue
         if read is None:
             continue
-        st, content = read
-        if (st.st_dev, st.st_ino) in loaded:
+        if (read.st.st_dev, read.st.st_ino) in loaded:
             continue
-        loaded.add((st.st_dev, st.st_ino))
-        imports = imports or bool(_IMPORT.search(content))
-        trimmed = js_trim(content)
+        loaded.add((read.st.st_dev, read.st.st_ino))
+        imports = imports or bool(_IMPORT.search(read.text))
+        trimmed = js_trim(read.text)
+        if read.cut:
+            cut.append(shown(path))
         if trimmed:
             where = shown(path)
             blocks.append(f"--- Context from: {where} ---\n{trimmed}\n--- End of Context from: {where} ---")
-    return "\n\n".join(blocks), imports
+    return "\n\n".join(blocks), imports, cut

@@ -36,13 +36,14 @@ echoed in a response with data; default the probe's), ``respect_git_ignore``/``r
 from __future__ import annotations
 
 import errno
+import functools
 import itertools
 import json
 import os
 import re
 import stat
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -56,7 +57,15 @@ from agentpager.agents.gemini_cli.content import (
     node_extname,
     read_content,
 )
-from agentpager.agents.gemini_cli.discovery import JIT_PREFIX, JIT_SUFFIX, Discovery, has_blocked_segment, jit_context
+from agentpager.agents.gemini_cli.discovery import (
+    JIT_PREFIX,
+    JIT_SUFFIX,
+    LINES_LIMIT,
+    READ_LIMIT,
+    Discovery,
+    has_blocked_segment,
+    jit_context,
+)
 from agentpager.engine.beneath import Found, open_beneath
 from agentpager.engine.runs import sorted_rows
 from agentpager.tools.args import Param, ToolSpec
@@ -196,13 +205,37 @@ def _discovery(call: Call, project: _Project) -> Discovery:
     return found
 
 
+def _ignore_files_noted(run: Callable[..., str]) -> Callable[..., str]:
+    """The tool ``run``, its answer said to be uncertain once an ignore file of the project was used
+    only in part (``Discovery.cut``): any path may be ignored by a rule past what was read."""
+
+    @functools.wraps(run)
+    def noted(call: Call, *arguments: Any, **named: Any) -> str:
+        try:
+            return run(call, *arguments, **named)
+        finally:
+            discovery = call.state.get("gemini_discovery")
+            if isinstance(discovery, Discovery) and discovery.cut and not call.uncertain:
+                call.uncertain = (
+                    f"an ignore file is longer than agentpager reads ({', '.join(sorted(discovery.cut))}): its "
+                    f"first {READ_LIMIT >> 20} MiB, at most {LINES_LIMIT:,} lines, are used; Gemini CLI reads it whole"
+                )
+
+    return noted
+
+
 def _context(call: Call, project: _Project, directory: str) -> str:
     """The GEMINI.md context the session gets for touching ``directory`` (a path here)."""
     loaded: set[tuple[int, int]] = call.state.setdefault("gemini_loaded_context", set())
-    text, imports = jit_context(project.real, directory, loaded, project.name)
+    text, imports, cut = jit_context(project.real, directory, loaded, project.name)
     if imports:
         call.uncertain = (
             "a GEMINI.md here imports other files (@file), which Gemini CLI inlines and agentpager does not"
+        )
+    if cut:
+        call.uncertain = (
+            f"a GEMINI.md is longer than agentpager reads ({', '.join(cut)}): its first {READ_LIMIT >> 20} MiB "
+            "is shown; Gemini CLI shows it whole"
         )
     return text
 
@@ -244,6 +277,7 @@ def _defensive(call: Call, project: _Project, argument: str) -> str:
     return clean
 
 
+@_ignore_files_noted
 def read_file(call: Call, file_path: str, start_line: int | None, end_line: int | None) -> str:
     for name, value in (("start_line", start_line), ("end_line", end_line)):
         if value is not None and value < 1:
@@ -321,6 +355,7 @@ def _ignored_names(names: list[str], globs: list[str]) -> set[str]:
     return ignored
 
 
+@_ignore_files_noted
 def list_directory(call: Call, dir_path: str, ignore: list[str] | None, file_filtering_options: Any) -> str:
     project = _Project.of(call)
     shown = project.resolve(dir_path)
@@ -585,6 +620,7 @@ def _referenced_content(
         return None
 
 
+@_ignore_files_noted
 def read_many_files(call: Call, include: list[str]) -> str:
     project = _Project.of(call)
     discovery = _discovery(call, project)
