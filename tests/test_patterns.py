@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -148,6 +149,25 @@ def test_errors_from_compile() -> None:
     with pytest.raises(InvalidPattern) as caught:
         compile_regex("a{2,1}")
     assert caught.value.message == "min repeat greater than max repeat at position 2"
+
+
+def test_patterns_python_warns_about_compile_without_a_warning(root: Path) -> None:
+    """A set holding ``[`` made ``re`` print a FutureWarning on stderr (over the TUI)."""
+    (root / "[a.txt").write_text("x")
+    command = [sys.executable, "-W", "always", "-m", "agentpager", "call", "--root", str(root), "list_files"]
+    done = subprocess.run([*command, '{"pattern": "[[a]", "use_regex": true}'], capture_output=True, timeout=60)
+    assert (done.stdout, done.stderr) == (b"[a.txt", b"")
+    with _no_warning():
+        assert compile_regex("[[a]").search("[")
+        assert compile_glob("[[a]").search("[")
+
+
+@contextmanager
+def _no_warning() -> Iterator[None]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    assert [str(warning.message) for warning in caught] == []
 
 
 def test_ascii_case_partners_are_all_there_are() -> None:
@@ -299,3 +319,25 @@ def test_tui_search_answers_and_escape_stops_re(root: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == '[[1, "match 1/1 at line 4"], [0, ""]]'
+
+
+def test_no_character_past_the_last_cased_one_has_a_case() -> None:
+    import _sre
+
+    assert not any(_sre.unicode_iscased(code) for code in range(patterns._LAST_CASED + 1, 0x110000))
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["(?i:k)", "(?i:s)", "(?i:ß)", "(?i:é)", "(?i:[a-z])", "(?i:[^a-z])", "(?i:[\u0100-\u0200])", "(?i:[^b\u03c3])",
+     "(?ia:[a-z])", r"(?ia:[\w])", r"(?ia:[^\d])", "(?i:\u0130)", "(?i:[\\x00-\U0010ffff])"],
+)  # fmt: skip
+def test_a_set_of_characters_ignoring_case_is_re_s_own(source: str) -> None:
+    """Over every character: non-ASCII text ignoring case went to the child for each letter."""
+    tree = patterns._parse(source)
+    (op, av) = tree[0][1][3][0]  # the one set inside the group
+    emitter = patterns._Emitter(ascii_text=False, atomic_as_group=False, lines=False)
+    ranges = emitter.characters(op, av, tree.state.flags | tree[0][1][1])
+    compiled = re.compile(source)
+    expected = patterns._ranges_of(code for code in range(0x110000) if compiled.fullmatch(chr(code)))
+    assert patterns._merged(ranges) == expected

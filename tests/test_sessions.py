@@ -304,3 +304,66 @@ def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     )
     assert done.stdout.startswith("    0  turn 1    Read") and "Traceback" not in done.stderr
     assert "BrokenPipe" not in done.stderr
+
+
+def test_records_nested_too_deep_do_not_stop_the_listing(tmp_path: Path, isolated_cache: Path) -> None:
+    """A session whose first, last or a long line nests 1,000 deep is listed from its other records."""
+    deep = '{"type":"user","message":' + "[" * 1000 + "]" * 1000 + "}\n"
+    long_deep = '{"type":"user","message":{"x":"' + "y" * 70_000 + '","z":' + "[" * 100_000 + "]" * 100_000 + "}}\n"
+    small = claude_session(tmp_path, "/home/me/shop", "small", 2)
+    small.write_text(deep + small.read_text() + deep)
+    big = claude_session(tmp_path, "/home/me/shop", "big", 40, output="x" * 10_000)
+    big.write_text(deep + long_deep + big.read_text() + long_deep + deep)
+    sessions = {info.session_id: info for info in list_sessions(str(tmp_path), count=True)}
+    assert (sessions["small"].calls, sessions["small"].title, sessions["small"].problem) == (
+        2,
+        "Fix the export please",
+        "",
+    )
+    assert (sessions["big"].calls, sessions["big"].tokens, sessions["big"].problem) == (40, 1054, "")
+
+
+def test_a_fifo_where_a_session_or_its_project_root_would_be_never_blocks(tmp_path: Path) -> None:
+    """``agentpager sessions`` waited for ever for a writer to the FIFO."""
+    claude = tmp_path / ".claude" / "projects" / "p"
+    claude.mkdir(parents=True)
+    os.mkfifo(claude / "x.jsonl")
+    gemini = gemini_session(tmp_path, "/home/me/notes")
+    (gemini.parent.parent / ".project_root").unlink()
+    os.mkfifo(gemini.parent.parent / ".project_root")
+    env = os.environ | {"AGENTPAGER_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path), "--json", "--full"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    records = {record["agent"]: record for record in map(json.loads, done.stdout.splitlines())}
+    assert records["claude-code"]["problem"] == f"[Errno 22] not a regular file: '{claude / 'x.jsonl'}'"
+    assert (records["gemini-cli"]["project"], records["gemini-cli"]["problem"]) == ("myproj", "")
+
+
+def test_the_usage_before_a_long_line_is_found_without_reading_it(
+    tmp_path: Path, isolated_cache: Path, monkeypatch
+) -> None:
+    """``sessions --full`` read a session's end in windows growing to the whole file (a 1 GB line:
+    1.1 GB); it missed a usage just before that line. Lines are now found from the end back by their
+    markers, and one longer than LINE_READ_WHOLE (here 1 MiB) is passed over."""
+    import tracemalloc
+
+    from agentpager import sessions
+
+    monkeypatch.setattr(sessions, "LINE_READ_WHOLE", 1 << 20)
+    path = claude_session(tmp_path, "/home/me/shop", "s1", 1)
+    long_line = json.dumps({"type": "user", "message": {"role": "user", "content": "y" * 20_000_000}})
+    path.write_text(path.read_text() + long_line + "\n")
+    tracemalloc.start()
+    try:
+        (info,) = list_sessions(str(tmp_path), count=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (info.calls, info.tokens, info.counted) == (1, 1015, True)
+    assert peak < 5_000_000

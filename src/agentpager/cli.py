@@ -26,8 +26,6 @@ class CommandError(Exception):
 
 
 def _call(options: argparse.Namespace) -> int:
-    from agentpager.tools.guard import positive_number
-
     try:
         arguments = json.loads(options.arguments)
     except ValueError as error:
@@ -36,12 +34,10 @@ def _call(options: argparse.Namespace) -> int:
         raise CommandError('JSON arguments must be an object, such as \'{"path": "README.md"}\'.')
     max_chars = None
     if options.max_output_chars is not None:
-        max_chars = positive_number(options.max_output_chars)
-        if max_chars is None:
-            print(
-                f"agentpager: ignoring --max-output-chars {options.max_output_chars!r}: not a positive number",
-                file=sys.stderr,
-            )
+        text = options.max_output_chars
+        if not (text.isascii() and text.isdigit() and int(text) > 0):
+            raise CommandError(f"--max-output-chars {text!r}: expected a whole number above 0")
+        max_chars = int(text)
     workspace = _workspace(options.root, options.profile, max_chars)
     if workspace.tool_spec(options.tool) is None:
         names = ", ".join(workspace.tool_names())
@@ -59,6 +55,7 @@ def _probe(options: argparse.Namespace) -> int:
 
     program = get_agent(options.agent).program()
     assert program is not None, "the parser's choices are the agents the probe can run"
+    _check_root(options.root)
     try:
         arguments = json.loads(options.arguments)
     except ValueError as error:
@@ -78,13 +75,21 @@ def _probe(options: argparse.Namespace) -> int:
     return 1 if result.is_error else 0
 
 
-def _workspace(root: str, profile: str, max_chars: float | None = None, settings: dict[str, Any] | None = None) -> Any:
+def _workspace(root: str, profile: str, max_chars: int | None = None, settings: dict[str, Any] | None = None) -> Any:
     from agentpager.workspace import Workspace
 
+    _check_root(root)
     try:
-        return Workspace(root, profile, int(max_chars) if max_chars else None, settings=settings)
+        return Workspace(root, profile, max_chars, settings=settings)
     except ValueError as error:
         raise CommandError(str(error)) from None
+
+
+def _check_root(root: str | None) -> None:
+    """CommandError unless ``root`` (a ``--root``; None: the current directory) is a directory."""
+    if root is None or os.path.isdir(root):
+        return
+    raise CommandError(f"--root {root}: {'not a directory' if os.path.exists(root) else 'no such directory'}")
 
 
 def schema_in_format(tools: list[dict[str, Any]], format: str) -> list[dict[str, Any]]:
@@ -149,6 +154,7 @@ def _replay(options: argparse.Namespace) -> int:
     from agentpager.transcripts.replay import STATUSES, Replayer
     from agentpager.wording import plural
 
+    _check_root(options.root)
     transcript = _open_transcript(options.file)
     if options.context:
         return _context(transcript)
@@ -177,7 +183,8 @@ def _replay(options: argparse.Namespace) -> int:
             }
             out.write(to_json(record) + "\n")
         else:
-            recorded = "no result" if replay.recorded is None else plural(len(replay.recorded), "char")
+            recorded = "no result" if call.result is None else "not read"
+            recorded = recorded if replay.recorded is None else plural(len(replay.recorded), "char")
             indent = "  " * call.depth
             out.write(
                 f"{call.index:>5}  turn {call.turn:<4} {indent}{call.tool:<14} {short_arguments(call.arguments)}"
@@ -297,6 +304,7 @@ def _check_theme(theme: str | None, config: Any) -> None:
 
 def _transcript(options: argparse.Namespace) -> int:
     """The transcript in the TUI: its calls, recorded and replayed, each openable in the viewer."""
+    _check_root(options.root)
     config = _settings()
     _check_theme(options.theme, config)
     transcript = _open_transcript(options.file)
@@ -377,6 +385,7 @@ def _mcp(options: argparse.Namespace) -> int:
 def _tui(options: argparse.Namespace) -> int:
     """Launch the TUI: PATH a directory is the root; PATH a file is opened, its directory the root."""
     root, open_path = options.root, None
+    _check_root(root)
     if options.path is not None:
         path = os.path.abspath(options.path)
         if os.path.isdir(path):
@@ -522,7 +531,7 @@ def _parser(command: str) -> argparse.ArgumentParser:
         subparser = commands.add_parser(name, help=summary)
         if name == command:
             arguments(subparser)
-        subparser.set_defaults(run=run)
+        subparser.set_defaults(run=run, command_parser=subparser)
     return parser
 
 
@@ -538,7 +547,9 @@ def run() -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     parser = _parser(arguments[0]) if arguments and arguments[0] in COMMANDS else _tui_parser()
-    options = parser.parse_args(arguments)
+    options, unknown = parser.parse_known_args(arguments)
+    if unknown:  # said by the command's own parser, with its usage
+        getattr(options, "command_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return options.run(options)
     except BrokenPipeError:  # the reader went away (agentpager replay F | head): stop quietly

@@ -26,6 +26,7 @@ from typing import BinaryIO
 
 from agentpager.agents import AGENTS
 from agentpager.engine.cache import cache_root, write_atomically
+from agentpager.engine.textfile import open_regular
 from agentpager.logs.records import Location, Record, json_line
 from agentpager.logs.skim import Skimmer
 from agentpager.transcripts import TranscriptError, open_transcript
@@ -97,7 +98,8 @@ class SessionCache:
         self.entries: dict[str, dict] = {}
         self.changed = False
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            with open_regular(str(self.path)) as file:
+                data = json.loads(file.read())
             if data.get("version") == CACHE_VERSION and isinstance(data.get("sessions"), dict):
                 for entry in data["sessions"].values():
                     info = entry["info"]
@@ -176,7 +178,7 @@ def _first_look(found: Found, st: os.stat_result, old: dict | None) -> dict:
             before = SessionInfo(**old["info"])
             info.started, info.title = before.started or info.started, before.title or info.title
             if not info.counted and before.counted and st.st_size - old["stamp"][1] <= EDGE_BYTES:
-                with open(found.path, "rb") as file:
+                with open_regular(found.path) as file:
                     added = _count(file, collectors()[found.agent].call_markers, old["stamp"][1], st.st_size)
                 info.calls = (before.calls or 0) + added
                 info.tokens = before.tokens if info.tokens is None else info.tokens
@@ -191,7 +193,7 @@ def summarize(found: Found, size: int) -> SessionInfo:
     if found.path.endswith(".json"):
         return _summarize_document(found, size)
     whole = size <= 2 * EDGE_BYTES
-    with open(found.path, "rb") as file:
+    with open_regular(found.path) as file:
         head = file.read(size if whole else EDGE_BYTES)
         if whole:
             tail = head
@@ -309,7 +311,7 @@ def _summarize_document(found: Found, size: int) -> SessionInfo:
     small, else summed up from its head (its counts wait for ``count_sessions``)."""
     if size <= 2 * EDGE_BYTES:
         return _whole_document(found, size)
-    with open(found.path, "rb") as file:
+    with open_regular(found.path) as file:
         head = file.read(EDGE_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
     collector = collectors()[found.agent]()
     skimmed = Skimmer().skim(head, "")
@@ -355,15 +357,67 @@ def _counted(info: SessionInfo, size: int) -> SessionInfo:
     if info.path.endswith(".json"):
         whole = _whole_document(found, size)
         return replace(whole, project=info.project, title=info.title or whole.title)
-    with open(info.path, "rb") as file:
+    with open_regular(info.path) as file:
         calls = _count(file, collectors()[info.agent].call_markers, 0, size)
-        tokens = info.tokens
-        back = 4 * EDGE_BYTES
-        while tokens is None and back < 2 * size:
-            file.seek(max(0, size - back))
-            _, tokens = _tail_facts(info.agent, file.read(min(back, size)), back < size, True)
-            back *= 4
+        tokens = info.tokens if info.tokens is not None else _last_turn(file, info.agent, size)
     return replace(info, calls=calls, tokens=tokens, counted=True)
+
+
+LINE_READ_WHOLE = 16 << 20
+"""A longer line is not parsed for the usage it may record (a 1 GB line took 1 GB to read)."""
+
+
+def _last_turn(file: BinaryIO, agent: str, size: int) -> int | None:
+    """The context and output of the last model turn that records usage, found from the end back a
+    block at a time: only the lines that hold one of the format's ``turn_markers`` are read, each up
+    to LINE_READ_WHOLE."""
+    markers = collectors()[agent].turn_markers
+    end = size
+    while (found := _last_marker(file, markers, end)) >= 0:
+        start, stop = _line_around(file, found, size)
+        if stop - start <= LINE_READ_WHOLE:
+            file.seek(start)
+            _, turn = _tail_facts(agent, file.read(stop - start), cut_start=False, model_known=True)
+            if turn is not None:
+                return turn
+        end = start
+    return None
+
+
+def _last_marker(file: BinaryIO, markers: tuple[bytes, ...], end: int) -> int:
+    """Where the last of ``markers`` that starts before ``end`` starts, or -1."""
+    overlap = max(map(len, markers)) - 1
+    while end > 0:
+        start = max(0, end - _BLOCK)
+        file.seek(start)
+        block = file.read(end - start + overlap)
+        found = max(block.rfind(marker, 0, end - start + len(marker) - 1) for marker in markers)
+        if found >= 0:
+            return start + found
+        end = start
+    return -1
+
+
+def _line_around(file: BinaryIO, position: int, size: int) -> tuple[int, int]:
+    """The span of the line that holds byte ``position`` (its newline left out)."""
+    start = position
+    while start > 0:
+        low = max(0, start - _BLOCK)
+        file.seek(low)
+        newline = file.read(start - low).rfind(b"\n")
+        if newline >= 0:
+            start = low + newline + 1
+            break
+        start = low
+    stop = position
+    while stop < size:
+        file.seek(stop)
+        block = file.read(min(_BLOCK, size - stop))
+        newline = block.find(b"\n")
+        if newline >= 0:
+            return start, stop + newline
+        stop += len(block)
+    return start, size
 
 
 def _count(file: BinaryIO, markers: tuple[bytes, ...], counted_to: int, end: int) -> int:

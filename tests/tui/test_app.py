@@ -502,3 +502,18 @@ async def test_a_failing_background_job_is_reported_not_fatal(workspace_dir: Pat
         reported = lambda: any("simulated bug" in str(notice.message) for notice in app._notifications)  # noqa: E731
         await until(pilot, reported, "the failure was reported")
         assert app.is_running
+
+
+async def test_a_search_re_gives_up_on_says_why(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backreference runs in ``re``, in a child with a time limit: past it the search says so
+    (it stayed at "searching…" when the error could not be raised)."""
+    monkeypatch.setenv("AGENTPAGER_REGEX_SECONDS", "0.5")
+    (root / "a.txt").write_text("a" * 5000 + "\n")
+    app = make_app(root, "a.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *r"(a*)*\1b", "enter")
+        await settle(pilot)
+        assert app.viewer.border_subtitle.endswith(
+            r"/(a*)*\1b/: Pattern '(a*)*\1b' took longer than 0.5 s to match; use a simpler one."
+        )

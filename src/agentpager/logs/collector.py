@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentpager.engine import jsontext
 from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.logs.records import Location, Record
 
@@ -163,8 +164,8 @@ def arguments_of(raw: Any) -> dict[str, Any] | str:
         return raw
     if isinstance(raw, str):
         try:
-            parsed = json.loads(raw)
-        except ValueError:
+            parsed = jsontext.loads(raw)
+        except ValueError:  # not JSON, or nested too deep (kept as the text it is)
             return raw
         return parsed if isinstance(parsed, dict) else raw
     return json.dumps(raw, ensure_ascii=False)

@@ -14,18 +14,17 @@ format decides whether that is enough (a tool output's place and size) or reads 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentpager.engine import jsontext
 from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.engine.lineindex import FileChanged
 from agentpager.engine.textfile import TextFile, TextReader
-from agentpager.logs.skim import SCAN, Path, Skimmer
+from agentpager.logs.skim import Path, Skimmer
 
 Kind = Literal["jsonl", "array", "object"]
-_DECODER = json.JSONDecoder()
 _WHITESPACE = " \t\r\n"
 _KIND_PROBE_BYTES = 1 << 20
 LONG_LINE = 32 * 1024
@@ -109,7 +108,9 @@ class RecordFile:
             kind = "array"
         elif head.startswith("{"):
             try:
-                json.loads(head)
+                jsontext.loads(head)
+            except jsontext.TooDeep:
+                pass  # a whole JSON line
             except ValueError:
                 kind = "jsonl" if len(head) >= _KIND_PROBE_BYTES - 1 else "object"
         if b"\n" in probe[start:] or len(probe) >= _KIND_PROBE_BYTES:
@@ -158,19 +159,39 @@ class RecordFile:
                     raise FileChanged("the file was replaced while it was read")
                 return next(_parsed_lines(again, [(number, start, end)]), BadRecord(where, "an empty line"))
 
-        found = skimmer.skim(head, tail)
+        try:
+            found = skimmer.skim(head, tail)
+        except jsontext.TooDeep as error:
+            return BadRecord(where, str(error))
         if found is None:
             return whole()
         value, cut = found
         return Record(value, where, skim=Skim(cut, tail, whole))
 
     def read_again(self, where: Location) -> Any:
-        """The record at ``where``, parsed again."""
+        """The record at ``where``, parsed again; RecordTooLong past MAX_RECORD_BYTES."""
+        if too_long(where):
+            raise RecordTooLong(where)
         with self.file.open() as reader:
             if where.line:
                 start, end = reader.line_span(where.line, where.line)
-                return json.loads(reader.read_exact(start, end - start).decode("utf-8", "replace").lstrip("\ufeff"))
-            return json.loads(str(reader.chars_text(where.start, where.length)))
+                return json_line(reader.read_exact(start, end - start))
+            return jsontext.loads(str(reader.chars_text(where.start, where.length)))
+
+
+MAX_RECORD_BYTES = 64 << 20
+"""A longer record is not read whole again (a 1 GB line took 2-3 GB to parse): what it recorded is
+not compared."""
+
+
+def too_long(where: Location) -> bool:
+    """Whether the record at ``where`` is longer than MAX_RECORD_BYTES (characters, in a document)."""
+    return max(where.size, where.length) > MAX_RECORD_BYTES
+
+
+class RecordTooLong(ValueError):
+    def __init__(self, where: Location) -> None:
+        super().__init__(f"{where.describe()} is longer than {MAX_RECORD_BYTES >> 20} MiB: not read whole")
 
 
 def _parsed_lines(reader: TextReader, spans: list[tuple[int, int, int]]) -> Iterator[Record | BadRecord]:
@@ -186,6 +207,9 @@ def _parsed_lines(reader: TextReader, spans: list[tuple[int, int, int]]) -> Iter
         where = Location(line=number, size=end - start)
         try:
             value = json_line(line)
+        except jsontext.TooDeep as error:
+            yield BadRecord(where, str(error))
+            continue
         except ValueError as error:
             yield BadRecord(where, f"not JSON ({error})")
             continue
@@ -194,15 +218,25 @@ def _parsed_lines(reader: TextReader, spans: list[tuple[int, int, int]]) -> Iter
 
 def json_line(line: bytes) -> Any:
     """The JSON value of one line (decoded as UTF-8 with replacement, a byte-order mark allowed);
-    ValueError, saying what is wrong, when it is not one."""
+    ValueError, saying what is wrong, when it is not one (TooDeep when it nests too deep)."""
     text = line.decode("utf-8", "replace")
     try:
-        value, stop = SCAN(text, 0)
+        value, stop = jsontext.scan(text, 0)
         if stop == len(text) or text[stop:].isspace():
             return value
+    except jsontext.TooDeep:
+        raise
     except (StopIteration, ValueError):
         pass
-    return json.loads(text.lstrip("\ufeff"))  # says what is wrong (and allows what is right)
+    return jsontext.loads(text.lstrip("\ufeff"))  # says what is wrong (and allows what is right)
+
+
+def _record(value: Any, where: Location, container: str = "", member: str | None = None) -> Record | BadRecord:
+    """A streamed element (of ``container``) or ``member``; a BadRecord for a value passed over (see
+    ``_Stream.value``)."""
+    if isinstance(value, jsontext.TooDeep):
+        return BadRecord(where, str(value))
+    return Record(value if member is None else {member: value}, where, container)
 
 
 class _Stream:
@@ -249,11 +283,19 @@ class _Stream:
         return Location(start=self.consumed + self.position)
 
     def value(self) -> tuple[Any, Location] | BadRecord:
-        """The JSON value at the cursor, and where it is."""
+        """The JSON value at the cursor, and where it is; a value nested too deep is passed over, a
+        TooDeep in its place."""
         self.peek()
         while True:
             try:
-                value, end = _DECODER.raw_decode(self.buffer, self.position)
+                value, end = jsontext.decode(self.buffer, self.position)
+            except jsontext.TooDeep as error:
+                found = jsontext.value_end(self.buffer, self.position)
+                if found is None:
+                    if not self.ended and self.more():
+                        continue
+                    return BadRecord(self.here(), str(error))
+                value, end = error, found  # passed over: the error stands for it
             except ValueError as error:
                 if not self.ended and self.more():
                     continue  # the value goes on in the next chunk
@@ -290,7 +332,7 @@ class _Stream:
             if isinstance(parsed, BadRecord):
                 yield parsed
                 return
-            yield Record(parsed[0], parsed[1], container)
+            yield _record(parsed[0], parsed[1], container)
             separator = self.peek()
             self.position += 1
             if separator == "]":
@@ -320,7 +362,7 @@ class _Stream:
                 if isinstance(parsed, BadRecord):
                     yield parsed
                     return
-                yield Record({name: parsed[0]}, parsed[1])
+                yield _record(parsed[0], parsed[1], member=name)
             separator = self.peek()
             self.position += 1
             if separator == "}":
