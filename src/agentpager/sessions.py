@@ -258,7 +258,7 @@ def _head_facts(agent: str, head: bytes, cut_end: bool) -> Collector:
     if first is not None:
         feed(collector, first)
     for _ in range(HEAD_RECORDS):
-        if collector.turn or end < 0:  # the first prompt started the first turn
+        if collector.prompt or end < 0:  # the first prompt was read
             break
         places = [at for marker in collector_class.prompt_markers if (at := head.find(marker, end)) >= 0]
         if not places:

@@ -75,8 +75,8 @@ async def test_calls_replay_and_open_in_the_viewer(root: Path) -> None:
         screen = app.screen
         assert isinstance(screen, TranscriptScreen)
         calls = screen.query_one(CallList)
-        assert [calls.summaries[call].status for call in calls.calls] == ["same", "differs", "not replayable"]
-        assert calls.summaries[calls.calls[0]].tokens == Workspace.count_tokens(
+        assert [calls.summaries[call.key].status for call in calls.calls] == ["same", "differs", "not replayable"]
+        assert calls.summaries[calls.calls[0].key].tokens == Workspace.count_tokens(
             screen.transcript.recorded(screen.transcript.calls[0])
         )
         await pilot.press("down")
@@ -141,17 +141,17 @@ async def test_filter_search_copy_and_the_conversation(root: Path) -> None:
         assert [calls.calls[i].index for i in calls.rows] == [1, 4]
         await pilot.press("f", "f")  # this tool (Read)
         await settle(pilot)
-        assert calls.rows == [0, 1, 3, 4]
+        assert list(calls.rows) == [0, 1, 3, 4]
         await pilot.press("f")  # all calls again
         await pilot.press("slash", *"big.txt", "enter")
         await settle(pilot)
-        assert calls.rows == [0, 1, 2, 3, 4, 5], "the shell calls printed big.txt"
+        assert list(calls.rows) == [0, 1, 2, 3, 4, 5], "the shell calls printed big.txt"
         await pilot.press("slash", *"Stale", "enter")  # case matters with a capital letter
         await settle(pilot)
-        assert calls.rows == []
+        assert list(calls.rows) == []
         await type_ahead(pilot, "slash", *"stale", "enter")  # typed in one go
         await settle(pilot)
-        assert calls.rows == [1, 4]
+        assert list(calls.rows) == [1, 4]
         await pilot.press("c")
         await settle(pilot)
         assert app.clipboard == "stale"
@@ -169,7 +169,7 @@ async def test_a_growing_session_is_followed(root: Path) -> None:
             file.write(lines[1].replace('"t0"', '"t9"') + "\n" + lines[2].replace('"t0"', '"t9"')[:20])
         await pilot.pause(1.2)
         await settle(pilot)
-        assert len(calls.calls) == 4 and calls.rows == [0, 1, 2, 3]
+        assert len(calls.calls) == 4 and list(calls.rows) == [0, 1, 2, 3]
         assert app.screen.transcript.calls[3].result is None, "the result's line is still being written"
         with path.open("a") as file:
             file.write(lines[2].replace('"t0"', '"t9"')[20:] + "\n")
@@ -192,7 +192,7 @@ async def test_following_a_session_with_subagents(tmp_path: Path) -> None:
         await settle(pilot)
         calls = app.screen.query_one(CallList)
         read = calls.calls[2]
-        before = calls.summaries[read]
+        before = calls.summaries[read.key]
         await pilot.press("F")
         append(sub, *subagent("a1", result("u1", "config.py"), call("u2", "Read", {"file_path": f"{CWD}/config.py"})))
         await pilot.pause(1.2)
@@ -203,8 +203,9 @@ async def test_following_a_session_with_subagents(tmp_path: Path) -> None:
             (2, "Read", 1),
             (3, "Read", 0),
         ]
-        assert calls.summaries[read] is before and read.index == 3, "what was shown of a call stays with it"
-        assert calls.calls[2] in calls.summaries, "the new call is replayed"
+        assert calls.summaries[read.key] is before, "what was shown of a call stays with it"
+        assert calls.calls[3].key == read.key, "the call placed after the subagent's new one"
+        assert calls.calls[2].key in calls.summaries, "the new call is replayed"
         await pilot.press("F")
         app.screen.workers.cancel_all()
 

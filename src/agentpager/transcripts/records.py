@@ -36,10 +36,11 @@ _BATCH_BYTES = 1 << 20
 
 @dataclass(frozen=True)
 class Location:
-    """A line number (JSON Lines), or a span of characters (an element of a JSON array)."""
+    """A line number and its byte offset (JSON Lines), or a span of characters (an element of a JSON array)."""
 
     line: int = 0
     start: int = 0
+    """The line's first byte (JSON Lines), or the element's first character."""
     length: int = 0
     size: int = 0
     """The record's size in bytes (JSON Lines)."""
@@ -88,6 +89,9 @@ class RecordFile:
         """The last line's number when the file did not end with a newline at the last read (a
         line still being written, when the file grows), else 0."""
         self._kind: Kind | None = None
+        self.generation = 0
+        """The generation of the file's line index at the last read (a file replaced or cut starts a
+        new one: what was found in another is no longer where it was)."""
 
     def kind(self) -> Kind:
         """``array`` for ``[``; ``object`` for a ``{`` whose first line is not a whole JSON value
@@ -120,6 +124,7 @@ class RecordFile:
         from where the last read stopped)."""
         kind = self.kind()
         with self.file.open() as reader:
+            self.generation = reader.generation
             if kind == "jsonl":
                 self.partial_line = 0
                 yield from self._json_lines(reader, first_line)
@@ -146,7 +151,7 @@ class RecordFile:
         yield from _parsed_lines(reader, batch)
 
     def _skimmed(self, reader: TextReader, skimmer: Skimmer, number: int, start: int, end: int) -> Record | BadRecord:
-        where = Location(line=number, size=end - start)
+        where = Location(line=number, start=start, size=end - start)
         head = reader.read_exact(start, LINE_END_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
         tail = reader.read_exact(end - LINE_END_BYTES, LINE_END_BYTES).decode("utf-8", "replace")
         generation = reader.generation
@@ -163,13 +168,20 @@ class RecordFile:
         value, cut = found
         return Record(value, where, skim=Skim(cut, tail, whole))
 
-    def read_again(self, where: Location) -> Any:
-        """The record at ``where``, parsed again."""
+    def read_again(self, where: Location, generation: int | None = None) -> Any:
+        """The record at ``where``, parsed again; FileChanged when the file is no longer the
+        ``generation`` (of its line index) that ``where`` was found in."""
         with self.file.open() as reader:
+            if generation is not None and reader.generation != generation:
+                raise FileChanged("the file was replaced since it was read")
             if where.line:
-                start, end = reader.line_span(where.line, where.line)
-                return json.loads(reader.read_exact(start, end - start).decode("utf-8", "replace").lstrip("\ufeff"))
+                if where.size:
+                    start, end = where.start, where.start + where.size
+                else:
+                    start, end = reader.line_span(where.line, where.line)
+                return json_line(reader.read_exact(start, end - start))
             return json.loads(str(reader.chars_text(where.start, where.length)))
+
 
 
 def _parsed_lines(reader: TextReader, spans: list[tuple[int, int, int]]) -> Iterator[Record | BadRecord]:
@@ -182,7 +194,7 @@ def _parsed_lines(reader: TextReader, spans: list[tuple[int, int, int]]) -> Iter
         line = data[start - first : end - first]
         if not line or (line[0] in b" \t\r\xef" and not line.strip(b" \t\r\xef\xbb\xbf")):
             continue
-        where = Location(line=number, size=end - start)
+        where = Location(line=number, start=start, size=end - start)
         try:
             value = json_line(line)
         except ValueError as error:

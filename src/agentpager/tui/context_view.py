@@ -3,7 +3,7 @@
 Rich bars rather than a plotting library: Textual has no chart widget, and textual-plotext (last
 released 2024) draws the whole plot again on every refresh at a size it chooses, where bars are one
 line per turn that fit 80 columns and keep each tool output's share visible as text. ``█`` is the
-context the turn sent, ``▓`` the part of it that was tool outputs (cl100k estimates), ``·`` the
+context the turn sent, ``▓`` the part of it that was tool outputs (from the usage recorded), ``·`` the
 room left in the window; a turn past its window is marked with its overflow class.
 """
 
@@ -18,21 +18,31 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agentpager.transcripts import Transcript, short_arguments
-from agentpager.transcripts.context import ContextReport, Counts, context_report, estimate_note
+from agentpager.transcripts.context import AgentContext, OutputCost, TurnFill, compaction_note, estimate_note
 
 BAR_WIDTH = 32
+SHOWN_TURNS = 400
+"""Turns charted at a time, around the turn of the call under the cursor (a session can have 100,000)."""
 
 
-def chart(report: ContextReport, width: int = BAR_WIDTH) -> Text:
-    """One bar per model turn, then the costliest tool outputs."""
+def chart(
+    fills: list[TurnFill], costliest: list[tuple[OutputCost, str]], width: int = BAR_WIDTH, turns: int | None = None
+) -> Text:
+    """One bar per model turn (``fills``: some of the ``turns`` of one agent), then the costliest
+    tool outputs (each with its line's text)."""
     out = Text(no_wrap=True)
-    windows = [turn.window for turn in report.turns if turn.window]
-    scale = max([*windows, *(turn.context for turn in report.turns), 1])
-    if report.turns:
+    windows = [turn.window for turn in fills if turn.window]
+    scale = max([*windows, *(turn.context for turn in fills), 1])
+    turns = len(fills) if turns is None else turns
+    if fills:
         out.append(f"turn {'context (█ sent, ▓ tool outputs, · window left)':<{width + 2}}   tokens   window\n", "bold")
     else:
         out.append("No model turns recorded.\n", "dim")
-    for turn in report.turns:
+    if fills and (fills[0].number > 1 or fills[-1].number < turns):
+        out.append(f"turns {fills[0].number:,}-{fills[-1].number:,} of {turns:,}, around the call's\n", "dim")
+    for turn in fills:
+        if turn.compacted is not None:
+            out.append(f"     {compaction_note(turn.compacted)}\n", "bold magenta")
         window = turn.window or scale
         sent = round(width * min(turn.context, window) / window)
         outputs = min(sent, round(width * turn.outputs / window))
@@ -45,18 +55,18 @@ def chart(report: ContextReport, width: int = BAR_WIDTH) -> Text:
         if turn.overflow != "none":
             out.append(f"  over: {turn.overflow}", "bold red")
         out.append("\n")
-    if report.estimated:
-        out.append(estimate_note(report) + "\n", "dim")
-    out.append("\nCostliest tool outputs (cl100k tokens, an estimate for every model)\n", "bold")
-    for cost in report.costliest:
-        call = cost.call
-        out.append(f"{cost.tokens:>9,}  #{call.index:<5} {call.tool:<14} {short_arguments(call.arguments, 60)}\n")
+    estimated = [turn.number for turn in fills if turn.estimated]
+    if estimated:
+        out.append(estimate_note(estimated, len(fills)) + "\n", "dim")
+    out.append("\nCostliest tool outputs (tokens; ~ counted with cl100k, else from the usage recorded)\n", "bold")
+    for cost, line in costliest:
+        out.append(f"{'~' if cost.counted else ' '}{cost.tokens:>8,}  {line}\n")
     return out
 
 
 class ContextView(VerticalScroll):
-    """The chart of a transcript's context, computed in a worker (it counts every tool output, and
-    the conversation where the log records no usage); what was counted is kept in ``counts``."""
+    """The chart of one agent's context (the agent of the call under the cursor: a subagent has its
+    own), computed in a worker for the turns around that call's."""
 
     DEFAULT_CSS = """
     ContextView #chart { text-wrap: nowrap; text-overflow: ellipsis; }
@@ -65,7 +75,11 @@ class ContextView(VerticalScroll):
     def __init__(self, transcript: Transcript, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.transcript = transcript
-        self.counts = Counts()
+        self.context = AgentContext(transcript.index)
+        self.source = 0
+        """The transcript's file the agent's calls are in."""
+        self.focus_turn = 0
+        """The turn (of the agent's) the chart is centred on."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Counting the context…", "dim"), id="chart")
@@ -73,10 +87,27 @@ class ContextView(VerticalScroll):
     def on_mount(self) -> None:
         self.refresh_report()
 
-    def refresh_report(self) -> None:
-        self._count()
+    def show_agent(self, source: int, agent: str, turn: int) -> None:
+        """Chart the context of this agent (see ``agent_context``), around its turn ``turn``."""
+        index = self.transcript.index_of(source)
+        if (index, agent, turn) != (self.context.index, self.context.agent, self.focus_turn):
+            if (index, agent) != (self.context.index, self.context.agent):
+                self.context, self.source = AgentContext(index, agent), source
+            self.focus_turn = turn
+            self.refresh_report()
 
-    @work(thread=True, exclusive=True, group="context", exit_on_error=False)
-    def _count(self) -> None:
-        shown = chart(context_report(self.transcript, counts=self.counts))
+    def refresh_report(self) -> None:
+        self._count(self.context, self.source, self.focus_turn)
+
+    @work(thread=True, exclusive=True, group="context", exit_on_error=False, description="charting the context")
+    def _count(self, context: AgentContext, source: int, focus: int) -> None:
+        rows = context.rows()
+        first = max(0, min(focus - SHOWN_TURNS // 2, len(rows) - SHOWN_TURNS))
+        fills = [context.fill(rows, k) for k in range(first, min(len(rows), first + SHOWN_TURNS))]
+        calls = self.transcript.calls
+        costliest = []
+        for cost in context.costliest():
+            call = calls.call(source, cost.number)
+            costliest.append((cost, f"#{call.index:<5} {call.tool:<14} {short_arguments(call.arguments, 60)}"))
+        shown = chart(fills, costliest, turns=len(rows))
         self.app.call_from_thread(self.query_one("#chart", Static).update, shown)

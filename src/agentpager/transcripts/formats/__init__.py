@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from agentpager.transcripts.formats.anthropic import Messages
 from agentpager.transcripts.formats.base import (
+    Boundary,
     Collector,
     Event,
     ModelTurn,
@@ -17,12 +18,15 @@ from agentpager.transcripts.formats.base import (
 )
 from agentpager.transcripts.formats.claude_code import ClaudeCode
 from agentpager.transcripts.formats.codex import Codex
+from agentpager.transcripts.formats.codex_exec import CodexExec
 from agentpager.transcripts.formats.gemini import Gemini
 from agentpager.transcripts.formats.trajectories import OpenHands, SweAgent
 from agentpager.transcripts.records import BadRecord, Record
 
 __all__ = [
     "COLLECTORS",
+    "COLLECTOR_TYPES",
+    "Boundary",
     "FORMATS",
     "Collector",
     "Event",
@@ -32,12 +36,15 @@ __all__ = [
     "ToolCall",
     "collect",
     "detect",
+    "detected",
     "feed",
     "parse",
     "text_of_content",
 ]
 
-_DETECTION_ORDER: tuple[type[Collector], ...] = (Codex, ClaudeCode, Gemini, SweAgent, OpenHands, Messages)
+_DETECTION_ORDER: tuple[type[Collector], ...] = (Codex, CodexExec, ClaudeCode, Gemini, SweAgent, OpenHands, Messages)
+COLLECTOR_TYPES = {collector.__name__: collector for collector in _DETECTION_ORDER}
+"""Every collector by its class's name (a saved index names the one that read the log)."""
 COLLECTORS: dict[str, type[Collector]] = {
     "claude-code": ClaudeCode,
     "codex": Codex,
@@ -68,10 +75,23 @@ def parse(records: Iterable[Record | BadRecord], lookahead: int = 20) -> Parsed 
 
 def collect(records: Iterable[Record | BadRecord], lookahead: int = 20) -> Collector | None:
     """A collector fed with every record (it can be fed more as the transcript grows); None when
-    the format is not recognised.
+    the format is not recognised (see ``detected``)."""
+    found, items = detected(records, lookahead)
+    if found is None:
+        return None
+    collector = found()
+    for item in items:
+        feed(collector, item)
+    return collector
+
+
+def detected(
+    records: Iterable[Record | BadRecord], lookahead: int = 20
+) -> tuple[type[Collector] | None, Iterator[Record | BadRecord]]:
+    """The format of a transcript, and every record from its first (to be fed to the format's collector).
 
     The format is decided by the first record that shows it (at most ``lookahead`` records are
-    looked at); what was read until then is kept and fed first, so detection costs what it reads.
+    looked at); what was read until then is kept and given first, so detection costs what it reads.
     """
     iterator = iter(records)
     seen: list[Record | BadRecord] = []
@@ -84,12 +104,7 @@ def collect(records: Iterable[Record | BadRecord], lookahead: int = 20) -> Colle
             found = detect((item,))
             if found is not None or looked_at >= lookahead:
                 break
-    if found is None:
-        return None
-    collector = found()
-    for item in itertools.chain(seen, iterator):
-        feed(collector, item)
-    return collector
+    return found, itertools.chain(seen, iterator)
 
 
 def feed(collector: Collector, item: Record | BadRecord) -> None:

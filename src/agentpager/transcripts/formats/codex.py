@@ -5,7 +5,8 @@
   ``turn_context`` (cwd and model of each turn: the cwd can change), ``response_item`` (the model's
   items: ``message``, ``reasoning``, ``function_call``/``function_call_output``, ``custom_tool_call``
   and its output, ``local_shell_call``), ``event_msg`` (``token_count`` with ``last_token_usage``
-  and ``model_context_window``). Checked against pinouchon/rtchess
+  and ``model_context_window``), ``compacted`` (the history replaced by the summary in its
+  ``message``: openai/codex ``protocol/src/protocol.rs``, ``CompactedItem``). Checked against pinouchon/rtchess
   ``dev_history/exported-session.jsonl`` (Codex 0.60.1).
 - Legacy JSONL (May to September 2025): a bare first line ``{id, timestamp, instructions, git}``,
   ``{"record_type": "state"}`` lines, and bare items with no envelope.
@@ -86,6 +87,10 @@ class Codex(Collector):
                 self._event(payload, record)
             elif kind == "response_item":
                 self._item(payload, record)
+            elif kind == "compacted":  # the history so far replaced by a summary (``message``)
+                self.boundary(record.where, "", 0)
+                self.say("summary", str(payload.get("message") or ""), record.where)
+                self._responding, self._unfilled, self._usage_ahead = False, None, False
         elif isinstance(line.get("session"), dict):  # the TypeScript CLI's header member
             self._meta(line["session"])
         elif "instructions" in line and "type" not in line:  # the legacy first line
