@@ -494,5 +494,8 @@ def test_a_list_row_shows_paths_relative_to_where_the_agent_worked() -> None:
     assert listed_arguments(call(read), 24) == 'file_path="src/app.py" …'
     assert listed_arguments(call(read, cwd=None), 200) == 'file_path="/home/dev/proj/src/app.py" offset=40 limit=20'
     outside = {"file_path": "/home/dev/project2/a.py", "path": "/home/dev/proj", "note": "a  b\nc"}
-    assert listed_arguments(call(outside), 200) == 'file_path="/home/dev/project2/a.py" path="/home/dev/proj" note="a b\\nc"'
+    assert (
+        listed_arguments(call(outside), 200)
+        == 'file_path="/home/dev/project2/a.py" path="/home/dev/proj" note="a b\\nc"'
+    )
     assert listed_arguments(call("not json {"), 200) == "not json {"

@@ -189,6 +189,7 @@ def _replay(options: argparse.Namespace) -> int:
                 f"  [{recorded}] {replay.status}\n"
             )
     out.flush()
+    transcript.build.join()  # its index is being saved, for the next run
     _problems(options.file, transcript)
     print(f"agentpager: {plural(sum(tally.values()), 'call')} ({transcript.format})", file=sys.stderr)
     print(f"agentpager: {', '.join(f'{count:,} {status}' for status, count in tally.items())}", file=sys.stderr)
@@ -236,6 +237,7 @@ def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
         call = transcript.calls.call(0, cost.number)
         mark = "~" if cost.counted else " "
         out.write(f"{mark}{cost.tokens:>8,}  #{call.index:<5} {call.tool:<14} {short_arguments(call.arguments)}\n")
+    transcript.build.join()  # its index is being saved, for the next run
     _problems(path, transcript)
     return 0
 

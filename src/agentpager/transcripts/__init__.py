@@ -4,6 +4,7 @@ usage of each model turn; read a window at a time, followed while they grow."""
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import json
 import threading
@@ -239,7 +240,10 @@ class Transcript:
             if self.complete and number >= index.call_count:
                 break
             with index.grown:
-                index.grown.wait_for(lambda: self.complete or index.settled() > number, 0.5)
+                index.grown.wait_for(functools.partial(self._settled_past, number), 0.5)
+
+    def _settled_past(self, number: int) -> bool:
+        return self.complete or self.index.settled() > number
 
     def follow(self) -> int:
         """Read what was appended since the last read, to the session and to its subagents' files,
@@ -285,7 +289,8 @@ class Transcript:
 
     def _find(self, report: bool) -> None:
         index = self.index
-        started = {key: call.number for key, call in self.parsed.subagent_ids.items()} | index.saved_subagents
+        with index.lock:
+            started = dict(index.subagent_starters)
         known = {child.path for child in self.children}
         for agent_id, name in index.collector_type.subagent_files(self.path, started):
             if name in known:
@@ -347,7 +352,11 @@ class CallList(Sequence[ToolCall]):
             key=lambda child: child.starter or 0,
         )
         main = transcript.index.call_count
-        key = (id(transcript.index), main, *((child.source, child.starter, child.transcript.index.call_count) for child in placed))
+        key = (
+            id(transcript.index),
+            main,
+            *((child.source, child.starter, child.transcript.index.call_count) for child in placed),
+        )
         with self._lock:
             if key == self._key:
                 return self._segments

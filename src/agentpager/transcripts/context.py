@@ -15,12 +15,14 @@ classes say how far (``tools/guard.overflow_severity``).
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import json
 import threading
 from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from agentpager.engine.tokens import count_tokens
 from agentpager.tools.guard import overflow_severity
@@ -48,8 +50,7 @@ def window_of(model: str) -> int | None:
     return next((window for prefix, window in MODEL_WINDOWS if name.startswith(prefix)), None)
 
 
-@dataclass(frozen=True)
-class TurnFill:
+class TurnFill(NamedTuple):
     number: int
     """The turn's number among its agent's turns (what the call list's ``turn`` says)."""
     timestamp: str
@@ -103,6 +104,11 @@ class AgentContext:
         """The index rows of the agent's turns found so far (the collector's live last one excluded)."""
         self._scanned = 0
         self._lock = threading.Lock()
+        self._models: dict[int, tuple[str, int | None]] = {}
+        self._compactions: list[Boundary] = []
+        """The agent's compactions, in order; ``_places``: how many turns came before each."""
+        self._places: list[int] = []
+        self._seen = 0
         self._bases: list[tuple[int, int, int]] = []
         """For each turn, what an estimate of it starts from (see ``_base``)."""
 
@@ -116,14 +122,34 @@ class AgentContext:
                 self._rows.extend(row for row in range(self._scanned, final) if column[row] == agent)
                 self._scanned = final
                 rows = list(self._rows)
-            live = index.collector.parsed.turns
+            live = index.live
             rows.extend(final + n for n, turn in enumerate(live) if turn.agent == self.agent)
         return rows
 
     def fill(self, rows: list[int], k: int) -> TurnFill:
         """The fill of the agent's turn ``k`` (0-based) of ``rows``."""
         index = self.index
-        turn = index.turn(rows[k])
+        row = rows[k]
+        with index.lock:  # a turn with usage, read from the columns (a session can have 100,000)
+            t = index.turns
+            context = t.input[row] + t.cache_read[row] + t.cache_creation[row] if row < len(t) else 0
+            if context:
+                model, window = self._model(t.model[row])
+                return TurnFill(
+                    k + 1,
+                    index.timestamps[t.timestamp[row]],
+                    model,
+                    t.input[row],
+                    t.cache_read[row],
+                    t.cache_creation[row],
+                    t.output[row],
+                    context,
+                    min(max(0, t.outputs[row]), context),
+                    t.window[row] or window,
+                    False,
+                    self._compaction(rows, k),
+                )
+        turn = index.turn(row)
         compacted = self._compaction(rows, k)
         if turn.estimated:
             context, outputs = self._estimate(rows, k)
@@ -149,15 +175,24 @@ class AgentContext:
         """Every turn's fill in order; ``wait``: as the index is built (each turn once it is final)."""
         k = 0
         while True:
+            done = not wait or self.index.complete or self.index.error is not None
             rows = self.rows()
-            final = len(rows) if self.index.complete or not wait else len(rows) - 1
+            final = len(rows) if done else len(rows) - 1
             while k < final:
                 yield self.fill(rows, k)
                 k += 1
-            if not wait or self.index.complete or self.index.error is not None:
+            if done:
                 return
             with self.index.grown:
                 self.index.grown.wait(0.5)
+
+    def _model(self, model_id: int) -> tuple[str, int | None]:
+        """A model's name (the session's when the turn names none) and its window, by the name's id."""
+        found = self._models.get(model_id)
+        if found is None:
+            model = self.index.strings[model_id] or self.index.collector.parsed.model
+            found = self._models[model_id] = (model, window_of(model))
+        return found
 
     def costliest(self, top: int = 10) -> list[OutputCost]:
         """The outputs that cost the agent's context most, by the tokens known (from usage, or counted)."""
@@ -177,15 +212,17 @@ class AgentContext:
 
     def _compaction(self, rows: list[int], k: int) -> Boundary | None:
         """The compaction between the agent's turn ``k - 1`` and turn ``k``."""
-        before = rows[k - 1] + 1 if k else 0
-        return next(
-            (
-                boundary
-                for boundary in self.index.boundaries
-                if boundary.agent == self.agent and before <= boundary.turns_before <= rows[k]
-            ),
-            None,
-        )
+        index = self.index
+        with self._lock:
+            for boundary in index.boundaries[self._seen :]:
+                if boundary.agent == self.agent:
+                    self._places.append(boundary.turns_before)
+                    self._compactions.append(boundary)
+            self._seen = len(index.boundaries)
+            at = bisect.bisect_left(self._places, rows[k - 1] + 1 if k else 0)
+            if at < len(self._places) and self._places[at] <= rows[k]:
+                return self._compactions[at]
+        return None
 
     def _estimate(self, rows: list[int], k: int) -> tuple[int, int]:
         """Context and outputs of a turn without usage: from the agent's last turn with usage (and no

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import operator
 import os
 import struct
 import threading
@@ -29,8 +28,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+import numpy
+
 from agentpager.engine.cache import CacheDir, cache_root, file_key
-from agentpager.engine.lineindex import FileChanged, Stamp
+from agentpager.engine.lineindex import Stamp
 from agentpager.transcripts.formats import Boundary, Collector, Event, ModelTurn, ResultRef, ToolCall, feed
 from agentpager.transcripts.formats.base import EventKind
 from agentpager.transcripts.records import BadRecord, Location, Record, RecordFile
@@ -43,7 +44,7 @@ BATCH_RECORDS = 512
 """Records fed between two moves into the columns (and two notices to whoever waits)."""
 PROBLEMS_KEPT = 1000
 """Problems kept word for word; past this only their number grows (a hostile log can have millions)."""
-_MAGIC = b"agentpager-records-3\n"
+_MAGIC = b"agentpager-records-4\n"
 _CRC = struct.Struct("<I")
 _LENGTH = struct.Struct("<q")
 EVENT_KINDS: tuple[EventKind, ...] = ("prompt", "text", "thinking", "call", "summary")
@@ -109,6 +110,7 @@ class Calls(Table):
         ("version", "i"),
         ("cwd", "i"),
         ("event", "q"),  # its place among the events
+        ("arguments", "q"),  # the characters of its arguments (as JSON)
         ("r_offset", "q"),  # its result's record (-1: no result yet)
         ("r_size", "q"),
         ("r_line", "q"),
@@ -134,6 +136,7 @@ class Calls(Table):
     version: array[int]
     cwd: array[int]
     event: array[int]
+    arguments: array[int]
     r_offset: array[int]
     r_size: array[int]
     r_line: array[int]
@@ -209,6 +212,16 @@ class Answers(Table):
     call: array[int]
 
 
+def _chars(arguments: dict[str, Any] | str) -> int:
+    """The characters of a call's arguments as the model wrote them (JSON)."""
+    if isinstance(arguments, str):
+        return len(arguments)
+    try:
+        return len(json.dumps(arguments, ensure_ascii=False))
+    except (ValueError, TypeError, RecursionError):
+        return 0
+
+
 def location(offset: int, size: int, line: int) -> Location:
     """A record's place: a line of JSON Lines, or a span of a document's characters."""
     return Location(line=line, start=offset, size=size) if line else Location(start=offset, length=size)
@@ -238,7 +251,8 @@ class Attribution:
     A turn's usage says how big its context was; what grew since the agent's previous turn is what
     was logged in between: tool outputs, and the rest (the previous answer's text, thinking and
     calls, prompts, summaries). That growth is shared out by size (characters where read, else the
-    record's bytes): an output gets its part of it, and the turn's outputs' share is the last
+    record's bytes): an output gets its part of it, never more tokens than it has characters (what
+    grew past that is something the log does not hold), and the turn's outputs' share is the last
     turn's plus what the outputs brought. A compaction starts the agent's context again; a context
     that shrank without one (old outputs cleared) keeps its share in proportion. A turn without
     usage leaves all this to the next that has some (its context is estimated when reported).
@@ -274,9 +288,8 @@ class Attribution:
         e, c = index.events, index.calls
         for position in range(self.events, min(events, len(e))):
             agent = self.agents.setdefault(e.agent[position], _AgentContext())
-            if e.kind[position] == 3:  # a call: its arguments, once per record
-                number = e.call[position]
-                agent.other += c.size[number] if c.nth[number] == 0 else 0
+            if e.kind[position] == 3:  # a call: its arguments
+                agent.other += c.arguments[e.call[position]]
             else:
                 agent.other += e.chars[position]
         self.events = max(self.events, min(events, len(e)))
@@ -288,8 +301,8 @@ class Attribution:
         self.answers = max(self.answers, min(answers, len(index.answers)))
 
     def _turn(self, index: RecordIndex, agent_id: int, context: int, keep: bool = True) -> int:
-        """The outputs' share of a turn's context; unless ``keep`` is False (a turn the collector may
-        still change), each output's tokens are kept and the agent moves on to this turn."""
+        """The outputs' share of a turn's context, each output's tokens noted; unless ``keep`` is
+        False (a turn the collector may still change), the agent moves on to this turn."""
         agent = self.agents.setdefault(agent_id, _AgentContext())
         if context <= 0:
             return NO_TOKENS  # no usage: what came since waits for the next turn that has some
@@ -300,11 +313,14 @@ class Attribution:
         weights = sum(weight for _, weight in agent.results)
         if weights and growth > 0:
             share = growth * weights // (weights + agent.other)
-            outputs += share
             calls = index.calls
-            for number, weight in agent.results if keep else ():
-                calls.tokens[number] = share * weight // weights
+            for number, weight in agent.results:  # the last turn's may be worked out again later
+                # No more tokens than characters (bytes where not read): a growth past that is
+                # something the log does not hold (a reminder the agent added, say), not the output.
+                tokens = min(share * weight // weights, weight)
+                calls.tokens[number] = tokens
                 calls.tokens_counted[number] = 0
+                outputs += tokens
         outputs = min(outputs, context)
         if keep:
             agent.context, agent.outputs, agent.results, agent.other = context, outputs, [], 0
@@ -360,8 +376,13 @@ class RecordIndex:
         self.resumable = True
         """Whether the collector has the state the records read so far left it in (a saved index
         whose collector's state could not be kept has not: the log is read again to read on)."""
-        self.saved_subagents: dict[str, int] = {}
-        """Subagent id -> the number of the call that started it, as a saved index has them."""
+        self.subagent_starters: dict[str, int] = {}
+        """Subagent id -> the number of the call that started it (to find its own transcript)."""
+        self.live: list[ModelTurn] = []
+        self.live_outputs = NO_TOKENS
+        """The last turn as the collector had it at the last move into the columns (it may still
+        change: a message logged in parts, a request whose usage comes later); the collector's own
+        list is its, changing while it is fed."""
         self.pending: dict[int, ToolCall] = {}
         """Calls moved into the columns whose result is not known yet, by number."""
         self.lines_read = 0
@@ -386,8 +407,7 @@ class RecordIndex:
 
     def read(self, items: Iterator[Record | BadRecord], stop: threading.Event | None = None) -> None:
         """Feed records to the collector, moving what it found into the columns every batch."""
-        fed = 0
-        for item in items:
+        for fed, item in enumerate(items, 1):
             if item.where.line:
                 self.lines_read = item.where.line
             if isinstance(item, Record) and item.container:
@@ -395,7 +415,6 @@ class RecordIndex:
             feed(self.collector, item)
             where = item.where
             self.bytes_read = max(self.bytes_read, where.start + (where.size if where.line else where.length))
-            fed += 1
             if fed % BATCH_RECORDS == 0:
                 self.absorb()
                 if stop is not None and stop.is_set():
@@ -421,11 +440,15 @@ class RecordIndex:
                 self.answers.add(call.number)
             collector.answer_order.clear()
             self.boundaries.extend(parsed.boundaries)
+            for key, call in parsed.subagent_ids.items():
+                self.subagent_starters[key] = call.number
             parsed.boundaries.clear()
             for turn in parsed.turns[:-1]:
                 self._add_turn(turn)
             del parsed.turns[:-1]
+            self.live = list(parsed.turns)
             self.attribution.advance(self, len(self.turns))
+            self.live_outputs = self._live_outputs()
             problems = parsed.problems
             self.problem_count += len(problems)
             self.problems.extend(problems[: max(0, PROBLEMS_KEPT - len(self.problems))])
@@ -454,6 +477,7 @@ class RecordIndex:
             strings.id(call.version),  # version
             strings.id(call.cwd),  # cwd
             -1,  # event
+            _chars(call.arguments),  # arguments
             -1,  # r_offset
             0,  # r_size
             0,  # r_line
@@ -560,7 +584,7 @@ class RecordIndex:
     @property
     def turn_count(self) -> int:
         """Turns so far, the one the collector may still change included."""
-        return len(self.turns) + len(self.collector.parsed.turns)
+        return len(self.turns) + len(self.live)
 
     def wait(self, calls: int = 0, timeout: float | None = None) -> None:
         """Until the index has ``calls`` calls (0: until it is complete), or the build ended."""
@@ -580,8 +604,7 @@ class RecordIndex:
         """The model turn at ``row`` (the last one as the collector has it so far)."""
         with self.lock:
             if row >= len(self.turns):
-                live = self.collector.parsed.turns
-                return live[row - len(self.turns)]
+                return self.live[row - len(self.turns)]
             t = self.turns
             return ModelTurn(
                 location(t.offset[row], t.size[row], t.line[row]),
@@ -598,15 +621,19 @@ class RecordIndex:
             )
 
     def turn_outputs(self, row: int) -> int:
-        """Tokens of tool outputs in turn ``row``'s context, from usage; -1 when it records none.
-        The last turn (which the collector may still change) is worked out without being kept."""
+        """Tokens of tool outputs in turn ``row``'s context, from usage; -1 when it records none."""
         with self.lock:
-            if row < len(self.turns):
-                return self.turns.outputs[row]
-            live = self.collector.parsed.turns[row - len(self.turns)]
-            probe = Attribution.restored(self.attribution.state())
-            probe._until(self, live.events_before, live.results_before, row)
-            return probe._turn(self, self.strings.id(live.agent), live.context, keep=False)
+            return self.turns.outputs[row] if row < len(self.turns) else self.live_outputs
+
+    def _live_outputs(self) -> int:
+        """``turn_outputs`` of the last turn, which the collector may still change: worked out (its
+        outputs' tokens noted) without the attribution moving on to it."""
+        if not self.live:
+            return NO_TOKENS
+        live = self.live[-1]
+        probe = Attribution.restored(self.attribution.state())
+        probe._until(self, live.events_before, live.results_before, len(self.turns))
+        return probe._turn(self, self.strings.id(live.agent), live.context, keep=False)
 
     def result_ref(self, number: int) -> ResultRef | None:
         c = self.calls
@@ -764,10 +791,11 @@ class RecordIndex:
         self.saved_size = int(state["stamp"][2])
         parsed = self.collector.parsed
         for name, value in state["parsed"].items():
-            if name != "subagent_ids":
-                setattr(parsed, name, value)
-        numbers = {str(key): int(number) for key, number in state["parsed"]["subagent_ids"].items()}
-        self.saved_subagents = numbers
+            setattr(parsed, name, value)
+        starters = state["subagent_starters"]
+        self.subagent_starters = {
+            str(key): int(number) for key, number in starters.items() if 0 <= number < len(self.calls)
+        }
         self.pending = {int(number): None for number in state["pending"]}  # type: ignore[misc]
 
     def state(self) -> dict[str, Any]:
@@ -791,8 +819,8 @@ class RecordIndex:
             "parsed": {
                 name: getattr(parsed, name)
                 for name in ("format", "cwd", "version", "model", "session_id", "started", "ended")
-            }
-            | {"subagent_ids": {key: call.number for key, call in parsed.subagent_ids.items()}},
+            },
+            "subagent_starters": self.subagent_starters,
             "pending": sorted(self.pending),
             "collector": collector,
             "attribution": self.attribution.state(),
@@ -888,6 +916,8 @@ def restore_collector(index: RecordIndex, state: dict[str, Any]) -> None:
             raise ValueError(f"{name}: not an attribute of the collector")
         setattr(collector, name, decoded(value))
     collector.parsed.turns = turns
+    index.live = list(turns)
+    index.live_outputs = index._live_outputs()
     index.pending = {number: call(number) for number in index.pending}
 
 
@@ -979,13 +1009,17 @@ def consistent(saved: Saved) -> bool:
     size, strings, timestamps = int(state["stamp"][2]), len(state["strings"]), len(state["timestamps"])
     n, e = len(calls), len(events)
 
+    def bounds(values: array[int]) -> tuple[int, int]:
+        found = numpy.frombuffer(values, dtype=values.typecode)
+        return (int(found.min()), int(found.max())) if len(found) else (0, -1)
+
     def within(values: array[int], low: int, high: int) -> bool:
-        return not values or (min(values) >= low and max(values) < high)
+        smallest, largest = bounds(values)
+        return smallest > largest or (smallest >= low and largest < high)
 
     def places(offsets: array[int], sizes: array[int], low: int) -> bool:
-        return within(offsets, low, size + 1) and within(sizes, 0, size + 1) and (
-            not offsets or max(map(operator.add, offsets, sizes)) <= size
-        )
+        ends = numpy.frombuffer(offsets, dtype="q") + numpy.frombuffer(sizes, dtype="q")
+        return within(offsets, low, size + 1) and within(sizes, 0, size + 1) and (not len(ends) or ends.max() <= size)
 
     names = (calls.tool, calls.agent, calls.version, calls.cwd, calls.container, events.agent, events.container)
     return (
@@ -1035,6 +1069,12 @@ class Build:
         self.rest = rest
         self.stop = threading.Event()
         self.done: list[Callable[[], None]] = []
+        self.thread: threading.Thread | None = None
+
+    def join(self) -> None:
+        """Wait for the thread building the index (and saving it) to end."""
+        if self.thread is not None:
+            self.thread.join()
 
     def run(self) -> None:
         index = self.index
@@ -1056,7 +1096,7 @@ class Build:
 
     def start(self) -> None:
         """Build in a daemon thread; return once the first batch of records is in the columns."""
-        thread = threading.Thread(target=self.run, name=f"indexing {self.index.path}", daemon=True)
+        thread = self.thread = threading.Thread(target=self.run, name=f"indexing {self.index.path}", daemon=True)
         thread.start()
         with self.index.grown:
             self.index.grown.wait_for(lambda: self.index.absorbed or self.index.complete or not thread.is_alive())

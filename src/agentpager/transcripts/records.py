@@ -183,7 +183,6 @@ class RecordFile:
             return json.loads(str(reader.chars_text(where.start, where.length)))
 
 
-
 def _parsed_lines(reader: TextReader, spans: list[tuple[int, int, int]]) -> Iterator[Record | BadRecord]:
     """The records of consecutive lines, read in one piece."""
     if not spans:

@@ -476,7 +476,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         """Replay the calls not replayed yet (the calls that differ are known once each is)."""
         summaries = self.query_one(CallList).summaries
         calls = self.transcript.calls
-        keys = [key for key in calls.keys() if key not in summaries]
+        keys = [key for key in calls.keys() if key not in summaries]  # noqa: SIM118 - a CallList, not a dict
         for first in range(0, len(keys), 200):
             if self.filter != 1:
                 return
@@ -497,13 +497,13 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
                     continue
                 if self.filter == 1:
                     summary = summaries.get((source, number))
-                    if summary is None or summary.status not in ("differs", "uncertain"):
-                        continue
-                elif self.filter == 2 and index.calls.r_error[number] != 1:
-                    continue
-                elif self.filter == 3 and index.strings[index.calls.tool[number]] != self.tool_filter:
-                    continue
-                rows.append(place)
+                    passes = summary is not None and summary.status in ("differs", "uncertain")
+                elif self.filter == 2:
+                    passes = index.calls.r_error[number] == 1
+                else:
+                    passes = self.filter == 0 or index.strings[index.calls.tool[number]] == self.tool_filter
+                if passes:
+                    rows.append(place)
             shown.show_rows(rows)
             if not rows:
                 self._show_nothing()

@@ -201,9 +201,13 @@ def arguments_of(raw: Any) -> dict[str, Any] | str:
     return json.dumps(raw, ensure_ascii=False)
 
 
+MOST_TOKENS = 1 << 48
+"""More tokens than any count a log can mean (a crafted one could overflow the index's columns)."""
+
+
 def number(value: Any) -> int:
-    """A token count from a log: an int, else 0."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    """A token count from a log: an int from 0 to MOST_TOKENS, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MOST_TOKENS else 0
 
 
 class Collector:

@@ -136,7 +136,11 @@ class ClaudeCode(Collector):
             waiting = [call for call in self.waiting() if call.tool in TASK_TOOLS]
             self._sidechain_starter = waiting[-1] if waiting else None
         starter = self._sidechain_starter
-        self.depth, self.starter, self.agent = 1, starter, starter.call_id if starter and starter.call_id else "sidechain"
+        self.depth, self.starter, self.agent = (
+            1,
+            starter,
+            starter.call_id if starter and starter.call_id else "sidechain",
+        )
 
     def _note_subagent(self, structured: dict[str, Any]) -> None:
         """The subagent a Task result names, for the subagent's own transcript to be found."""
