@@ -56,8 +56,9 @@ def real_runs(repository: Path) -> list[bytes]:
 
 
 def repository(repos: Path) -> Path:
-    """The git directory of tielec/ai-workflow-agent under ``repos`` (cloned there when missing)."""
-    for candidate in (repos / "ai-workflow-agent" / ".git", repos / "ai-workflow-agent"):
+    """The git directory of tielec/ai-workflow-agent: ``repos`` itself, or under it (cloned there
+    when missing)."""
+    for candidate in (repos, repos / "ai-workflow-agent" / ".git", repos / "ai-workflow-agent"):
         if (candidate / "HEAD").exists() and (candidate / "objects").exists():
             return candidate
     target = repos / "ai-workflow-agent"
@@ -65,10 +66,11 @@ def repository(repos: Path) -> Path:
     return target
 
 
-def make_session(path: Path, runs: list[bytes], size: int = SIZE) -> None:
-    """The runs one after another, again and again, until ``size`` bytes."""
+def make_session(path: Path, repos: Path, size: int = SIZE) -> None:
+    """The real runs one after another, again and again, until ``size`` bytes."""
     if path.exists() and path.stat().st_size >= size:
         return
+    runs = real_runs(repository(repos))
     partial = path.with_suffix(".partial")
     written = 0
     with open(partial, "wb") as out:
@@ -170,7 +172,7 @@ def interleaved(command: list[str], baseline: list[str], env: dict[str, str], ru
 def benchmark(data: Path, repos: Path, runs: int) -> list[tuple[str, str, bool | None]]:
     """(what, measured, target met, or None when there is no target) for the 1 GB session."""
     session = data / "session-real-1GB.jsonl"
-    make_session(session, real_runs(repository(repos)))
+    make_session(session, repos)
     workspace = data / "workspace"
     workspace.mkdir(exist_ok=True)
     cache = data / "cache-big"
