@@ -280,3 +280,51 @@ async def test_the_context_tab_shows_estimated_turns_at_80x24(root: Path) -> Non
         assert rows[0].split()[3] == "1", "the first request held the prompt, go: 1 token"
         assert "~ estimated with cl100k: the log records no usage" in chart
         assert "No model turns recorded." not in chart
+
+
+SESSIONS = Path(__file__).parent.parent / "sessions"
+
+
+async def test_a_compaction_and_a_subagent_on_the_call_list(root: Path) -> None:
+    """Real excerpts (see ``tests/test_session_shapes.py``): ✂ marks the first call after a
+    compaction, └ a subagent's call under the Task that started it; turn is the model turn."""
+    compacted = open_transcript(str(SESSIONS / "claude-stream-compaction.jsonl"))
+    app = AgentPagerApp.for_transcript(compacted, str(root))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        calls = app.screen.query_one(CallList)
+        rows = [calls.render_line(y).text[:60].rstrip() for y in range(4)]
+        assert rows == [
+            "    0     1  Edit              609 chars           400  not",
+            "    1     2  Edit              742 chars           447  not",
+            "    2     3  Edit              1,261 chars        ~720  not",
+            "    3✂    4  Bash              1 char                0  not",
+        ], "tokens from the usage recorded, ~ counted (no turn after the output: it was compacted)"
+        await pilot.press("end")
+        await settle(pilot)
+        assert shown(app.screen.query_one("#summary", Static)).startswith(
+            "#3 turn 4 · first after a compaction (auto) at 155,791 tokens · Bash"
+        )
+    subagent = open_transcript(str(SESSIONS / "claude-stream-subagent.jsonl"))
+    app = AgentPagerApp.for_transcript(subagent, str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        calls = app.screen.query_one(CallList)
+        assert [calls.render_line(y).text[:22] for y in range(2)] == ["    0  Task           ", "    1  └ Read         "]
+        await pilot.press("down", "left")  # the subagent's call; the Context tab
+        await settle(pilot)
+        chart = shown(app.screen.query_one("#chart", Static), 80).splitlines()
+        assert [row.split()[0::2] for row in chart[1:2]] == [["1", "11,730"]], "the subagent's own context"
+
+
+async def test_the_list_shows_a_session_while_it_is_read(root: Path) -> None:
+    path = session(root, 3000)
+    transcript = open_transcript(str(path), wait=False)
+    app = AgentPagerApp.for_transcript(transcript, str(root))
+    async with app.run_test(size=SIZE) as pilot:
+        calls = app.screen.query_one(CallList)
+        transcript.build.join()
+        await pilot.pause(0.6)  # the list looks at the index every WATCH_SECONDS
+        assert len(calls.rows) == calls.virtual_size.height == 3000
+        assert "reading" not in str(app.screen.query_one("#about", Static).content)
+        app.screen.workers.cancel_all()

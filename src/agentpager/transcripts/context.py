@@ -320,10 +320,10 @@ def estimate_note(estimated: list[int], turns: int) -> str:
 
 
 def compaction_note(boundary: Boundary) -> str:
-    """``compacted (auto) at 155,379 tokens``: a compaction as the reports write it."""
+    """``compaction (auto) at 155,379 tokens``: a compaction as the reports name it."""
     how = f" ({boundary.trigger})" if boundary.trigger else ""
     at = f" at {boundary.tokens_before:,} tokens" if boundary.tokens_before else ""
-    return f"compacted{how}{at}: the context starts again from a summary"
+    return f"compaction{how}{at}"
 
 
 def _spans(numbers: list[int]) -> str:

@@ -4,7 +4,7 @@ outputs, texts) are read again from their byte ranges when they are shown.
 
 The index is built by feeding the records to the format's collector, as ``open_transcript`` always
 did, and moving what the collector found into the columns every batch of records: memory grows by
-about a hundred bytes a call, never with the outputs. It is built in a thread of its own for the
+about 300 bytes a call (its event and turn included), never with the outputs. It is built in a thread of its own for the
 TUI (the first calls show while the rest is read), saved in the cache dir once complete, checked
 against the file and reused by the next process, and read on from where it ended when the log grew
 (the collector's state is saved with it).
@@ -435,6 +435,7 @@ class RecordIndex:
             for number, call in list(self.pending.items()):
                 if call.result is not None:
                     self._set_result(number, call.result)
+                if call.result is not None or not collector.is_waiting(call):  # answered, or never will be
                     del self.pending[number]
             for call in collector.answer_order:
                 self.answers.add(call.number)

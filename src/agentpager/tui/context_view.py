@@ -42,7 +42,7 @@ def chart(
         out.append(f"turns {fills[0].number:,}-{fills[-1].number:,} of {turns:,}, around the call's\n", "dim")
     for turn in fills:
         if turn.compacted is not None:
-            out.append(f"     {compaction_note(turn.compacted)}\n", "bold magenta")
+            out.append(f"  ✂  {compaction_note(turn.compacted)}: the context starts again\n", "bold magenta")
         window = turn.window or scale
         sent = round(width * min(turn.context, window) / window)
         outputs = min(sent, round(width * turn.outputs / window))
@@ -58,7 +58,7 @@ def chart(
     estimated = [turn.number for turn in fills if turn.estimated]
     if estimated:
         out.append(estimate_note(estimated, len(fills)) + "\n", "dim")
-    out.append("\nCostliest tool outputs (tokens; ~ counted with cl100k, else from the usage recorded)\n", "bold")
+    out.append("\nCostliest tool outputs (tokens from usage; ~ counted with cl100k)\n", "bold")
     for cost, line in costliest:
         out.append(f"{'~' if cost.counted else ' '}{cost.tokens:>8,}  {line}\n")
     return out

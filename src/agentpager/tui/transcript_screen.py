@@ -386,6 +386,8 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         calls.summaries.update(event.summaries)
         if self.filter in (1, 2):  # replayed, and read: a skimmed output's error flag is known now
             self._apply_filter()
+        if any(summary.tokens is not None for summary in event.summaries.values()):
+            self.query_one(ContextView).refresh_report()  # outputs counted: the costliest may change
         calls.refresh()
 
     @on(CallList.Highlighted)
@@ -422,7 +424,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         if call.starter is None and call.agent:
             agent = f" of subagent {call.agent}"
         boundary = self.query_one(CallList).compacted.get(call.key)
-        after = "" if boundary is None else f"after a {compaction_note(boundary).split(':')[0]} · "
+        after = "" if boundary is None else f"first after a {compaction_note(boundary)} · "
         self.query_one("#summary", Static).update(
             Text.assemble(
                 (f"#{call.index} ", "bold"),

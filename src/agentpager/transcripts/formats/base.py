@@ -293,6 +293,14 @@ class Collector:
         """Calls still waiting for their result, oldest first."""
         return list(self._waiting)
 
+    def is_waiting(self, call: ToolCall) -> bool:
+        return call in self._waiting
+
+    def give_up_waiting(self) -> None:
+        """The run ended: the calls still waiting will get no result."""
+        self._waiting.clear()
+        self._waiting_by_id.clear()
+
     def say(self, kind: EventKind, text: str, where: Location) -> None:
         """A prompt, a piece of assistant text or thinking, a compaction's summary; a prompt of the
         main agent is a new user prompt."""

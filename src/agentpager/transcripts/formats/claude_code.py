@@ -83,6 +83,9 @@ class ClaudeCode(Collector):
         if line.get("type") == "system" and line.get("subtype") == "compact_boundary":
             self._compaction(line, record)
             return
+        if line.get("type") == "result":  # a stream-json run's last line: no result comes after it
+            self.give_up_waiting()
+            return
         if line.get("type") not in ("assistant", "user"):
             return
         self._place(line)
