@@ -132,7 +132,12 @@ def test_hostile_records_are_skipped_or_read_as_far_as_they_make_sense(tmp_path:
     ]
     assert [(t.input, t.output, t.context) for t in transcript.turns] == [(0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0)]
     assert [(b.trigger, b.tokens_before) for b in transcript.boundaries] == [("", 0), ("", 0)]
-    assert [(e.kind, e.text) for e in transcript.events] == [("call", ""), ("call", ""), ("text", "\ud800"), ("text", "hi")]
+    assert [(e.kind, e.text) for e in transcript.events] == [
+        ("call", ""),
+        ("call", ""),
+        ("text", "\ud800"),
+        ("text", "hi"),
+    ]
     assert transcript.problems == [
         "line 11: not JSON (Expecting value: line 1 column 29 (char 28)), skipped",
         "line 12: not JSON (Expecting value: line 1 column 1 (char 0)), skipped",
@@ -161,7 +166,9 @@ def test_a_damaged_or_crafted_saved_index_is_not_used(tmp_path: Path, fed: list[
 def test_a_call_is_read_from_its_record_when_asked_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "s.jsonl"
     output = "x" * 50_000
-    log.write_text("".join(call(f"t{n}", "Read", {"file_path": f"/p/{n}"}) + result(f"t{n}", output) for n in range(200)))
+    log.write_text(
+        "".join(call(f"t{n}", "Read", {"file_path": f"/p/{n}"}) + result(f"t{n}", output) for n in range(200))
+    )
     transcript = open_transcript(str(log))
     columns = [transcript.index.calls, transcript.index.events, transcript.index.turns, transcript.index.answers]
     kept = sum(len(column) * column.itemsize for table in columns for column in table.columns.values())
@@ -181,7 +188,9 @@ def test_a_call_is_read_from_its_record_when_asked_for(tmp_path: Path, monkeypat
 def test_the_index_built_in_the_background_gives_the_same_calls(tmp_path: Path) -> None:
     log = tmp_path / "s.jsonl"
     log.write_text(
-        "".join(call(f"t{n}", "Read", {"file_path": f"/p/{n}"}, 1000 + n) + result(f"t{n}", "y" * n) for n in range(3000))
+        "".join(
+            call(f"t{n}", "Read", {"file_path": f"/p/{n}"}, 1000 + n) + result(f"t{n}", "y" * n) for n in range(3000)
+        )
     )
     streamed = open_transcript(str(log), wait=False)
     assert [(c.index, c.turn, c.arguments["file_path"]) for c in streamed.stream()] == [

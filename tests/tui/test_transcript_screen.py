@@ -310,7 +310,10 @@ async def test_a_compaction_and_a_subagent_on_the_call_list(root: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         calls = app.screen.query_one(CallList)
-        assert [calls.render_line(y).text[:22] for y in range(2)] == ["    0  Task           ", "    1  └ Read         "]
+        assert [calls.render_line(y).text[:22] for y in range(2)] == [
+            "    0  Task           ",
+            "    1  └ Read         ",
+        ]
         await pilot.press("down", "left")  # the subagent's call; the Context tab
         await settle(pilot)
         chart = shown(app.screen.query_one("#chart", Static), 80).splitlines()
