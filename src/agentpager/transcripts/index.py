@@ -48,6 +48,7 @@ _MAGIC = b"agentpager-records-4\n"
 _CRC = struct.Struct("<I")
 _LENGTH = struct.Struct("<q")
 EVENT_KINDS: tuple[EventKind, ...] = ("prompt", "text", "thinking", "call", "summary")
+_KIND_IDS = {kind: number for number, kind in enumerate(EVENT_KINDS)}
 NO_TOKENS = -1
 
 
@@ -467,7 +468,7 @@ class RecordIndex:
             offset,
             size,
             line,
-            strings.id(self._containers.get(call.where, "")),  # container
+            strings.id(self._containers.get(call.where, "")) if self._containers else 0,  # container
             calls.nth[previous] + 1 if same_record else 0,  # nth
             strings.id(call.tool),  # tool
             strings.id(call.agent),  # agent
@@ -510,13 +511,13 @@ class RecordIndex:
         previous = len(events) - 1
         same_record = previous >= 0 and events.offset[previous] == offset and events.line[previous] == line
         events.add(
-            EVENT_KINDS.index(event.kind),  # kind
+            _KIND_IDS[event.kind],  # kind
             event.prompt,
             self.strings.id(event.agent),  # agent
             offset,
             size,
             line,
-            self.strings.id(self._containers.get(event.where, "")),  # container
+            self.strings.id(self._containers.get(event.where, "")) if self._containers else 0,  # container
             events.nth[previous] + 1 if same_record else 0,  # nth
             event.chars,
             -1 if event.tool_call is None else event.tool_call.number,  # call
