@@ -45,13 +45,13 @@ def fed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     lines: list[int] = []
     original = record_index.RecordIndex.read
 
-    def read(self, items, stop=None) -> None:  # noqa: ANN001
+    def read(self, items, *others) -> None:  # noqa: ANN001, ANN002
         def noted():  # noqa: ANN202
             for item in items:
                 lines.append(item.where.line)
                 yield item
 
-        original(self, noted(), stop)
+        original(self, noted(), *others)
 
     monkeypatch.setattr(record_index.RecordIndex, "read", read)
     return lines

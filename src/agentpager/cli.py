@@ -129,12 +129,13 @@ def _profiles(options: argparse.Namespace) -> int:
     return 0
 
 
-def _open_transcript(path: str, wait: bool = True):  # noqa: ANN202 - a Transcript
-    """The transcript at ``path``; ``wait``: read whole (else its index is built as it is used)."""
+def _open_transcript(path: str, wait: bool = True, paused: bool = False):  # noqa: ANN202 - a Transcript
+    """The transcript at ``path``; ``wait``: read whole (else its index is built as it is used,
+    ``paused`` until a screen shows its first calls)."""
     from agentpager.transcripts import TranscriptError, open_transcript
 
     try:
-        return open_transcript(path, wait=wait)
+        return open_transcript(path, wait=wait, paused=paused)
     except TranscriptError as error:
         raise CommandError(str(error)) from None
 
@@ -315,7 +316,7 @@ def _transcript(options: argparse.Namespace) -> int:
     """The transcript in the TUI: its calls, recorded and replayed, each openable in the viewer."""
     config = _settings()
     _check_theme(options.theme, config)
-    transcript = _open_transcript(options.file, wait=False)
+    transcript = _open_transcript(options.file, wait=False, paused=True)
     _problems(options.file, transcript)
     from agentpager.tui import run_transcript
 

@@ -508,11 +508,12 @@ class TurnList(Sequence[ModelTurn]):
         return self._index.turn(row)
 
 
-def open_transcript(path: str, subagents: bool = True, wait: bool = True) -> Transcript:
+def open_transcript(path: str, subagents: bool = True, wait: bool = True, paused: bool = False) -> Transcript:
     """A transcript's tool calls; TranscriptError when it cannot be read as one.
 
     ``wait``: return once the whole transcript is indexed; else once its first records are, the rest
-    being read in a thread of its own (``Transcript.complete`` says when it is done). Claude Code
+    being read in a thread of its own (``Transcript.complete`` says when it is done; ``paused``: not
+    before ``transcript.build.resume()``, see ``Build.start``). Claude Code
     subagents' own transcripts, when found beside the session, are read once the session is, and
     their calls placed under the call that started them.
     """
@@ -526,7 +527,7 @@ def open_transcript(path: str, subagents: bool = True, wait: bool = True) -> Tra
     if subagents:
         build.done.append(lambda: transcript._find_subagents(report=True))
     if not wait:
-        build.start()
+        build.start(paused)
         return transcript
     build.run()
     if build.index.error is not None:

@@ -406,8 +406,14 @@ class RecordIndex:
 
     # -- building ---------------------------------------------------------------------------------
 
-    def read(self, items: Iterator[Record | BadRecord], stop: threading.Event | None = None) -> None:
-        """Feed records to the collector, moving what it found into the columns every batch."""
+    def read(
+        self,
+        items: Iterator[Record | BadRecord],
+        stop: threading.Event | None = None,
+        gate: threading.Event | None = None,
+    ) -> None:
+        """Feed records to the collector, moving what it found into the columns every batch (and
+        then waiting for ``gate`` to be open, when given)."""
         for fed, item in enumerate(items, 1):
             if item.where.line:
                 self.lines_read = item.where.line
@@ -418,6 +424,8 @@ class RecordIndex:
             self.bytes_read = max(self.bytes_read, where.start + (where.size if where.line else where.length))
             if fed % BATCH_RECORDS == 0:
                 self.absorb()
+                if gate is not None:
+                    gate.wait()
                 if stop is not None and stop.is_set():
                     return
         self.absorb()
@@ -1070,8 +1078,15 @@ class Build:
         self.index = index
         self.rest = rest
         self.stop = threading.Event()
+        self.gate = threading.Event()
+        """Open while the build may go on (see ``start``)."""
+        self.gate.set()
         self.done: list[Callable[[], None]] = []
         self.thread: threading.Thread | None = None
+
+    def resume(self) -> None:
+        """Let a build started ``paused`` go on."""
+        self.gate.set()
 
     def join(self) -> None:
         """Wait for the thread building the index (and saving it) to end."""
@@ -1083,7 +1098,7 @@ class Build:
         try:
             index.size = os.stat(index.path).st_size
             if self.rest is not None:
-                index.read(self.rest, self.stop)
+                index.read(self.rest, self.stop, self.gate)
         except OSError as error:  # unreadable, or changed while it was read
             with index.lock:
                 index.error = str(error.strerror or error)
@@ -1096,8 +1111,12 @@ class Build:
         for callback in self.done:
             callback()
 
-    def start(self) -> None:
-        """Build in a daemon thread; return once the first batch of records is in the columns."""
+    def start(self, paused: bool = False) -> None:
+        """Build in a daemon thread; return once the first batch of records is in the columns.
+        ``paused``: the build waits there until ``resume`` (a screen that shows the first records
+        lets it go on once they are painted: the build would hold the GIL half the time meanwhile)."""
+        if paused:
+            self.gate.clear()
         thread = self.thread = threading.Thread(target=self.run, name=f"indexing {self.index.path}", daemon=True)
         thread.start()
         with self.index.grown:

@@ -287,7 +287,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     @work(thread=True, group="transcript", exclusive=True, exit_on_error=False, description="reading a transcript")
     def _read_transcript(self, path: str) -> None:
         try:
-            transcript = open_transcript(os.path.join(self.workspace.root.path, path), wait=False)
+            transcript = open_transcript(os.path.join(self.workspace.root.path, path), wait=False, paused=True)
         except TranscriptError as error:
             self.notify(str(error), severity="error")
             return
@@ -314,7 +314,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     @work(thread=True, group="transcript", exclusive=True, exit_on_error=False, description="reading a session")
     def _read_session(self, path: str) -> None:
         try:
-            transcript = open_transcript(path, wait=False)
+            transcript = open_transcript(path, wait=False, paused=True)
         except TranscriptError as error:
             self.notify(str(error), severity="error")
             return

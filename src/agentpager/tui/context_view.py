@@ -84,9 +84,6 @@ class ContextView(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text("Counting the context…", "dim"), id="chart")
 
-    def on_mount(self) -> None:
-        self.refresh_report()
-
     def show_agent(self, source: int, agent: str, turn: int) -> None:
         """Chart the context of this agent (see ``agent_context``), around its turn ``turn``."""
         index = self.transcript.index_of(source)

@@ -332,8 +332,12 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self.query_one("#columns", Static).update(COLUMNS if event.size.width >= WIDE_FROM else NARROW_COLUMNS)
 
     def on_mount(self) -> None:
-        calls = self.query_one(CallList)
-        calls.focus()
+        self.query_one(CallList).focus()
+        # Replaying competes with the first paint (for the GIL): start once the list is on screen.
+        self.call_after_refresh(self._start)
+
+    def _start(self) -> None:
+        self.transcript.build.resume()  # the first rows are on screen: read the rest
         if len(self.transcript.calls):
             self._show(0)
         self._watch()
