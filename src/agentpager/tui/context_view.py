@@ -80,6 +80,8 @@ class ContextView(VerticalScroll):
         """The transcript's file the agent's calls are in."""
         self.focus_turn = 0
         """The turn (of the agent's) the chart is centred on."""
+        self.stale = True
+        """Whether the chart is not of the agent and turn to chart (it is charted when shown)."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Counting the context…", "dim"), id="chart")
@@ -94,7 +96,19 @@ class ContextView(VerticalScroll):
             self.refresh_report()
 
     def refresh_report(self) -> None:
-        self._count(self.context, self.source, self.focus_turn)
+        """Chart again, now if the chart is on screen, else when it is next shown."""
+        self.stale = True
+        if self.is_on_screen:
+            self.stale = False
+            self._count(self.context, self.source, self.focus_turn)
+
+    @property
+    def is_on_screen(self) -> bool:
+        return self.is_mounted and self.screen.is_active and self.region.area > 0
+
+    def on_show(self) -> None:
+        if self.stale:
+            self.refresh_report()
 
     @work(thread=True, exclusive=True, group="context", exit_on_error=False, description="charting the context")
     def _count(self, context: AgentContext, source: int, focus: int) -> None:
