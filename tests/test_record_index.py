@@ -9,6 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agentpager.transcripts import index as record_index
 from agentpager.transcripts import open_transcript
@@ -200,3 +202,63 @@ def test_the_index_built_in_the_background_gives_the_same_calls(tmp_path: Path) 
     whole = open_transcript(str(log))
     assert streamed.complete and len(streamed.turns) == len(whole.turns) == 3000
     assert [streamed.tokens(c) for c in streamed.calls] == [whole.tokens(c) for c in whole.calls]
+
+
+RECORDS = st.one_of(
+    st.builds(
+        lambda n, usage: call(f"t{n}", "Read", {"file_path": f"/p/{n}"}, usage), st.integers(0, 5), st.integers(1, 9999)
+    ),
+    st.builds(lambda n: call(f"t{n}", "Task", {"prompt": "p"}), st.integers(0, 5)),
+    st.builds(lambda n, size: result(f"t{n}", "o" * size), st.integers(0, 5), st.integers(0, 300)),
+    st.builds(lambda text: line("user", text), st.text("ab ", min_size=1, max_size=5)),
+    st.builds(
+        lambda n: (
+            json.dumps(
+                {
+                    "type": "assistant",
+                    "parent_tool_use_id": f"t{n}",
+                    "message": {
+                        "id": "s",
+                        "usage": {"input_tokens": 50},
+                        "content": [{"type": "tool_use", "id": f"u{n}", "name": "Glob", "input": {}}],
+                    },
+                }
+            )
+            + "\n"
+        ),
+        st.integers(0, 5),
+    ),
+    st.just(json.dumps({"type": "system", "subtype": "compact_boundary", "compactMetadata": {"preTokens": 9}}) + "\n"),
+    st.just(json.dumps({"type": "result"}) + "\n"),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(RECORDS, min_size=1, max_size=40), st.data())
+def test_an_index_read_on_from_where_it_was_saved_is_the_index_read_whole(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, lines: list[str], data: st.DataObject
+) -> None:
+    """Whatever the log and wherever it was when the index was saved, reading on from there gives
+    what reading the whole log gives: the collector's state was kept whole."""
+    monkeypatch.setattr(record_index, "SAVED_MIN_BYTES", 0)
+    monkeypatch.setenv("AGENTPAGER_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    lines = [line("user", "go"), *lines]  # a first record that shows the format
+    cut = data.draw(st.integers(1, len(lines)))
+    log = tmp_path_factory.mktemp("log") / "s.jsonl"
+    log.write_text("".join(lines[:cut]))
+    open_transcript(str(log))  # saved
+    with log.open("a") as file:
+        file.write("".join(lines[cut:]))
+    resumed = open_transcript(str(log))
+    monkeypatch.setattr(record_index, "SAVED_MIN_BYTES", 1 << 40)
+    whole = open_transcript(str(log))
+
+    def seen(transcript) -> tuple:  # noqa: ANN001
+        calls = [
+            (c.tool, c.turn, c.prompt, c.depth, c.parent, c.agent, transcript.recorded(c)) for c in transcript.calls
+        ]
+        turns = [(t.context, t.results_before, t.events_before, t.agent) for t in transcript.turns]
+        tokens = [transcript.tokens(c) for c in transcript.calls]
+        return calls, turns, tokens, [e.kind for e in transcript.events], len(transcript.boundaries)
+
+    assert seen(resumed) == seen(whole)
