@@ -179,12 +179,68 @@ class AgentContext:
             rows = self.rows()
             final = len(rows) if done else len(rows) - 1
             while k < final:
-                yield self.fill(rows, k)
-                k += 1
+                batch = self._usage_fills(rows, k, min(final, k + 1024))
+                yield from batch
+                k += len(batch)
+                if k < final and not batch:
+                    yield self.fill(rows, k)
+                    k += 1
             if done:
                 return
             with self.index.grown:
                 self.index.grown.wait(0.5)
+
+    def _usage_fills(self, rows: list[int], first: int, last: int) -> list[TurnFill]:
+        """The fills of turns ``first`` on (before ``last``) as long as they record usage: what
+        ``fill`` gives, read from the columns in one look (a log can have 100,000 turns)."""
+        index, found = self.index, []
+        compactions = self._compaction_places()
+        at = bisect.bisect_left(compactions, rows[first - 1] + 1 if first else 0)
+        with index.lock:
+            t, timestamps = index.turns, index.timestamps
+            final = len(t)
+            for k in range(first, last):
+                row = rows[k]
+                if row >= final:
+                    break
+                context = t.input[row] + t.cache_read[row] + t.cache_creation[row]
+                if not context:
+                    break
+                compacted = None
+                if at < len(compactions) and compactions[at] <= row:  # between the previous turn and this one
+                    compacted = self._compactions[at]
+                    while at < len(compactions) and compactions[at] <= row:
+                        at += 1
+                model, window = self._model(t.model[row])
+                outputs = t.outputs[row]
+                found.append(
+                    TurnFill(
+                        k + 1,
+                        timestamps[t.timestamp[row]],
+                        model,
+                        t.input[row],
+                        t.cache_read[row],
+                        t.cache_creation[row],
+                        t.output[row],
+                        context,
+                        min(outputs, context) if outputs > 0 else 0,
+                        t.window[row] or window,
+                        False,
+                        compacted,
+                    )
+                )
+        return found
+
+    def _compaction_places(self) -> list[int]:
+        """How many turns came before each of the agent's compactions (``_compactions`` in order)."""
+        index = self.index
+        with self._lock:
+            for boundary in index.boundaries[self._seen :]:
+                if boundary.agent == self.agent:
+                    self._places.append(boundary.turns_before)
+                    self._compactions.append(boundary)
+            self._seen = len(index.boundaries)
+            return self._places
 
     def _model(self, model_id: int) -> tuple[str, int | None]:
         """A model's name (the session's when the turn names none) and its window, by the name's id."""
@@ -212,17 +268,9 @@ class AgentContext:
 
     def _compaction(self, rows: list[int], k: int) -> Boundary | None:
         """The compaction between the agent's turn ``k - 1`` and turn ``k``."""
-        index = self.index
-        with self._lock:
-            for boundary in index.boundaries[self._seen :]:
-                if boundary.agent == self.agent:
-                    self._places.append(boundary.turns_before)
-                    self._compactions.append(boundary)
-            self._seen = len(index.boundaries)
-            at = bisect.bisect_left(self._places, rows[k - 1] + 1 if k else 0)
-            if at < len(self._places) and self._places[at] <= rows[k]:
-                return self._compactions[at]
-        return None
+        places = self._compaction_places()
+        at = bisect.bisect_left(places, rows[k - 1] + 1 if k else 0)
+        return self._compactions[at] if at < len(places) and places[at] <= rows[k] else None
 
     def _estimate(self, rows: list[int], k: int) -> tuple[int, int]:
         """Context and outputs of a turn without usage: from the agent's last turn with usage (and no

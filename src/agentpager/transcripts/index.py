@@ -28,8 +28,6 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import numpy
-
 from agentpager.engine.cache import CacheDir, cache_root, file_key
 from agentpager.engine.lineindex import Stamp
 from agentpager.transcripts.formats import Boundary, Collector, Event, ModelTurn, ResultRef, ToolCall, feed
@@ -1018,6 +1016,8 @@ def consistent(saved: Saved) -> bool:
     state, calls, events, turns, answers = saved.state, saved.calls, saved.events, saved.turns, saved.answers
     size, strings, timestamps = int(state["stamp"][2]), len(state["strings"]), len(state["timestamps"])
     n, e = len(calls), len(events)
+
+    import numpy  # only here: a log indexed afresh never needs it
 
     def bounds(values: array[int]) -> tuple[int, int]:
         found = numpy.frombuffer(values, dtype=values.typecode)
