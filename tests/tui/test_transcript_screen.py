@@ -331,3 +331,24 @@ async def test_the_list_shows_a_session_while_it_is_read(root: Path) -> None:
         assert len(calls.rows) == calls.virtual_size.height == 3000
         assert "reading" not in str(app.screen.query_one("#about", Static).content)
         app.screen.workers.cancel_all()
+
+
+async def test_the_cursor_stays_in_sight_while_the_list_grows(root: Path) -> None:
+    """End while the session is being read goes to the last call the list shows, on screen."""
+    transcript = open_transcript(str(session(root, 3000)), wait=False, paused=True)
+    resume = transcript.build.resume
+    transcript.build.resume = lambda: None  # type: ignore[method-assign]  # held after its first batch
+    app = AgentPagerApp.for_transcript(transcript, str(root))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        calls = app.screen.query_one(CallList)
+        assert 0 < len(calls.rows) < 3000, "the first calls are listed before the rest is read"
+        resume()
+        transcript.build.join()
+        for _ in range(2):
+            await pilot.press("end")
+            top = int(calls.scroll_y)
+            assert calls.cursor == len(calls.rows) - 1 and top <= calls.cursor < top + calls.size.height
+            await pilot.pause(0.6)  # the list takes in what was read meanwhile
+        assert calls.cursor == 2999
+        app.screen.workers.cancel_all()

@@ -119,7 +119,9 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         self.summaries: dict[Key, Summary] = {}
         self.compacted: dict[Key, Boundary] = {}
         """The first call after each compaction, and the compaction."""
-        self.virtual_size = Size(200, len(self.calls))
+        self.known = len(self.calls)
+        """The calls the list knows of (while the transcript is read, ``grew`` adds those read since)."""
+        self.virtual_size = Size(200, self.known)
 
     @property
     def calls(self) -> Sequence[ToolCall]:
@@ -128,12 +130,12 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
     @property
     def rows(self) -> Sequence[int]:
         """The places (in ``calls``) of the calls shown."""
-        return range(len(self.calls)) if self._rows is None else self._rows
+        return range(self.known) if self._rows is None else self._rows
 
     def show_rows(self, rows: list[int] | None) -> None:
         """Show these calls (None: all of them); the cursor stays on the same call when it is still shown."""
         current = self.current_call
-        self._rows = rows
+        self._rows, self.known = rows, len(self.calls)
         shown = self.rows
         self.virtual_size = Size(200, len(shown))
         place = None if current is None else self.transcript.calls.place_of(*current.key)
@@ -152,8 +154,9 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
 
     def grew(self) -> None:
         """The transcript has more calls: show them too (when all are shown)."""
-        if self._rows is None and self.virtual_size.height != len(self.calls):
-            self.virtual_size = Size(200, len(self.calls))
+        if self._rows is None and self.known != len(self.calls):
+            self.known = len(self.calls)
+            self.virtual_size = Size(200, self.known)
             self.refresh()
 
     @property
@@ -352,7 +355,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             self._seen = seen
             calls.compacted = _compactions(transcript)
             calls.grew()
-            if finished and (self.filter or self.search_hits is not None):
+            if finished:  # subagents' calls may have been placed: the cursor stays on its call
                 self._apply_filter()
             if finished:
                 self.query_one(ContextView).refresh_report()
