@@ -121,3 +121,22 @@ def test_a_codex_exec_log_opens_and_replays_like_a_rollout(tmp_path: Path) -> No
     statuses = [replayer.replay(call).status for call in transcript.calls]
     assert statuses == ["same", "differs", "differs", "same", "same"], "ls lists another directory"
     assert [turn.estimated for turn in transcript.turns] == [True] * 6, "no request's usage is logged"
+
+
+def test_runs_logged_one_after_the_other_are_sessions_of_their_own(tmp_path: Path) -> None:
+    """Two real stream-json runs in one log (as CI jobs keep them): the second's context starts empty."""
+    log = tmp_path / "runs.jsonl"
+    log.write_bytes(SUBAGENT.read_bytes() + COMPACTION.read_bytes())
+    transcript = open_transcript(str(log))
+    assert [(b.new_session, b.trigger) for b in transcript.boundaries] == [(True, ""), (False, "auto")]
+    assert agentpager("replay", str(log), "--context").splitlines()[1:10] == [
+        "    1                    6      34,697          478       25     35,181    200,000    18%             0",
+        "    2                    4      35,175        5,368        1     40,547    200,000    20%         4,921",
+        "       a new session: the context starts again empty",
+        "    3                    0     151,564        1,855       25    153,419    200,000    77%             0",
+        "    4                    0     153,419          809       24    154,228    200,000    77%           400",
+        "    5                    0     154,228          908        1    155,136    200,000    78%           847",
+        "       compaction (auto) at 155,791 tokens: the context starts again from a summary",
+        "    6                    3      12,202       17,451        1     29,656    200,000    15%             0",
+        "    7                    6      29,653          163        1     29,822    200,000    15%             0",
+    ]

@@ -214,7 +214,8 @@ def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
     for turn in context.fills(wait=True):
         turns += 1
         if turn.compacted is not None:
-            out.write(f"{'':>5}  {compaction_note(turn.compacted)}: the context starts again from a summary\n")
+            again = "empty" if turn.compacted.new_session else "from a summary"
+            out.write(f"{'':>5}  {compaction_note(turn.compacted)}: the context starts again {again}\n")
         fill = f"{turn.context / turn.window:.0%}" if turn.window else "?"
         if turn.estimated:  # no usage recorded: nothing to show but the estimate
             estimated.append(turn.number)

@@ -303,7 +303,7 @@ async def test_a_compaction_and_a_subagent_on_the_call_list(root: Path) -> None:
         await pilot.press("end")
         await settle(pilot)
         assert shown(app.screen.query_one("#summary", Static)).startswith(
-            "#3 turn 4 · first after a compaction (auto) at 155,791 tokens · Bash"
+            "#3 turn 4 · first after the compaction (auto) at 155,791 tokens · Bash"
         )
     subagent = open_transcript(str(SESSIONS / "claude-stream-subagent.jsonl"))
     app = AgentPagerApp.for_transcript(subagent, str(root))

@@ -368,7 +368,10 @@ def estimate_note(estimated: list[int], turns: int) -> str:
 
 
 def compaction_note(boundary: Boundary) -> str:
-    """``compaction (auto) at 155,379 tokens``: a compaction as the reports name it."""
+    """``compaction (auto) at 155,379 tokens``: a compaction as the reports name it (or ``a new
+    session``)."""
+    if boundary.new_session:
+        return "a new session"
     how = f" ({boundary.trigger})" if boundary.trigger else ""
     at = f" at {boundary.tokens_before:,} tokens" if boundary.tokens_before else ""
     return f"compaction{how}{at}"

@@ -42,7 +42,7 @@ BATCH_RECORDS = 512
 """Records fed between two moves into the columns (and two notices to whoever waits)."""
 PROBLEMS_KEPT = 1000
 """Problems kept word for word; past this only their number grows (a hostile log can have millions)."""
-_MAGIC = b"agentpager-records-4\n"
+_MAGIC = b"agentpager-records-5\n"
 _CRC = struct.Struct("<I")
 _LENGTH = struct.Struct("<q")
 EVENT_KINDS: tuple[EventKind, ...] = ("prompt", "text", "thinking", "call", "summary")

@@ -42,7 +42,8 @@ def chart(
         out.append(f"turns {fills[0].number:,}-{fills[-1].number:,} of {turns:,}, around the call's\n", "dim")
     for turn in fills:
         if turn.compacted is not None:
-            out.append(f"  ✂  {compaction_note(turn.compacted)}: the context starts again\n", "bold magenta")
+            mark = "" if turn.compacted.new_session else "✂  "
+            out.append(f"  {mark}{compaction_note(turn.compacted)}: the context starts again\n", "bold magenta")
         window = turn.window or scale
         sent = round(width * min(turn.context, window) / window)
         outputs = min(sent, round(width * turn.outputs / window))

@@ -118,7 +118,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         """The calls shown, by their place in ``calls``; None: all of them."""
         self.summaries: dict[Key, Summary] = {}
         self.compacted: dict[Key, Boundary] = {}
-        """The first call after each compaction, and the compaction."""
+        """The first call after each compaction, and the compaction (a new session is not marked)."""
         self.known = len(self.calls)
         """The calls the list knows of (while the transcript is read, ``grew`` adds those read since)."""
         self.virtual_size = Size(200, self.known)
@@ -313,13 +313,16 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         count = transcript.problem_count
         problems = f" · {plural(count, 'unreadable record')} skipped" if count else ""
         subagents = f" · {plural(len(transcript.subagents), 'subagent')}" if transcript.subagents else ""
-        compactions = f" · {plural(len(transcript.boundaries), 'compaction')}" if transcript.boundaries else ""
+        sessions = sum(boundary.new_session for boundary in transcript.boundaries)
+        compactions = len(transcript.boundaries) - sessions
+        restarts = f" · {plural(compactions, 'compaction')}" if compactions else ""
+        restarts += f" · {plural(sessions + 1, 'session')}" if sessions else ""
         reading = "" if transcript.complete else f" · [b]reading {transcript.index.progress():.0%}[/b]"
         shown = self._shown_note()
         following = " · [b]following[/b]" if self.follow_timer is not None else ""
         calls = plural(len(transcript.calls), "tool call")
         return (
-            f"[b]{escape(transcript.path)}[/b] · {transcript.format} · {calls}{subagents}{compactions}"
+            f"[b]{escape(transcript.path)}[/b] · {transcript.format} · {calls}{subagents}{restarts}"
             f" · replayed against {escape(self.replayer.root)}{problems}{reading}{shown}{following}"
         )
 
@@ -431,7 +434,14 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         if call.starter is None and call.agent:
             agent = f" of subagent {call.agent}"
         boundary = self.query_one(CallList).compacted.get(call.key)
-        after = "" if boundary is None else f"first after a {compaction_note(boundary)} · "
+        if boundary is None:
+            after = ""
+        else:
+            after = (
+                "first of a new session · "
+                if boundary.new_session
+                else f"first after the {compaction_note(boundary)} · "
+            )
         self.query_one("#summary", Static).update(
             Text.assemble(
                 (f"#{call.index} ", "bold"),
@@ -656,6 +666,8 @@ def _compactions(transcript: Transcript) -> dict[Key, Boundary]:
     sources = [(0, transcript.index)] + [(child.source, child.transcript.index) for child in transcript.children]
     for source, index in sources:
         for boundary in index.boundaries:
+            if boundary.new_session:
+                continue
             number = index.first_call_after(boundary)
             if number is not None:
                 found[(source, number)] = boundary

@@ -141,7 +141,8 @@ class ModelTurn:
 
 @dataclass(frozen=True)
 class Boundary:
-    """Where an agent's context was compacted: what came before is replaced by a summary."""
+    """Where an agent's context starts again: it was compacted (what came before is replaced by a
+    summary), or a new session began in the same log."""
 
     where: Location
     trigger: str
@@ -153,6 +154,8 @@ class Boundary:
     results_before: int
     events_before: int
     agent: str = ""
+    new_session: bool = False
+    """A new session, its context empty (not a compaction)."""
 
 
 @dataclass
@@ -315,12 +318,19 @@ class Collector:
         self.events_said += 1
         self.parsed.events.append(event)
 
-    def boundary(self, where: Location, trigger: Any, tokens_before: Any) -> None:
-        """The agent's context was compacted here (what follows starts a new context)."""
+    def boundary(self, where: Location, trigger: Any, tokens_before: Any, new_session: bool = False) -> None:
+        """The agent's context starts again here: it was compacted, or (``new_session``) a new session began."""
         trigger = trigger if isinstance(trigger, str) else ""
         self.parsed.boundaries.append(
             Boundary(
-                where, trigger, number(tokens_before), self._turns_made(), self._results, self.events_said, self.agent
+                where,
+                trigger,
+                number(tokens_before),
+                self._turns_made(),
+                self._results,
+                self.events_said,
+                self.agent,
+                new_session,
             )
         )
 

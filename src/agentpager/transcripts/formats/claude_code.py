@@ -47,6 +47,8 @@ class ClaudeCode(Collector):
         """The record being read is a compaction's summary."""
         self._summary_next = False
         """A compaction was logged: the next user record is its summary."""
+        self._run_session: str | None = None
+        """The session id of the last stream-json run's first line."""
 
     @classmethod
     def recognises(cls, record: Record) -> bool:
@@ -80,6 +82,7 @@ class ClaudeCode(Collector):
         self.parsed.session_id = self.parsed.session_id or str(line.get("sessionId") or line.get("session_id") or "")
         if line.get("type") == "system" and line.get("subtype") == "init":
             self.saw(model=line.get("model"))
+            self._new_run(line.get("session_id"), record)
         if line.get("type") == "system" and line.get("subtype") == "compact_boundary":
             self._compaction(line, record)
             return
@@ -109,6 +112,14 @@ class ClaudeCode(Collector):
         self._summary = False
         if isinstance(structured, dict):
             self._note_subagent(structured)
+
+    def _new_run(self, session: Any, record: Record) -> None:
+        """A stream-json run's first line: a session other than the last run's starts an empty
+        context (logs of several ``claude -p`` runs are often kept one after the other)."""
+        if self._run_session is not None and session != self._run_session:
+            self._place({})
+            self.boundary(record.where, "", 0, new_session=True)
+        self._run_session = session if isinstance(session, str) else ""
 
     def say(self, kind: EventKind, text: str, where: Location) -> None:
         """The user message that follows a compaction is its summary, not a prompt."""
