@@ -88,7 +88,7 @@ import asyncio, random, statistics, sys, time
 began = time.perf_counter()
 from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
-from agentpager.tui.transcript_screen import CallList, TranscriptScreen
+from agentpager.tui.screens.transcript import CallList, TranscriptScreen
 imported = time.perf_counter() - began
 
 
@@ -169,10 +169,10 @@ def interleaved(command: list[str], baseline: list[str], env: dict[str, str], ru
     }
 
 
-def benchmark(data: Path, repos: Path, runs: int) -> list[tuple[str, str, bool | None]]:
-    """(what, measured, target met, or None when there is no target) for the 1 GB session."""
-    session = data / "session-real-1GB.jsonl"
-    make_session(session, repos)
+def benchmark(data: Path, repos: Path, runs: int, size: int = SIZE) -> list[tuple[str, str, bool | None]]:
+    """(what, measured, target met, or None when there is no target) for the session of ``size`` bytes."""
+    session = data / f"session-real-{size // 1_000_000}MB.jsonl"
+    make_session(session, repos, size)
     workspace = data / "workspace"
     workspace.mkdir(exist_ok=True)
     cache = data / "cache-big"
@@ -257,10 +257,12 @@ def main() -> int:
     parser.add_argument("--data", default=os.environ.get("AGENTPAGER_BENCH_DIR", tempfile.gettempdir()))
     parser.add_argument("--repos", help="where tielec/ai-workflow-agent is (cloned there when missing)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--megabytes", type=int, default=SIZE // 1_000_000, help="the session's size (default 1000)")
     options = parser.parse_args()
     data = Path(options.data) / "agentpager-sessions-bench"
     data.mkdir(parents=True, exist_ok=True)
-    rows = benchmark(data, Path(options.repos) if options.repos else data / "repos", options.runs)
+    repos = Path(options.repos) if options.repos else data / "repos"
+    rows = benchmark(data, repos, options.runs, options.megabytes * 1_000_000)
     width = max(len(what) for what, _, _ in rows)
     for what, measured, ok in rows:
         print(f"{'    ' if ok is None else 'ok  ' if ok else 'MISS'} {what:<{width}}  {measured}")

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agentpager.logs.records import RecordFile
 from agentpager.transcripts import index as record_index
 from agentpager.transcripts import open_transcript
-from agentpager.transcripts.records import RecordFile
 
 CWD = "/p"
 

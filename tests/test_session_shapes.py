@@ -110,7 +110,7 @@ def test_a_codex_exec_log_opens_and_replays_like_a_rollout(tmp_path: Path) -> No
     ]
     first = transcript.calls[0]
     assert transcript.recorded(first) == (
-        f'{{"output":"cat: @{planning}: No such file or directory\\n","metadata":{{"exit_code":1}}}}'
+        f'{{"output":"cat: @{planning}: No such file or directory\\n","metadata":{{"exit_code":1,"duration_seconds":0.0}}}}'
     )
     assert first.result is not None and first.result.is_error
     # The file the agent read, as its own cat printed it, in an otherwise empty workspace.

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from agentpager.sessions import CACHE_VERSION, EDGE_BYTES, SessionCache, count_sessions, list_sessions
+import pytest
+
+from agentpager.agents import get_agent
+from agentpager.agents.base import Sessions
+from agentpager.sessions import CACHE_VERSION, EDGE_BYTES, SessionCache, count_sessions, find_sessions, list_sessions
 
 
 def claude_session(
@@ -131,13 +136,33 @@ def test_sessions_of_every_agent(tmp_path: Path, isolated_cache: Path) -> None:
     gemini_session(tmp_path, "/home/me/notes")
     sessions = list_sessions(str(tmp_path))
     assert [(s.agent, s.project, s.calls, s.tokens, s.version, s.model) for s in sessions] == [
-        ("gemini", "/home/me/notes", 0, None, "", ""),
+        ("gemini-cli", "/home/me/notes", 0, None, "", ""),
         ("codex", "/home/me/shop", 1, 520, "0.60.1", "gpt-5.1-codex"),
         ("claude-code", "/home/me/shop", 3, 1017, "2.1.130", "claude-sonnet-4-5"),
     ]
     assert sessions[2].title == "Fix the export please" and sessions[2].path == str(claude)
     assert (sessions[1].started, sessions[1].ended) == ("2026-02-03T09:00:00Z", "2026-02-03T09:02:04Z")
     assert (sessions[0].started, sessions[0].ended) == ("2026-03-01T00:00:00Z", "2026-03-01T00:10:00Z")
+
+
+def test_an_agent_that_keeps_no_file_per_session_finds_them_itself(
+    tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Sessions.find`` is asked with the home and gives the files (and projects) listed; its patterns are not used."""
+    claude_session(tmp_path, "/home/me/shop", "globbed", 1)
+    written = claude_session(tmp_path / "store", "/p", "written", 2)
+    asked: list[str | None] = []
+
+    def find(home: str | None) -> list[tuple[str, str]]:
+        asked.append(home)
+        return [(str(written), "/from/the/store")]
+
+    claude_code = get_agent("claude-code")
+    store = Sessions(".claude", None, ("projects/*/*.jsonl",), find=find)
+    monkeypatch.setattr("agentpager.sessions.AGENTS", (dataclasses.replace(claude_code, sessions=store),))
+    assert [(s.path, s.agent, s.calls) for s in list_sessions(str(tmp_path))] == [(str(written), "claude-code", 2)]
+    assert [found.project_hint for found in find_sessions(str(tmp_path))] == ["/from/the/store"]
+    assert asked == [str(tmp_path)] * 2
 
 
 def test_the_cache_is_used_and_a_grown_session_counted_on(tmp_path: Path, isolated_cache: Path) -> None:
@@ -153,6 +178,14 @@ def test_the_cache_is_used_and_a_grown_session_counted_on(tmp_path: Path, isolat
         file.write(grown)
     sessions = {s.session_id: s for s in list_sessions(str(tmp_path))}
     assert sessions["s1"].calls == 5 and sessions["s1"].title == "from the cache"
+
+
+def test_a_cache_written_when_gemini_clis_format_was_gemini_is_read(tmp_path: Path, isolated_cache: Path) -> None:
+    cache = SessionCache()
+    list_sessions(str(tmp_path), cache)  # nothing to find: the cache is empty
+    entry = {"stamp": [1, 2, 3], "info": {"path": "/s.json", "agent": "gemini", "project": "/home/me/notes"}}
+    cache.path.write_text(json.dumps({"version": CACHE_VERSION, "sessions": {"/s.json": entry}}))
+    assert SessionCache().entries["/s.json"]["info"]["agent"] == "gemini-cli"
 
 
 def test_the_first_look_reads_the_ends_and_the_count_comes_after(tmp_path: Path, isolated_cache: Path) -> None:

@@ -1,12 +1,6 @@
-"""Every agent session on this machine: found where each agent keeps them, summed up from their two
-ends, counted in the background, and cached.
-
-- Claude Code: ``~/.claude/projects/<project>/<session>.jsonl`` (``$CLAUDE_CONFIG_DIR`` instead of
-  ``~/.claude``), subagents in ``<session>/subagents/``.
-- Codex: ``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`` (``$CODEX_HOME`` instead of ``~/.codex``),
-  and the older ``sessions/rollout-*.json[l]`` directly in ``sessions/``.
-- Gemini CLI: ``~/.gemini/tmp/<project>/chats/session-*.json[l]``; the project's directory is in
-  ``<project>/.project_root`` when Gemini wrote one (else the directory name, a hash of it).
+"""Every agent session on this machine: found where each agent keeps them (``Agent.sessions``: Claude
+Code's in ``~/.claude/projects/``, Codex's in ``~/.codex/sessions/``, Gemini CLI's in ``~/.gemini/tmp/``),
+summed up from their two ends, counted in the background, and cached.
 
 The first look at a session reads its first and last EDGE_BYTES (all of it when it is no bigger
 than twice that): agent, version, model, start, end, the first prompt, and the context of the last
@@ -20,24 +14,28 @@ stopped.
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 
+from agentpager.agents import AGENTS
 from agentpager.engine.cache import cache_root, write_atomically
+from agentpager.logs.records import Location, Record, json_line
+from agentpager.logs.skim import Skimmer
 from agentpager.transcripts import TranscriptError, open_transcript
-from agentpager.transcripts.formats import COLLECTORS, Collector, Parsed, feed
-from agentpager.transcripts.records import Location, Record, json_line
-from agentpager.transcripts.skim import Skimmer
+from agentpager.transcripts.formats import Collector, Event, ModelTurn, Parsed, collectors, feed
 
 EDGE_BYTES = 64 * 1024
 _BLOCK = 1 << 20
 CACHE_VERSION = 2
+RENAMED_AGENTS = {"gemini": "gemini-cli"}
+"""Agents named otherwise in caches written before (Gemini CLI's format was "gemini")."""
 HEAD_RECORDS = 16
 """The first look parses at most this many records from a session's start for its first prompt."""
 
@@ -74,44 +72,21 @@ class Found:
     project_hint: str
 
 
-def agent_homes(home: str | None = None) -> dict[str, str]:
-    """Where each agent keeps its sessions, honouring CLAUDE_CONFIG_DIR and CODEX_HOME."""
-    base = home or os.path.expanduser("~")
-    return {
-        "claude-code": os.environ.get("CLAUDE_CONFIG_DIR")
-        if home is None and os.environ.get("CLAUDE_CONFIG_DIR")
-        else os.path.join(base, ".claude"),  # type: ignore[dict-item]
-        "codex": os.environ.get("CODEX_HOME")
-        if home is None and os.environ.get("CODEX_HOME")
-        else os.path.join(base, ".codex"),  # type: ignore[dict-item]
-        "gemini": os.path.join(base, ".gemini"),
-    }
-
-
 def find_sessions(home: str | None = None) -> Iterator[Found]:
-    """Every session file of every agent under ``home`` (default: the user's home)."""
-    homes = agent_homes(home)
-    claude = os.path.join(glob.escape(homes["claude-code"]), "projects")
-    for path in glob.iglob(os.path.join(claude, "*", "*.jsonl")):
-        if not os.path.basename(path).startswith("agent-"):
-            yield Found(path, "claude-code", os.path.basename(os.path.dirname(path)))
-    codex = os.path.join(glob.escape(homes["codex"]), "sessions")
-    for pattern in ("*/*/*/rollout-*.jsonl", "rollout-*.jsonl", "rollout-*.json"):
-        for path in glob.iglob(os.path.join(codex, pattern)):
-            yield Found(path, "codex", "")
-    gemini = os.path.join(glob.escape(homes["gemini"]), "tmp")
-    for pattern in ("*/chats/session-*.jsonl", "*/chats/session-*.json"):
-        for path in glob.iglob(os.path.join(gemini, pattern)):
-            project = os.path.dirname(os.path.dirname(path))
-            yield Found(path, "gemini", _project_root(project) or os.path.basename(project))
-
-
-def _project_root(directory: str) -> str:
-    try:
-        with open(os.path.join(directory, ".project_root"), encoding="utf-8") as file:
-            return file.read(4096).strip()
-    except OSError:
-        return ""
+    """Every session file of every agent under ``home`` (default: the user's home), where each agent
+    keeps them (``Agent.sessions``), or as the agent writes them from where it keeps them."""
+    for agent in AGENTS:
+        where = agent.sessions
+        if where is None:
+            continue
+        if where.find is not None:
+            yield from (Found(path, agent.id, project) for path, project in where.find(home))
+            continue
+        directory = glob.escape(where.directory_in(home))
+        for pattern in where.patterns:
+            for path in glob.iglob(os.path.join(directory, pattern)):
+                if not (where.ignored and fnmatch.fnmatch(os.path.basename(path), where.ignored)):
+                    yield Found(path, agent.id, where.project(path))
 
 
 class SessionCache:
@@ -124,8 +99,11 @@ class SessionCache:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             if data.get("version") == CACHE_VERSION and isinstance(data.get("sessions"), dict):
+                for entry in data["sessions"].values():
+                    info = entry["info"]
+                    info["agent"] = RENAMED_AGENTS.get(info["agent"], info["agent"])
                 self.entries = data["sessions"]
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, KeyError, TypeError):
             pass
 
     def save(self) -> None:
@@ -199,7 +177,7 @@ def _first_look(found: Found, st: os.stat_result, old: dict | None) -> dict:
             info.started, info.title = before.started or info.started, before.title or info.title
             if not info.counted and before.counted and st.st_size - old["stamp"][1] <= EDGE_BYTES:
                 with open(found.path, "rb") as file:
-                    added = _count(file, COLLECTORS[found.agent].call_markers, old["stamp"][1], st.st_size)
+                    added = _count(file, collectors()[found.agent].call_markers, old["stamp"][1], st.st_size)
                 info.calls = (before.calls or 0) + added
                 info.tokens = before.tokens if info.tokens is None else info.tokens
                 info.counted = True  # what was added is within the last EDGE_BYTES, all looked at
@@ -233,11 +211,11 @@ def summarize(found: Found, size: int) -> SessionInfo:
         tail_facts.model or head_facts.model,
         head_facts.started or tail_facts.started,
         tail_facts.ended or head_facts.ended,
-        _count_bytes(head, COLLECTORS[found.agent].call_markers) if whole else None,
+        _count_bytes(head, collectors()[found.agent].call_markers) if whole else None,
         turn,
         " ".join(prompt.split())[:200],
         size,
-        len(COLLECTORS[found.agent].subagent_files(found.path, {})),
+        len(collectors()[found.agent].subagent_files(found.path, {})),
         counted=whole,
     )
 
@@ -246,7 +224,7 @@ def _head_facts(agent: str, head: bytes, cut_end: bool) -> Collector:
     """A collector fed the session's first record and then, up to its first prompt, the records
     that can hold one (found by the format's ``prompt_markers``; HEAD_RECORDS at most). A first
     line longer than the head is skimmed: its members before the cut are what is needed."""
-    collector_class = COLLECTORS[agent]
+    collector_class = collectors()[agent]
     collector = collector_class()
     if cut_end and b"\n" not in head:
         found = Skimmer().skim(head.decode("utf-8", "replace").lstrip("\ufeff"), "")
@@ -277,7 +255,7 @@ def _tail_facts(agent: str, tail: bytes, cut_start: bool, model_known: bool) -> 
     """What the session's last record says (when it ended, the agent's version, the model), and the
     context plus output of its last model turn that records usage: only the lines that hold one of
     the format's ``turn_markers`` are parsed, from the end back."""
-    collector_class = COLLECTORS[agent]
+    collector_class = collectors()[agent]
     facts = Parsed(agent)
     first = tail.find(b"\n") + 1 if cut_start else 0
     if cut_start and not first:
@@ -333,7 +311,7 @@ def _summarize_document(found: Found, size: int) -> SessionInfo:
         return _whole_document(found, size)
     with open(found.path, "rb") as file:
         head = file.read(EDGE_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
-    collector = COLLECTORS[found.agent]()
+    collector = collectors()[found.agent]()
     skimmed = Skimmer().skim(head, "")
     for key, value in (skimmed[0] if skimmed else {}).items():
         for element in value if isinstance(value, list) else [{key: value}]:
@@ -346,13 +324,22 @@ def _whole_document(found: Found, size: int) -> SessionInfo:
         transcript = open_transcript(found.path, subagents=False)
     except TranscriptError as error:
         raise ValueError(str(error)) from None
-    return _document_summary(found, transcript.parsed, size, len(transcript.calls))
+    # The conversation and turns are in the transcript's index (the collector's lists were moved there).
+    return _document_summary(found, transcript.parsed, size, len(transcript.calls), transcript.events, transcript.turns)
 
 
-def _document_summary(found: Found, parsed: Parsed, size: int, calls: int | None = None) -> SessionInfo:
-    """The summary of a document read as far as ``parsed`` says; counted when its ``calls`` are."""
-    prompt = next((event.text for event in parsed.events if event.kind == "prompt"), "")
-    turn = next((turn for turn in reversed(parsed.turns) if turn.context), None)
+def _document_summary(
+    found: Found,
+    parsed: Parsed,
+    size: int,
+    calls: int | None = None,
+    events: Sequence[Event] | None = None,
+    turns: Sequence[ModelTurn] | None = None,
+) -> SessionInfo:
+    """The summary of a document read as far as ``parsed`` says (or ``events`` and ``turns``, when
+    given); counted when its ``calls`` are."""
+    prompt = next((event.text for event in (parsed.events if events is None else events) if event.kind == "prompt"), "")
+    turn = next((turn for turn in reversed(parsed.turns if turns is None else turns) if turn.context), None)
     return SessionInfo(
         found.path,
         found.agent,
@@ -378,7 +365,7 @@ def _counted(info: SessionInfo, size: int) -> SessionInfo:
         whole = _whole_document(found, size)
         return replace(whole, project=info.project, title=info.title or whole.title)
     with open(info.path, "rb") as file:
-        calls = _count(file, COLLECTORS[info.agent].call_markers, 0, size)
+        calls = _count(file, collectors()[info.agent].call_markers, 0, size)
         tokens = info.tokens
         back = 4 * EDGE_BYTES
         while tokens is None and back < 2 * size:

@@ -14,9 +14,9 @@ from textual.widgets._footer import FooterKey, FooterLabel
 from agentpager import Workspace
 from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
-from agentpager.tui.messages import FileChosen
+from agentpager.tui.context_view import ChartRows
 from agentpager.tui.output_area import OutputArea
-from agentpager.tui.transcript_screen import CallList, TranscriptScreen, _pattern_problem
+from agentpager.tui.screens.transcript import CallList, TranscriptScreen, _pattern_problem
 from agentpager.tui.tree import WorkspaceTree
 
 SIZE = (200, 55)
@@ -108,7 +108,7 @@ async def test_the_tree_offers_a_transcript(root: Path) -> None:
     app = AgentPagerApp(Workspace(root))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.query_one(WorkspaceTree).post_message(FileChosen("session.jsonl"))
+        app.query_one(WorkspaceTree).post_message(WorkspaceTree.FileChosen("session.jsonl"))
         await settle(pilot)
         assert app.offered_transcript == "session.jsonl"
         await pilot.press("t")
@@ -228,14 +228,18 @@ async def test_arrows_and_brackets_switch_the_tabs_and_the_footer_says_so(root: 
         assert outputs.active == "tab-conversation"
         await pilot.press("left")
         assert outputs.active == "tab-difference"
+        assert isinstance(app.focused, CallList), "the cursor stays in the list"
         await pilot.press("left_square_bracket", "left_square_bracket", "left")
         assert outputs.active == "tab-context", "the first tab goes round to the last"
-        assert isinstance(app.focused, CallList), "the cursor stays in the list"
+        assert isinstance(app.focused, ChartRows), "the context's rows take the keys (PgDn)"
+        await settle(pilot)
         footer = {key.key: key for key in app.screen.query(FooterKey)}
         assert "left" in footer and "right" in footer
         assert footer["right"].region.right <= 80, "seen in the footer at 80 columns"
         labels = [str(label.render()) for label in app.screen.query(FooterLabel)]
         assert labels == ["Tabs"]
+        await pilot.press("right")
+        assert outputs.active == "tab-recorded" and isinstance(app.focused, CallList), "the list is back"
 
 
 async def test_a_search_that_matches_nothing_says_so(root: Path) -> None:
@@ -276,8 +280,8 @@ async def test_the_context_tab_shows_estimated_turns_at_80x24(root: Path) -> Non
         assert screen.query_one(TabbedContent).active == "tab-context"
         chart = shown(screen.query_one("#chart", Static), 80).splitlines()
         rows = [row for row in chart if row[:4].strip().isdigit()]
-        assert [(row.split()[0], row.split()[2]) for row in rows] == [("1", "~"), ("2", "~"), ("3", "~")]
-        assert rows[0].split()[3] == "1", "the first request held the prompt, go: 1 token"
+        assert [row.split()[0] for row in rows] == ["1", "2", "3"] and all(row.endswith("~") for row in rows)
+        assert rows[0].split()[-1] == "1~", "the first request held the prompt, go: 1 token"
         assert "~ estimated with cl100k: the log records no usage" in chart
         assert "No model turns recorded." not in chart
 
@@ -298,8 +302,11 @@ async def test_a_compaction_and_a_subagent_on_the_call_list(root: Path) -> None:
             "    0     1  Edit              609 chars           400  not",
             "    1     2  Edit              742 chars           447  not",
             "    2     3  Edit              1,261 chars        ~720  not",
-            "    3✂    4  Bash              1 char                0  not",
-        ], "tokens from the usage recorded, ~ counted (no turn after the output: it was compacted)"
+            "    3✂    4  Bash              1 char                0  diff",
+        ], (
+            "tokens from the usage recorded, ~ counted (no turn after the output: it was compacted); "
+            "the Bash's grep -r is emulated, over a root without the session's src/"
+        )
         await pilot.press("end")
         await settle(pilot)
         assert shown(app.screen.query_one("#summary", Static)).startswith(
@@ -310,14 +317,11 @@ async def test_a_compaction_and_a_subagent_on_the_call_list(root: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         calls = app.screen.query_one(CallList)
-        assert [calls.render_line(y).text[:22] for y in range(2)] == [
-            "    0  Task           ",
-            "    1  └ Read         ",
-        ]
+        assert [calls.render_line(y).text[:19].rstrip() for y in range(2)] == ["    0  Task", "    1  └ Read"]
         await pilot.press("down", "left")  # the subagent's call; the Context tab
         await settle(pilot)
         chart = shown(app.screen.query_one("#chart", Static), 80).splitlines()
-        assert [row.split()[0::2] for row in chart[1:2]] == [["1", "11,730"]], "the subagent's own context"
+        assert [row.split()[0::2] for row in chart[0:1]] == [["1", "11,730"]], "the subagent's own context"
 
 
 async def test_the_list_shows_a_session_while_it_is_read(root: Path) -> None:

@@ -14,9 +14,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, overload
 
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.engine.lineindex import Cancelled
+from agentpager.exchange import arguments_line
+from agentpager.logs.records import Record, RecordFile
 from agentpager.transcripts.formats import (
-    FORMAT_NAMES,
     Boundary,
     Collector,
     Event,
@@ -24,9 +26,9 @@ from agentpager.transcripts.formats import (
     Parsed,
     ToolCall,
     detect,
+    format_names,
 )
 from agentpager.transcripts.index import Build, RecordIndex, Rewritten, open_index
-from agentpager.transcripts.records import Record, RecordFile
 
 if TYPE_CHECKING:
     from agentpager.engine.patterns import Matcher
@@ -54,9 +56,11 @@ class Transcript:
     kept of a call but its index row until it is shown. While the index is being built (``complete``
     is False) the lists hold what was read so far and grow."""
 
-    def __init__(self, path: str, build: Build) -> None:
+    def __init__(self, path: str, build: Build, filesystem: Filesystem = ANYWHERE) -> None:
         self.path = path
         self.build = build
+        self.filesystem = filesystem
+        """Where it and the files beside it are read: anywhere, or beneath a workspace's root."""
         self.index = build.index
         self.files: list[RecordFile] = [self.index.records]
         """The transcript's file, then the files of its subagents (``ToolCall.source`` indexes this)."""
@@ -86,7 +90,7 @@ class Transcript:
     @property
     def cwd(self) -> str | None:
         if self._cwd is None:
-            self._cwd = self.parsed.cwd or self.index.collector_type.cwd_beside(self.path)
+            self._cwd = self.parsed.cwd or self.index.collector_type.cwd_beside(self.path, self.filesystem)
         return self._cwd
 
     @cwd.setter
@@ -194,13 +198,6 @@ class Transcript:
             raise TranscriptError(error.message) from None
         return found
 
-    def event_text(self, event: Event) -> str:
-        """An event's whole text (read again when it was kept cut)."""
-        if event.kind == "call" and event.tool_call is not None:
-            call = event.tool_call
-            return f"{call.tool}({short_arguments(call.arguments, 10_000)})"
-        return event.text
-
     def conversation(self, call: ToolCall, limit: int = 200) -> list[Event]:
         """The prompts, text and thinking between the main agent's call before ``call`` and the one
         after it, with ``call`` itself (at most ``limit`` events each side); empty for a call of a
@@ -269,7 +266,7 @@ class Transcript:
 
     def _read_again(self) -> None:
         """The log is no longer what was read: read it from its start."""
-        build = open_index(self.path)
+        build = open_index(self.path, self.filesystem)
         if build is None:
             raise TranscriptError(f"{self.path}: no longer a transcript")
         build.run()
@@ -292,11 +289,11 @@ class Transcript:
         with index.lock:
             started = dict(index.subagent_starters)
         known = {child.path for child in self.children}
-        for agent_id, name in index.collector_type.subagent_files(self.path, started):
+        for agent_id, name in index.collector_type.subagent_files(self.path, started, self.filesystem):
             if name in known:
                 continue
             try:
-                sub = open_transcript(name, subagents=False)
+                sub = open_transcript(name, subagents=False, filesystem=self.filesystem)
             except TranscriptError as error:
                 if report:
                     self.subagent_problems.append(f"subagent {agent_id}: {error}")
@@ -508,22 +505,25 @@ class TurnList(Sequence[ModelTurn]):
         return self._index.turn(row)
 
 
-def open_transcript(path: str, subagents: bool = True, wait: bool = True, paused: bool = False) -> Transcript:
+def open_transcript(
+    path: str, subagents: bool = True, wait: bool = True, paused: bool = False, filesystem: Filesystem = ANYWHERE
+) -> Transcript:
     """A transcript's tool calls; TranscriptError when it cannot be read as one.
 
     ``wait``: return once the whole transcript is indexed; else once its first records are, the rest
     being read in a thread of its own (``Transcript.complete`` says when it is done; ``paused``: not
     before ``transcript.build.resume()``, see ``Build.start``). Claude Code
     subagents' own transcripts, when found beside the session, are read once the session is, and
-    their calls placed under the call that started them.
+    their calls placed under the call that started them. Every file is opened in ``filesystem`` (a
+    workspace's: beneath its root).
     """
     try:
-        build = open_index(path)
+        build = open_index(path, filesystem)
     except OSError as error:  # unreadable
         raise TranscriptError(f"{path}: {error.strerror or error}") from None
     if build is None:
-        raise TranscriptError(f"{path}: not a {FORMAT_NAMES} transcript (no record looks like one).")
-    transcript = Transcript(path, build)
+        raise TranscriptError(f"{path}: not a {format_names()} transcript (no record looks like one).")
+    transcript = Transcript(path, build, filesystem)
     if subagents:
         build.done.append(lambda: transcript._find_subagents(report=True))
     if not wait:
@@ -535,10 +535,10 @@ def open_transcript(path: str, subagents: bool = True, wait: bool = True, paused
     return transcript
 
 
-def sniff(path: str, records: int = 20) -> str | None:
-    """The transcript format of a file, judged from its first records; None if it is not one."""
+def sniff(path: str, records: int = 20, filesystem: Filesystem = ANYWHERE) -> str | None:
+    """The transcript format of a file (in ``filesystem``), judged from its first records; None if it is not one."""
     try:
-        head = itertools.islice(RecordFile(path).records(), records)
+        head = itertools.islice(RecordFile(path, filesystem).records(), records)
         collector = detect(record for record in head if isinstance(record, Record))
     except (OSError, ValueError):
         return None
@@ -554,17 +554,11 @@ def short_arguments(arguments: dict | str, width: int = 60) -> str:
 def listed_arguments(call: ToolCall, width: int) -> str:
     """The call's arguments as a list row shows them, where 80 columns leave ~30 for them:
     ``file_path="src/app.py" offset=40``, a path under the directory the agent worked in written
-    relative to it (the row's point is which file; the call's view shows the arguments as recorded)."""
+    relative to it, cut in its middle to keep the file name (the row's point is which file; the
+    call's view shows the arguments as recorded)."""
     if isinstance(call.arguments, str):
         return short_arguments(call.arguments, width)
-    prefix = call.cwd.rstrip("/") + "/" if call.cwd else None
-
-    def shown(value: object) -> str:
-        if isinstance(value, str) and prefix and value.startswith(prefix) and len(value) > len(prefix):
-            value = value[len(prefix) :]
-        return json.dumps(value, ensure_ascii=False)
-
-    return _one_line(" ".join(f"{name}={shown(value)}" for name, value in call.arguments.items()), width)
+    return arguments_line(call.arguments, width, under=call.cwd)
 
 
 def _one_line(text: str, width: int) -> str:

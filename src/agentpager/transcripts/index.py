@@ -29,10 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from agentpager.engine.cache import CacheDir, cache_root, file_key
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.engine.lineindex import Stamp
+from agentpager.logs.collector import EventKind
+from agentpager.logs.records import BadRecord, Location, Record, RecordFile
 from agentpager.transcripts.formats import Boundary, Collector, Event, ModelTurn, ResultRef, ToolCall, feed
-from agentpager.transcripts.formats.base import EventKind
-from agentpager.transcripts.records import BadRecord, Location, Record, RecordFile
 
 SAVED_MIN_BYTES = 1 << 20
 """Logs smaller than this are indexed again each time (it takes milliseconds)."""
@@ -767,7 +768,7 @@ class RecordIndex:
         """Keep the index in the cache dir, for the next process (a log big enough to be worth it,
         and grown enough since the last save)."""
         try:
-            stamp = Stamp.of(os.stat(self.path))
+            stamp = self.records.stamp()
         except OSError:
             return
         if stamp.size < SAVED_MIN_BYTES or (self.saved_size and stamp.size - self.saved_size < SAVE_AGAIN_BYTES):
@@ -938,7 +939,9 @@ class SavedIndexes:
     def __init__(self, cache: CacheDir | None = None) -> None:
         self.cache = cache or CacheDir(cache_root())
 
-    def _path(self, real_path: str) -> Path:
+    def _path(self, records: RecordFile) -> Path:
+        """The entry of a log: by its real path (a path in a workspace is taken from its root)."""
+        real_path = os.path.realpath(os.path.join(records.filesystem.root or "", records.path))
         return self.cache.root / "records" / f"{file_key(real_path)}.idx"
 
     def save(self, index: RecordIndex, stamp: Stamp, fingerprint: bytes) -> None:
@@ -951,14 +954,14 @@ class SavedIndexes:
                 column.tobytes() for table in tables for column in table.columns.values()
             )
         try:
-            self.cache.write(self._path(os.path.realpath(index.path)), [_MAGIC, _CRC.pack(zlib.crc32(body)), body])
+            self.cache.write(self._path(index.records), [_MAGIC, _CRC.pack(zlib.crc32(body)), body])
         except OSError:
             pass  # a cache that cannot be written only costs the next process a read of the log
 
-    def load(self, path: str) -> Saved | None:
-        """The state and columns saved for the log at ``path``, if an entry reads back whole and is
-        consistent (not yet checked against the log)."""
-        entry = self._path(os.path.realpath(path))
+    def load(self, records: RecordFile) -> Saved | None:
+        """The state and columns saved for the log ``records`` reads, if an entry reads back whole and
+        is consistent (not yet checked against the log)."""
+        entry = self._path(records)
         try:
             data = entry.read_bytes()
         except OSError:
@@ -1096,7 +1099,7 @@ class Build:
     def run(self) -> None:
         index = self.index
         try:
-            index.size = os.stat(index.path).st_size
+            index.size = index.records.stamp().size
             if self.rest is not None:
                 index.read(self.rest, self.stop, self.gate)
         except OSError as error:  # unreadable, or changed while it was read
@@ -1123,15 +1126,16 @@ class Build:
             self.index.grown.wait_for(lambda: self.index.absorbed or self.index.complete or not thread.is_alive())
 
 
-def open_index(path: str) -> Build | None:
-    """How to build the index of the transcript at ``path`` (its format found, or its saved index
-    checked); None when no record looks like one of the formats. OSError when it cannot be read."""
+def open_index(path: str, filesystem: Filesystem = ANYWHERE) -> Build | None:
+    """How to build the index of the transcript at ``path`` in ``filesystem`` (its format found, or its
+    saved index checked); None when no record looks like one of the formats. OSError when it cannot
+    be read."""
     from agentpager.transcripts.formats import detected
 
-    records = RecordFile(path)
+    records = RecordFile(path, filesystem)
     kind = records.kind()
     try:
-        size = os.stat(path).st_size
+        size = records.stamp().size
     except OSError:
         size = 0
     if size >= SAVED_MIN_BYTES:
@@ -1148,18 +1152,18 @@ def open_index(path: str) -> Build | None:
 def _restored(records: RecordFile) -> Build | None:
     """The saved index of the log, when it still describes it: as it is, or to read on from where
     it ended (the log grew since); None otherwise (then the log is read again from its start)."""
-    from agentpager.transcripts.formats import COLLECTOR_TYPES
+    from agentpager.transcripts.formats import collector_types
 
-    loaded = SavedIndexes().load(records.path)
+    loaded = SavedIndexes().load(records)
     if loaded is None:
         return None
     state = loaded.state
     try:
-        collector_type = COLLECTOR_TYPES.get(state["collector_type"])
+        collector_type = collector_types().get(state["collector_type"])
         stamp = Stamp(*(int(value) for value in state["stamp"]))
         if collector_type is None or state["kind"] != records.kind() or not consistent(loaded):
             return None
-        current = Stamp.of(os.stat(records.path))
+        current = records.stamp()
         if (current.dev, current.ino) != (stamp.dev, stamp.ino) or current.size < stamp.size:
             return None
         fingerprint, generation = _fingerprint(records, stamp.size)

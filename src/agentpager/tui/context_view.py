@@ -1,76 +1,189 @@
-"""The context chart: each model turn's context fill against the model's window, as Rich bars.
+"""The context chart: each model turn's context fill against the model's window, a row of text each.
 
-Rich bars rather than a plotting library: Textual has no chart widget, and textual-plotext (last
-released 2024) draws the whole plot again on every refresh at a size it chooses, where bars are one
-line per turn that fit 80 columns and keep each tool output's share visible as text. ``█`` is the
-context the turn sent, ``▓`` the part of it that was tool outputs (from the usage recorded), ``·`` the
-room left in the window; a turn past its window is marked with its overflow class.
+Rows of text rather than a plotting library: Textual has no chart widget, and textual-plotext (last
+released 2024) or textual-plot draw one canvas at the widget's size, where a session of 40 or 4,000
+turns wants a row per turn that scrolls (PgDn) with its number beside it, legible at 80 columns.
+Each bar takes the width the view has, and its full length is the window of the session's model
+(the largest, when turns differ): ``▓`` is the part of the context that was tool outputs (from the
+usage recorded), ``█`` the rest, ``·`` the room left in the turn's window, ``▒`` what went past it.
+The header (the model, its window, the scale) stays while the rows scroll; a compaction is a line.
+The chart is of one agent (the agent of the call under the cursor: a subagent has its own context),
+SHOWN_TURNS of its turns around the call's.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from agentpager.transcripts import Transcript, short_arguments
+from agentpager.transcripts import Transcript, listed_arguments
 from agentpager.transcripts.context import AgentContext, OutputCost, TurnFill, compaction_note, estimate_note
+from agentpager.transcripts.formats import ToolCall
+from agentpager.wording import cut_end
 
-BAR_WIDTH = 32
+TURN_COLUMNS = 5
+"""``{turn:>4} ``"""
+TOKEN_COLUMNS = 10
+""" ``{tokens:>8,}`` and ``~`` when estimated."""
+NARROWEST_BAR = 10
 SHOWN_TURNS = 400
 """Turns charted at a time, around the turn of the call under the cursor (a session can have 100,000)."""
 
 
-def chart(
-    fills: list[TurnFill], costliest: list[tuple[OutputCost, str]], width: int = BAR_WIDTH, turns: int | None = None
-) -> Text:
-    """One bar per model turn (``fills``: some of the ``turns`` of one agent), then the costliest
-    tool outputs (each with its line's text)."""
-    out = Text(no_wrap=True)
-    windows = [turn.window for turn in fills if turn.window]
-    scale = max([*windows, *(turn.context for turn in fills), 1])
-    turns = len(fills) if turns is None else turns
-    if fills:
-        out.append(f"turn {'context (█ sent, ▓ tool outputs, · window left)':<{width + 2}}   tokens   window\n", "bold")
+@dataclass(frozen=True)
+class Charted:
+    """What the chart shows of one agent's context."""
+
+    fills: list[TurnFill]
+    """Its turns around the call's (at most SHOWN_TURNS)."""
+    turns: int
+    """How many turns it has."""
+    costliest: list[tuple[OutputCost, ToolCall]]
+    """Its costliest tool outputs, each with its call."""
+
+
+def charted(transcript: Transcript, context: AgentContext, source: int, focus: int) -> Charted:
+    """The turns of ``context`` around its turn ``focus`` and its costliest outputs (of file ``source``)."""
+    rows = context.rows()
+    first = max(0, min(focus - SHOWN_TURNS // 2, len(rows) - SHOWN_TURNS))
+    fills = [context.fill(rows, k) for k in range(first, min(len(rows), first + SHOWN_TURNS))]
+    costliest = [(cost, transcript.calls.call(source, cost.number)) for cost in context.costliest()]
+    return Charted(fills, len(rows), costliest)
+
+
+def bar_width(width: int) -> int:
+    """The bars' width in a view ``width`` columns wide."""
+    return max(NARROWEST_BAR, width - TURN_COLUMNS - TOKEN_COLUMNS)
+
+
+def scale_of(fills: list[TurnFill]) -> int:
+    """The tokens a whole bar stands for: the largest window, or the largest context past it."""
+    return max([1, *(turn.window or 0 for turn in fills), *(turn.context for turn in fills)])
+
+
+def header(shown: Charted, width: int) -> Text:
+    """The model and its window, what the marks mean, and the scale over the bars."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    fills = shown.fills
+    if not fills:
+        out.append("No model turns recorded.", "dim")
+        return out
+    windows = sorted({turn.window for turn in fills if turn.window})
+    models = sorted({turn.model for turn in fills if turn.model})
+    if not windows:
+        window = "window unknown"
+    elif len(windows) == 1:
+        window = f"window {windows[0]:,} tokens"
     else:
-        out.append("No model turns recorded.\n", "dim")
-    if fills and (fills[0].number > 1 or fills[-1].number < turns):
-        out.append(f"turns {fills[0].number:,}-{fills[-1].number:,} of {turns:,}, around the call's\n", "dim")
+        window = f"windows {windows[0]:,} to {windows[-1]:,} tokens"
+    model = cut_end(", ".join(models) or "model unknown", max(12, width - len(window) - 3))
+    out.append(model, "bold")
+    out.append(f" · {window}\n")
+    out.append("▓", "yellow")
+    out.append(" tool outputs  ")
+    out.append("█", "cyan")
+    out.append(" the rest of the context  ")
+    out.append("·", "dim")
+    out.append(" room left  ")
+    out.append("▒", "bold red")
+    out.append(" past the window\n")
+    out.append(
+        f"{'turn':<{TURN_COLUMNS}}{_ticks(scale_of(fills), bar_width(width))}{'tokens':>{TOKEN_COLUMNS}}", "bold"
+    )
+    return out
+
+
+def chart(shown: Charted, width: int) -> Text:
+    """One bar per model turn (a compaction before a turn is a line), then the costliest tool outputs."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    fills = shown.fills
+    scale, bars = scale_of(fills), bar_width(width)
+    if fills and (fills[0].number > 1 or fills[-1].number < shown.turns):
+        out.append(f"turns {fills[0].number:,}-{fills[-1].number:,} of {shown.turns:,}, around the call's\n", "dim")
     for turn in fills:
         if turn.compacted is not None:
-            mark = "" if turn.compacted.new_session else "✂  "
-            out.append(f"  {mark}{compaction_note(turn.compacted)}: the context starts again\n", "bold magenta")
-        window = turn.window or scale
-        sent = round(width * min(turn.context, window) / window)
-        outputs = min(sent, round(width * turn.outputs / window))
-        out.append(f"{turn.number:>4} ")
-        out.append("▓" * outputs, "yellow")
-        out.append("█" * (sent - outputs), "cyan")
-        out.append("·" * (width - sent), "dim")
-        estimate = "~" if turn.estimated else " "
-        out.append(f"  {estimate}{turn.context:>8,} {turn.window or 0:>8,}")
+            mark = "" if turn.compacted.new_session else "✂ "
+            note = f"── {mark}{compaction_note(turn.compacted)}: the context starts again "
+            out.append(f"{'':<{TURN_COLUMNS}}{note:─<{bars}}\n", "bold magenta")
+        out.append(f"{turn.number:>{TURN_COLUMNS - 1}} ")
+        _bar(out, turn, scale, bars)
+        out.append(f" {turn.context:>{TOKEN_COLUMNS - 2},}{'~' if turn.estimated else ' '}")
         if turn.overflow != "none":
-            out.append(f"  over: {turn.overflow}", "bold red")
+            out.append(f" over: {turn.overflow}", "bold red")
         out.append("\n")
     estimated = [turn.number for turn in fills if turn.estimated]
     if estimated:
         out.append(estimate_note(estimated, len(fills)) + "\n", "dim")
     out.append("\nCostliest tool outputs (tokens from usage; ~ counted with cl100k)\n", "bold")
-    for cost, line in costliest:
-        out.append(f"{'~' if cost.counted else ' '}{cost.tokens:>8,}  {line}\n")
+    for cost, call in shown.costliest:
+        start = f"{'~' if cost.counted else ' '}{cost.tokens:>8,}  #{call.index:<5} {cut_end(call.tool, 14):<14} "
+        out.append(start + listed_arguments(call, max(20, width - len(start))) + "\n")
     return out
 
 
-class ContextView(VerticalScroll):
+def _bar(out: Text, turn: TurnFill, scale: int, width: int) -> None:
+    def cells(tokens: int) -> int:
+        return min(width, round(width * tokens / scale))
+
+    window = cells(turn.window) if turn.window else width
+    sent = cells(turn.context)
+    within = min(sent, window)
+    outputs = min(within, cells(turn.outputs))
+    out.append("▓" * outputs, "yellow")
+    out.append("█" * (within - outputs), "cyan")
+    out.append("▒" * (sent - within), "bold red")
+    out.append("·" * (window - within), "dim")
+    out.append(" " * (width - max(window, sent)))
+
+
+def _ticks(scale: int, width: int) -> str:
+    """``0      50k     100k     150k     200k`` over a bar ``width`` wide."""
+    line = [" "] * width
+    for quarter in range(5):
+        label = _short(scale * quarter // 4)
+        at = min(width - len(label), round(width * quarter / 4) - (len(label) // 2 if 0 < quarter < 4 else 0))
+        if quarter and at <= len("".join(line).rstrip()):
+            continue  # no room between the labels
+        line[at : at + len(label)] = label
+    return "".join(line)
+
+
+def _short(tokens: int) -> str:
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.3g}M"
+    return f"{tokens / 1000:.3g}k" if tokens >= 1000 else str(tokens)
+
+
+class ChartRows(VerticalScroll, inherit_bindings=False):
+    """The chart's rows: ↑ ↓ PgUp PgDn Home End scroll them; ← → are left to the screen (its tabs).
+    Their scrollbar is always there: the bars are as wide before the rows outgrow the view as after."""
+
+    BINDINGS = [
+        Binding("up", "scroll_up", "Up", show=False),
+        Binding("down", "scroll_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown,space", "page_down", "Page down", show=False),
+        Binding("home", "scroll_home", "Top", show=False),
+        Binding("end", "scroll_end", "Bottom", show=False),
+    ]
+
+
+class ContextView(Vertical):
     """The chart of one agent's context (the agent of the call under the cursor: a subagent has its
     own), computed in a worker for the turns around that call's."""
 
     DEFAULT_CSS = """
-    ContextView #chart { text-wrap: nowrap; text-overflow: ellipsis; }
+    ContextView {
+        #context-head { height: auto; padding: 0 1; background: $boost; }
+        ChartRows { height: 1fr; padding: 0 1; overflow-x: hidden; overflow-y: scroll; }
+    }
     """
 
     def __init__(self, transcript: Transcript, **kwargs: Any) -> None:
@@ -83,9 +196,12 @@ class ContextView(VerticalScroll):
         """The turn (of the agent's) the chart is centred on."""
         self.stale = True
         """Whether the chart is not of the agent and turn to chart (it is charted when shown)."""
+        self.shown: Charted | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("Counting the context…", "dim"), id="chart")
+        yield Static(Text("Counting the context…", "dim"), id="context-head")
+        with ChartRows(id="context-rows"):
+            yield Static("", id="chart")
 
     def show_agent(self, source: int, agent: str, turn: int) -> None:
         """Chart the context of this agent (see ``agent_context``), around its turn ``turn``."""
@@ -95,6 +211,9 @@ class ContextView(VerticalScroll):
                 self.context, self.source = AgentContext(index, agent), source
             self.focus_turn = turn
             self.refresh_report()
+
+    def on_resize(self) -> None:
+        self._draw()
 
     def refresh_report(self) -> None:
         """Chart again, now if the chart is on screen, else when it is next shown."""
@@ -113,13 +232,17 @@ class ContextView(VerticalScroll):
 
     @work(thread=True, exclusive=True, group="context", exit_on_error=False, description="charting the context")
     def _count(self, context: AgentContext, source: int, focus: int) -> None:
-        rows = context.rows()
-        first = max(0, min(focus - SHOWN_TURNS // 2, len(rows) - SHOWN_TURNS))
-        fills = [context.fill(rows, k) for k in range(first, min(len(rows), first + SHOWN_TURNS))]
-        calls = self.transcript.calls
-        costliest = []
-        for cost in context.costliest():
-            call = calls.call(source, cost.number)
-            costliest.append((cost, f"#{call.index:<5} {call.tool:<14} {short_arguments(call.arguments, 60)}"))
-        shown = chart(fills, costliest, turns=len(rows))
-        self.app.call_from_thread(self.query_one("#chart", Static).update, shown)
+        self.app.call_from_thread(self._counted, charted(self.transcript, context, source, focus))
+
+    def _counted(self, shown: Charted) -> None:
+        self.shown = shown
+        self._draw()
+
+    def _draw(self) -> None:
+        """The header and the rows at the view's width (a bar is as wide as the rows leave)."""
+        if self.shown is None or not self.size.width:
+            return
+        rows = self.query_one(ChartRows)
+        width = rows.scrollable_content_region.width or self.size.width - 4
+        self.query_one("#context-head", Static).update(header(self.shown, width))
+        self.query_one("#chart", Static).update(chart(self.shown, width))
