@@ -12,8 +12,11 @@
    ``open_transcript`` against ``wc -l`` on the same file, runs interleaved, the best of each, in
    the same process after ``import agentpager.transcripts`` (whose time, a constant, is printed
    apart), with its anonymous memory (RssAnon). Target: at most 2x.
+3. A 1 GB session built from real public logs: the transcript screen's first rows, jumps and memory,
+   ``replay --json`` and ``replay --context`` against ``wc -l`` (see ``big_session.py``; ``--repos``
+   says where tielec/ai-workflow-agent is, else it is cloned into the data dir).
 The package is byte-compiled first, as pip installs it. ``--quick`` uses 200 sessions and a 46 MB
-session (saying so) to check the script itself. Exits 1 when a
+session (saying so), and leaves the 1 GB one out, to check the script itself. Exits 1 when a
 target is missed.
 """
 
@@ -30,6 +33,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import big_session  # noqa: E402
 
 RUNS = 5
 
@@ -203,6 +209,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", default=os.environ.get("AGENTPAGER_BENCH_DIR", tempfile.gettempdir()))
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repos", help="where tielec/ai-workflow-agent is (cloned into the data dir when missing)")
     options = parser.parse_args()
     data = Path(options.data) / "agentpager-sessions-bench"
     # As pip installs it: byte-compiled (with PYTHONDONTWRITEBYTECODE set, each process would compile
@@ -263,6 +270,12 @@ def main() -> int:
         f"{ratio:.2f}x wc -l ({float(theirs):.3f} s), best of {RUNS} each, interleaved; {anon} MB anonymous "
         f"memory; import {float(imported):.2f} s apart (target <= 2x) {'ok' if good else 'MISSED'}"
     )
+    if not options.quick:
+        repos = Path(options.repos) if options.repos else data / "repos"
+        for what, measured, met in big_session.benchmark(data, repos, 3):
+            ok &= met is not False
+            verdict = "" if met is None else " ok" if met else " MISSED"
+            print(f"{what}: {measured}{verdict}")
     return 0 if ok else 1
 
 

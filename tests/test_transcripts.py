@@ -96,7 +96,7 @@ def test_search_finds_calls_by_arguments_output_and_the_conversation_before_them
 
     def found(pattern: str) -> list[int]:
         with compile_regex(pattern) as matcher:
-            return sorted(call.index for call in transcript.search(matcher))
+            return sorted(transcript.calls.place_of(*key) for key in transcript.search(matcher))
 
     assert found("empty.txt") == [1, 2]  # its arguments; the ls output
     assert found("import os") == [0, 3]  # outputs
@@ -111,11 +111,11 @@ def test_search_finds_calls_by_arguments_output_and_the_conversation_before_them
 def test_claude_code_session(claude_session: Path, files: Path) -> None:
     transcript = open_transcript(str(claude_session))
     assert (transcript.format, transcript.cwd) == ("claude-code", CWD)
-    assert [(c.index, c.turn, c.tool) for c in transcript.calls] == [
-        (0, 1, "Read"),
-        (1, 1, "Read"),
-        (2, 1, "Bash"),
-        (3, 2, "Read"),
+    assert [(c.index, c.prompt, c.turn, c.tool) for c in transcript.calls] == [
+        (0, 1, 1, "Read"),
+        (1, 1, 2, "Read"),
+        (2, 1, 3, "Bash"),
+        (3, 2, 4, "Read"),
     ]
     assert transcript.problems == [
         "line 8: not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1)), skipped"
@@ -377,12 +377,13 @@ def test_replay_command(claude_session: Path, files: Path) -> None:
         "replayed",
         "status",
         "tool",
+        "turn",
     ]
-    assert [(r["index"], r["tool"], r["matches"], r["reason"]) for r in records] == [
-        (0, "Read", True, None),
-        (1, "Read", True, None),
-        (2, "Bash", False, None),
-        (3, "Read", True, None),
+    assert [(r["index"], r["turn"], r["tool"], r["matches"], r["reason"]) for r in records] == [
+        (0, 1, "Read", True, None),
+        (1, 2, "Read", True, None),
+        (2, 3, "Bash", False, None),
+        (3, 4, "Read", True, None),
     ]
     assert records[2]["replayed"] == "a.py\nbig.txt\nempty.txt" and records[0]["replayed"] == "1\timport os\n2\t"
     assert "line 8: not JSON" in done.stderr
@@ -509,12 +510,14 @@ def test_one_record_then_many_junk_lines(tmp_path: Path) -> None:
     path = tmp_path / "junk.jsonl"
     path.write_text(json.dumps(user("hello")) + "\n" + "junk\n" * 80_000)
     transcript = open_transcript(str(path))
-    assert transcript.format == "claude-code" and len(transcript.problems) == 80_000
+    assert transcript.format == "claude-code" and transcript.problem_count == 80_000
+    assert len(transcript.problems) == 1000, "the first thousand are kept word for word, the rest counted"
+    assert transcript.problems[-1] == "line 1001: not JSON (Expecting value: line 1 column 1 (char 0)), skipped"
 
 
 def test_a_list_row_shows_paths_relative_to_where_the_agent_worked() -> None:
     def call(arguments: dict | str, cwd: str | None = "/home/dev/proj") -> ToolCall:
-        return ToolCall(index=0, turn=1, call_id="t0", tool="Read", arguments=arguments, where=(0, 0), cwd=cwd)
+        return ToolCall(index=0, prompt=1, call_id="t0", tool="Read", arguments=arguments, where=(0, 0), cwd=cwd)
 
     read = {"file_path": "/home/dev/proj/src/app.py", "offset": 40, "limit": 20}
     assert listed_arguments(call(read), 200) == 'file_path="src/app.py" offset=40 limit=20'

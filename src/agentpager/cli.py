@@ -134,43 +134,49 @@ def _profiles(options: argparse.Namespace) -> int:
     return 0
 
 
-def _open_transcript(path: str):  # noqa: ANN202 - a Transcript
+def _open_transcript(path: str, wait: bool = True, paused: bool = False):  # noqa: ANN202 - a Transcript
+    """The transcript at ``path``; ``wait``: read whole (else its index is built as it is used,
+    ``paused`` until a screen shows its first calls)."""
     from agentpager.transcripts import TranscriptError, open_transcript
 
     try:
-        transcript = open_transcript(path)
+        return open_transcript(path, wait=wait, paused=paused)
     except TranscriptError as error:
         raise CommandError(str(error)) from None
+
+
+def _problems(path: str, transcript) -> None:  # noqa: ANN001 - a Transcript
+    """The records skipped, on stderr (the first thousand, then how many more)."""
     for problem in transcript.problems:
         print(f"agentpager: {path}: {problem}", file=sys.stderr)
-    return transcript
+    more = transcript.problem_count - len(transcript.problems)
+    if more > 0:
+        print(f"agentpager: {path}: {more:,} more unreadable records skipped", file=sys.stderr)
 
 
 def _replay(options: argparse.Namespace) -> int:
-    """One line per call: recorded output, replayed output, and whether they are the same; then how
-    many calls have each status."""
+    """One line per call, printed as the transcript is read: recorded output, replayed output, and
+    whether they are the same; then how many calls have each status."""
     from agentpager.exchange import to_json
     from agentpager.transcripts import short_arguments
     from agentpager.transcripts.replay import STATUSES, Replayer
     from agentpager.wording import plural
 
     _check_root(options.root)
-    transcript = _open_transcript(options.file)
+    transcript = _open_transcript(options.file, wait=False)
     if options.context:
-        return _context(transcript)
+        return _context(options.file, transcript)
     replayer = Replayer(transcript, options.root)
-    print(
-        f"agentpager: {plural(len(transcript.calls), 'call')} ({transcript.format}), replayed against {replayer.root}",
-        file=sys.stderr,
-    )
+    print(f"agentpager: a {transcript.format} transcript, replayed against {replayer.root}", file=sys.stderr)
     out = sys.stdout
     tally = dict.fromkeys(STATUSES, 0)
-    for call in transcript.calls:
+    for call in transcript.stream():
         replay = replayer.replay(call)
         tally[replay.status] += 1
         if options.json:
             record = {
                 "index": call.index,
+                "turn": call.turn,
                 "tool": call.tool,
                 "arguments": call.arguments,
                 "recorded": replay.recorded,
@@ -191,24 +197,35 @@ def _replay(options: argparse.Namespace) -> int:
                 f"  [{recorded}] {replay.status}\n"
             )
     out.flush()
+    transcript.build.join()  # its index is being saved, for the next run
+    _problems(options.file, transcript)
+    print(f"agentpager: {plural(sum(tally.values()), 'call')} ({transcript.format})", file=sys.stderr)
     print(f"agentpager: {', '.join(f'{count:,} {status}' for status, count in tally.items())}", file=sys.stderr)
     return 0
 
 
-def _context(transcript) -> int:  # noqa: ANN001 - a Transcript
-    """Each model turn's context fill against the window, and the costliest tool outputs."""
+def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
+    """Each model turn's context fill against the window, printed as the transcript is read; then the
+    costliest tool outputs."""
     from agentpager.transcripts import short_arguments
-    from agentpager.transcripts.context import context_report, estimate_note
+    from agentpager.transcripts.context import AgentContext, compaction_note, estimate_note
 
-    report = context_report(transcript)
+    context = AgentContext(transcript.index)
     out = sys.stdout
     out.write(
         f"{'turn':>5}  {'time':<8}  {'input':>9}  {'cache read':>10}  {'cache write':>11}  {'output':>7}  "
         f"{'context':>9}  {'window':>9}  {'fill':>5}  {'tool outputs':>12}  over\n"
     )
-    for turn in report.turns:
+    estimated: list[int] = []
+    turns = 0
+    for turn in context.fills(wait=True):
+        turns += 1
+        if turn.compacted is not None:
+            again = "empty" if turn.compacted.new_session else "from a summary"
+            out.write(f"{'':>5}  {compaction_note(turn.compacted)}: the context starts again {again}\n")
         fill = f"{turn.context / turn.window:.0%}" if turn.window else "?"
         if turn.estimated:  # no usage recorded: nothing to show but the estimate
+            estimated.append(turn.number)
             usage = f"{'':>9}  {'':>10}  {'':>11}  {'':>7}  ~"
         else:
             usage = f"{turn.input:>9,}  {turn.cache_read:>10,}  {turn.cache_creation:>11,}  {turn.output:>7,}   "
@@ -218,13 +235,19 @@ def _context(transcript) -> int:  # noqa: ANN001 - a Transcript
             f"{turn.window or 0:>9,}  {fill:>5}  {turn.outputs:>12,}  {over}"
         )
         out.write(row.rstrip() + "\n")
-    if report.estimated:
-        out.write(estimate_note(report) + "\n")
-    out.write("tool outputs: cl100k estimates\n\ncostliest tool outputs (cl100k tokens):\n")
-    for cost in report.costliest:
-        out.write(
-            f"{cost.tokens:>9,}  #{cost.call.index:<5} {cost.call.tool:<14} {short_arguments(cost.call.arguments)}\n"
-        )
+    if estimated:
+        out.write(estimate_note(estimated, turns) + "\n")
+    counted = len(estimated) == turns
+    out.write(
+        ("tool outputs: cl100k estimates" if counted else "tool outputs: their share of the growth the usage records")
+        + "\n\ncostliest tool outputs (tokens):\n"
+    )
+    for cost in context.costliest():
+        call = transcript.calls.call(0, cost.number)
+        mark = "~" if cost.counted else " "
+        out.write(f"{mark}{cost.tokens:>8,}  #{call.index:<5} {call.tool:<14} {short_arguments(call.arguments)}\n")
+    transcript.build.join()  # its index is being saved, for the next run
+    _problems(path, transcript)
     return 0
 
 
@@ -307,7 +330,8 @@ def _transcript(options: argparse.Namespace) -> int:
     _check_root(options.root)
     config = _settings()
     _check_theme(options.theme, config)
-    transcript = _open_transcript(options.file)
+    transcript = _open_transcript(options.file, wait=False, paused=True)
+    _problems(options.file, transcript)
     from agentpager.tui import run_transcript
 
     run_transcript(transcript, options.root, options.theme, config)

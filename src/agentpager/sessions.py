@@ -18,7 +18,7 @@ import fnmatch
 import glob
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -30,7 +30,7 @@ from agentpager.engine.textfile import open_regular
 from agentpager.logs.records import Location, Record, json_line
 from agentpager.logs.skim import Skimmer
 from agentpager.transcripts import TranscriptError, open_transcript
-from agentpager.transcripts.formats import Collector, Parsed, collectors, feed
+from agentpager.transcripts.formats import Collector, Event, ModelTurn, Parsed, collectors, feed
 
 EDGE_BYTES = 64 * 1024
 _BLOCK = 1 << 20
@@ -238,7 +238,7 @@ def _head_facts(agent: str, head: bytes, cut_end: bool) -> Collector:
     if first is not None:
         feed(collector, first)
     for _ in range(HEAD_RECORDS):
-        if collector.turn or end < 0:  # the first prompt started the first turn
+        if collector.prompt or end < 0:  # the first prompt was read
             break
         places = [at for marker in collector_class.prompt_markers if (at := head.find(marker, end)) >= 0]
         if not places:
@@ -326,13 +326,22 @@ def _whole_document(found: Found, size: int) -> SessionInfo:
         transcript = open_transcript(found.path, subagents=False)
     except TranscriptError as error:
         raise ValueError(str(error)) from None
-    return _document_summary(found, transcript.parsed, size, len(transcript.calls))
+    # The conversation and turns are in the transcript's index (the collector's lists were moved there).
+    return _document_summary(found, transcript.parsed, size, len(transcript.calls), transcript.events, transcript.turns)
 
 
-def _document_summary(found: Found, parsed: Parsed, size: int, calls: int | None = None) -> SessionInfo:
-    """The summary of a document read as far as ``parsed`` says; counted when its ``calls`` are."""
-    prompt = next((event.text for event in parsed.events if event.kind == "prompt"), "")
-    turn = next((turn for turn in reversed(parsed.turns) if turn.context), None)
+def _document_summary(
+    found: Found,
+    parsed: Parsed,
+    size: int,
+    calls: int | None = None,
+    events: Sequence[Event] | None = None,
+    turns: Sequence[ModelTurn] | None = None,
+) -> SessionInfo:
+    """The summary of a document read as far as ``parsed`` says (or ``events`` and ``turns``, when
+    given); counted when its ``calls`` are."""
+    prompt = next((event.text for event in (parsed.events if events is None else events) if event.kind == "prompt"), "")
+    turn = next((turn for turn in reversed(parsed.turns if turns is None else turns) if turn.context), None)
     return SessionInfo(
         found.path,
         found.agent,

@@ -14,13 +14,14 @@ format decides whether that is enough (a tool output's place and size) or reads 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentpager.engine import jsontext
 from agentpager.engine.filesystem import ANYWHERE, Filesystem
-from agentpager.engine.lineindex import FileChanged
+from agentpager.engine.lineindex import FileChanged, Stamp
 from agentpager.engine.textfile import TextFile, TextReader
 from agentpager.logs.skim import Path, Skimmer
 
@@ -36,10 +37,11 @@ _BATCH_BYTES = 1 << 20
 
 @dataclass(frozen=True)
 class Location:
-    """A line number (JSON Lines), or a span of characters (an element of a JSON array)."""
+    """A line number and its byte offset (JSON Lines), or a span of characters (an element of a JSON array)."""
 
     line: int = 0
     start: int = 0
+    """The line's first byte (JSON Lines), or the element's first character."""
     length: int = 0
     size: int = 0
     """The record's size in bytes (JSON Lines)."""
@@ -83,11 +85,25 @@ class RecordFile:
 
     def __init__(self, path: str, filesystem: Filesystem = ANYWHERE) -> None:
         self.path = path
-        self.file = TextFile(filesystem.opener(path))
+        self.filesystem = filesystem
+        self._opener = filesystem.opener(path)
+        self.file = TextFile(self._opener)
         self.partial_line = 0
         """The last line's number when the file did not end with a newline at the last read (a
         line still being written, when the file grows), else 0."""
         self._kind: Kind | None = None
+        self.generation = 0
+        """The generation of the file's line index at the last read (a file replaced or cut starts a
+        new one: what was found in another is no longer where it was)."""
+
+    def stamp(self) -> Stamp:
+        """What identifies the file's version now (it is opened as it is read: beneath a workspace's
+        root, say); OSError when it cannot be."""
+        fd = self._opener()
+        try:
+            return Stamp.of(os.fstat(fd))
+        finally:
+            os.close(fd)
 
     def kind(self) -> Kind:
         """``array`` for ``[``; ``object`` for a ``{`` whose first line is not a whole JSON value
@@ -122,6 +138,7 @@ class RecordFile:
         from where the last read stopped)."""
         kind = self.kind()
         with self.file.open() as reader:
+            self.generation = reader.generation
             if kind == "jsonl":
                 self.partial_line = 0
                 yield from self._json_lines(reader, first_line)
@@ -148,7 +165,7 @@ class RecordFile:
         yield from _parsed_lines(reader, batch)
 
     def _skimmed(self, reader: TextReader, skimmer: Skimmer, number: int, start: int, end: int) -> Record | BadRecord:
-        where = Location(line=number, size=end - start)
+        where = Location(line=number, start=start, size=end - start)
         head = reader.read_exact(start, LINE_END_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
         tail = reader.read_exact(end - LINE_END_BYTES, LINE_END_BYTES).decode("utf-8", "replace")
         generation = reader.generation
@@ -168,13 +185,19 @@ class RecordFile:
         value, cut = found
         return Record(value, where, skim=Skim(cut, tail, whole))
 
-    def read_again(self, where: Location) -> Any:
-        """The record at ``where``, parsed again; RecordTooLong past MAX_RECORD_BYTES."""
+    def read_again(self, where: Location, generation: int | None = None) -> Any:
+        """The record at ``where``, parsed again; RecordTooLong past MAX_RECORD_BYTES, FileChanged
+        when the file is no longer the ``generation`` (of its line index) that ``where`` was found in."""
         if too_long(where):
             raise RecordTooLong(where)
         with self.file.open() as reader:
+            if generation is not None and reader.generation != generation:
+                raise FileChanged("the file was replaced since it was read")
             if where.line:
-                start, end = reader.line_span(where.line, where.line)
+                if where.size:
+                    start, end = where.start, where.start + where.size
+                else:
+                    start, end = reader.line_span(where.line, where.line)
                 return json_line(reader.read_exact(start, end - start))
             return jsontext.loads(str(reader.chars_text(where.start, where.length)))
 
@@ -204,7 +227,7 @@ def _parsed_lines(reader: TextReader, spans: list[tuple[int, int, int]]) -> Iter
         line = data[start - first : end - first]
         if not line or (line[0] in b" \t\r\xef" and not line.strip(b" \t\r\xef\xbb\xbf")):
             continue
-        where = Location(line=number, size=end - start)
+        where = Location(line=number, start=start, size=end - start)
         try:
             value = json_line(line)
         except jsontext.TooDeep as error:
