@@ -53,9 +53,10 @@ def _call(options: argparse.Namespace) -> int:
 
 
 def _probe(options: argparse.Namespace) -> int:
-    """Ask the real agent: its exact answer to one tool call, written as ``call`` writes a result."""
+    """Ask the real agent: its exact answer to one tool call, written as ``call`` writes a result
+    (``--request``: the whole request that carried it, as JSON)."""
     from agentpager.agents import get_agent
-    from agentpager.probe import AgentNotInstalled, ProbeError, probe
+    from agentpager.probe import AgentNotInstalled, ProbeError, Refused, Unconfined, probe
 
     program = get_agent(options.agent).program()
     assert program is not None, "the parser's choices are the agents the probe can run"
@@ -68,12 +69,18 @@ def _probe(options: argparse.Namespace) -> int:
     progress = (lambda message: print(f"agentpager: {message}", file=sys.stderr)) if options.verbose else None
     try:
         result = probe(program, options.tool, arguments, options.root, options.version, progress, options.model)
-    except AgentNotInstalled as error:
+    except (AgentNotInstalled, Refused) as error:
         raise CommandError(str(error)) from None
+    except Unconfined as error:
+        raise CommandError(f"agentpager runs an agent only confined, and cannot confine it here: {error}") from None
     except ProbeError as error:
         print(f"agentpager: {error}", file=sys.stderr)
         return 3
-    sys.stdout.buffer.write(result.text.encode("utf-8", "surrogatepass"))
+    if options.request:
+        text = json.dumps(result.request(), indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = result.text
+    sys.stdout.buffer.write(text.encode("utf-8", "surrogatepass"))
     sys.stdout.buffer.flush()
     return 1 if result.is_error else 0
 
@@ -436,6 +443,11 @@ def _probe_arguments(probe: argparse.ArgumentParser) -> None:
     probe.add_argument("--version", help="a version installed in the cache (agentpager's npm prefix) or an executable")
     probe.add_argument("--model", help="the model name the agent is told to use (default: the agent's recorded one)")
     probe.add_argument("-v", "--verbose", action="store_true", help="report progress on stderr")
+    probe.add_argument(
+        "--request",
+        action="store_true",
+        help="print the whole request that carried the result (system prompt, tools, messages) as JSON",
+    )
     agents = [agent.id for agent in probed_agents()]
     probe.add_argument("agent", metavar="AGENT", choices=agents, help=listed(agents, "or"))
     probe.add_argument("tool", metavar="TOOL", help="the agent's tool name, such as Read")

@@ -186,3 +186,10 @@ class ProbeFailed(Message):
     """The agent (or npm) failed: what it said."""
 
     reason: str
+
+
+@dataclass
+class ProbeRefused(Message):
+    """The call was not sent to the agent (not a read agentpager answers, or no confinement here): why."""
+
+    reason: str

@@ -28,10 +28,28 @@ from textual.timer import Timer
 from textual.widgets import Footer, Log, Static, TabbedContent, TabPane, Tabs
 
 from agentpager.agents import get_agent
-from agentpager.probe import AgentNotInstalled, Cancelled, ProbeError, ProbeResult, find, install, probe
+from agentpager.probe import (
+    AgentNotInstalled,
+    Cancelled,
+    ProbeError,
+    ProbeResult,
+    Refused,
+    Unconfined,
+    find,
+    install,
+    probe,
+)
 from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.messages import AgentAnswered, AgentMissing, ProbeFailed, ProbeLogged, ProbePhase, ProfileAnswered
+from agentpager.tui.messages import (
+    AgentAnswered,
+    AgentMissing,
+    ProbeFailed,
+    ProbeLogged,
+    ProbePhase,
+    ProbeRefused,
+    ProfileAnswered,
+)
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.status import call_line
 from agentpager.workspace import Comparison, RealAgent, ToolResult, Workspace
@@ -72,7 +90,8 @@ class ProbeScreen(ReportsFailures, Screen[None]):
     """
 
     state = reactive("asking")
-    """``asking``, ``installing``, ``answered``, ``missing`` (not installed) or ``failed``."""
+    """``asking``, ``installing``, ``answered``, ``missing`` (not installed), ``refused`` (not sent:
+    not a read, or no confinement here) or ``failed``."""
 
     def __init__(self, workspace: Workspace, tool: str, arguments: dict[str, Any], real_agent: RealAgent) -> None:
         super().__init__()
@@ -204,6 +223,12 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         except AgentNotInstalled as error:
             post(AgentMissing(error.reason, error.hint))
             return
+        except Refused as error:
+            post(ProbeRefused(str(error)))
+            return
+        except Unconfined as error:
+            post(ProbeRefused(f"agentpager runs an agent only confined, and cannot confine it here: {error}"))
+            return
         except (ProbeError, RuntimeError, OSError) as error:
             post(ProbeFailed(str(error)))
             return
@@ -267,6 +292,13 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         self._show_notes(
             "i installs it now (npm, from the registry, into agentpager's cache dir); c copies the command."
         )
+
+    @on(ProbeRefused)
+    def _refused(self, event: ProbeRefused) -> None:
+        self.state = "refused"
+        self._show_verdict(f"Not sent to {self.title_of_agent}: {event.reason}", "-differs")
+        self._show_notes("The profile's answer is in the Profile tab; the agent ran nothing.")
+        self.query_one("#answers", TabbedContent).active = "tab-profile"
 
     @on(ProbeFailed)
     def _failed(self, event: ProbeFailed) -> None:
