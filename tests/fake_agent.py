@@ -101,9 +101,9 @@ def main() -> int:
     model = sys.argv[sys.argv.index("--model") + 1] if "--model" in sys.argv else "claude-fake-default"
     tools = [{"name": "Read", "description": "Reads a file.", "input_schema": {"type": "object"}}]
     messages: list = [{"role": "user", "content": sys.argv[sys.argv.index("-p") + 1]}]
-    call = tool_use(
-        post("/v1/messages?beta=true", {"model": model, "stream": True, "tools": tools, "messages": messages})
-    )
+    system = [{"type": "text", "text": "You are a stand-in for Claude Code."}]
+    turn = {"model": model, "stream": True, "system": system, "tools": tools}
+    call = tool_use(post("/v1/messages?beta=true", {**turn, "messages": messages}))
     try:
         with open(call["input"]["file_path"], encoding="utf-8") as file:
             text = file.read()
@@ -114,7 +114,7 @@ def main() -> int:
         result, is_error = f"<tool_use_error>{error.strerror}</tool_use_error>", True
     block = {"type": "tool_result", "tool_use_id": call["id"], "content": result, "is_error": is_error}
     messages += [{"role": "assistant", "content": [call]}, {"role": "user", "content": [block]}]
-    post("/v1/messages?beta=true", {"model": model, "stream": True, "tools": tools, "messages": messages})
+    post("/v1/messages?beta=true", {**turn, "messages": messages})
     return 0
 
 

@@ -150,7 +150,8 @@ def _open_transcript(path: str):  # noqa: ANN202 - a Transcript
 
 def _replay(options: argparse.Namespace) -> int:
     """One line per call: recorded output, replayed output, and whether they are the same; then how
-    many calls have each status."""
+    many calls have each status. ``--json`` also gives what the model received (``received``): the
+    recorded output (as logged, what replay compares) with what the agent's harness added to it."""
     from agentpager.exchange import to_json
     from agentpager.transcripts import short_arguments
     from agentpager.transcripts.replay import STATUSES, Replayer
@@ -175,6 +176,7 @@ def _replay(options: argparse.Namespace) -> int:
                 "tool": call.tool,
                 "arguments": call.arguments,
                 "recorded": replay.recorded,
+                "received": replay.received,
                 "replayed": None if replay.result is None else replay.result.text,
                 "matches": replay.matches,
                 "status": replay.status,
@@ -463,7 +465,11 @@ def _transcript_file(parser: argparse.ArgumentParser) -> None:
 
 def _replay_arguments(replay: argparse.ArgumentParser) -> None:
     _transcript_file(replay)
-    replay.add_argument("--json", action="store_true", help="one JSON object per call")
+    replay.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per call: recorded (as logged), received (as the model received it), replayed",
+    )
     replay.add_argument(
         "--context", action="store_true", help="each model turn's context fill and the costliest tool outputs"
     )

@@ -283,3 +283,43 @@ def test_snapshot_of_an_answer_that_differs(root: Path, agents: Path, snap_compa
         await pilot.pause()
 
     assert snap_compare(make_app(root), terminal_size=size, run_before=run_before)
+
+
+@runs_the_agent
+async def test_the_whole_request_in_parts_with_their_tokens(root: Path, agents: Path) -> None:
+    from textual.widgets import DataTable
+
+    from agentpager.tui.request_screen import RequestScreen
+
+    install_fake(agents, "numbered")
+    app = make_app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ask(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        request = app.screen
+        assert isinstance(request, RequestScreen)
+        table = request.query_one(DataTable)
+        rows = [[str(cell).strip() for cell in table.get_row_at(n)] for n in range(table.row_count)]
+        assert [row[0] for row in rows] == [
+            "system prompt",
+            "tools (1)",
+            "messages (3)",
+            "message 1 · user",
+            "message 2 · assistant",
+            "message 3 · user",
+        ]
+        assert rows[0][1:] == ["9", "0.0%"], "cl100k tokens of 'You are a stand-in for Claude Code.', of 200,000"
+        assert request.query_one("#part", TextArea).text == "You are a stand-in for Claude Code."
+        await pilot.press("down", "c")
+        assert json.loads(app.clipboard) == [
+            {"name": "Read", "description": "Reads a file.", "input_schema": {"type": "object"}}
+        ]
+        assert screen.answer is not None
+        assert (
+            json.loads(screen.answer.result.raw_request)["messages"][-1]["content"][0]["content"]
+            == "1\talpha\n2\tbeta\n3\t"
+        )
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen

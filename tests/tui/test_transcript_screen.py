@@ -14,6 +14,7 @@ from textual.widgets._footer import FooterKey, FooterLabel
 from agentpager import Workspace
 from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
+from agentpager.tui.lines import visible
 from agentpager.tui.messages import FileChosen
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.transcript_screen import CallList, TranscriptScreen, _pattern_problem
@@ -222,12 +223,14 @@ async def test_arrows_and_brackets_switch_the_tabs_and_the_footer_says_so(root: 
         outputs = app.screen.query_one("#outputs", TabbedContent)
         assert isinstance(app.focused, CallList) and outputs.active == "tab-recorded"
         await pilot.press("right")
+        assert outputs.active == "tab-received"
+        await pilot.press("right")
         assert outputs.active == "tab-replayed"
         await pilot.press("right_square_bracket", "right_square_bracket")
         assert outputs.active == "tab-conversation"
         await pilot.press("left")
         assert outputs.active == "tab-difference"
-        await pilot.press("left_square_bracket", "left_square_bracket", "left")
+        await pilot.press("left_square_bracket", "left_square_bracket", "left", "left")
         assert outputs.active == "tab-context", "the first tab goes round to the last"
         assert isinstance(app.focused, CallList), "the cursor stays in the list"
         footer = {key.key: key for key in app.screen.query(FooterKey)}
@@ -279,3 +282,27 @@ async def test_the_context_tab_shows_estimated_turns_at_80x24(root: Path) -> Non
         assert rows[0].split()[3] == "1", "the first request held the prompt, go: 1 token"
         assert "~ estimated with cl100k: the log records no usage" in chart
         assert "No model turns recorded." not in chart
+
+
+async def test_a_call_shows_what_was_logged_and_what_the_model_received(tmp_path: Path) -> None:
+    from test_received import COUNTDOWN, claude_code_session
+
+    app = AgentPagerApp.for_transcript(
+        open_transcript(str(claude_code_session(tmp_path, "claude-sonnet-4-5"))), str(tmp_path)
+    )
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        outputs = screen.query_one("#outputs", TabbedContent)
+        labels = [str(tab.label) for tab in outputs.query("ContentTab")]
+        assert labels[:3] == ["As logged", "As the model received it", "Replayed"]
+        logged = "1\tdef main():\n2\t    return 1\n3\t"
+        received = "1\tdef main():\n2\t    return 1\n3" + COUNTDOWN.format(15_000_000 - 2150)
+        assert screen.query_one("#recorded", OutputArea).text == visible(logged)
+        assert screen.query_one("#received", OutputArea).text == visible(received)
+        await pilot.press("c")
+        assert app.clipboard == logged
+        await pilot.press("right")
+        assert outputs.active == "tab-received"
+        await pilot.press("c")
+        assert app.clipboard == received, "c copies the output whose tab is open"

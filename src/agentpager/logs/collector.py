@@ -63,6 +63,8 @@ class ToolCall:
     """The call that started the subagent that made this one."""
     source: int = 0
     """Which of the transcript's files holds the call (0: the transcript, then its subagents' files)."""
+    model_turn: ModelTurn | None = None
+    """The model request that made the call (its model, the usage reported), where the log says."""
 
     @property
     def parent(self) -> int | None:
@@ -214,6 +216,7 @@ class Collector:
             agent=self.agent,
             depth=self.depth,
             starter=self.starter,
+            model_turn=self.parsed.turns[-1] if self.parsed.turns and not self.depth else None,
         )
         self.parsed.calls.append(call)
         self._waiting[call] = None

@@ -94,6 +94,22 @@ class Dialect(Protocol):
         """An answer for any request that is not a model turn (token counts, model lists, GETs)."""
         ...
 
+    def sections(self, body: Any) -> Sections:
+        """A model request's parts: its system prompt, its tool definitions, its messages."""
+        ...
+
+
+@dataclass(frozen=True)
+class Sections:
+    """What a model request is made of, whatever the API's names for it."""
+
+    system: Any
+    """The system prompt (a text, or the API's blocks of it); None when there is none."""
+    tools: list[Any]
+    """The tool definitions offered."""
+    messages: list[tuple[str, Any]]
+    """Each message (or input item) with its role (or kind), in order."""
+
 
 @dataclass
 class Recording:

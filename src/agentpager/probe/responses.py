@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agentpager.probe.mock import CALL_ID, Request, Response, ToolResult, sse
+from agentpager.probe.mock import CALL_ID, Request, Response, Sections, ToolResult, sse
 
 RESPONSE_ID = "resp_agentpager_probe"
 ITEM_ID = "fc_agentpager_probe"
@@ -144,6 +144,16 @@ class OpenAIResponses:
                 ("response.output_text.delta", {**where, "delta": text}),
                 ("response.output_text.done", {**where, "text": text}),
             ],
+        )
+
+    def sections(self, body: Any) -> Sections:
+        body = body if isinstance(body, dict) else {}
+        items = body.get("input")
+        items = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+        return Sections(
+            body.get("instructions"),
+            list(body.get("tools") or []),
+            [(str(i.get("role") or i.get("type")), i) for i in items],
         )
 
     def other(self, request: Request) -> Response:

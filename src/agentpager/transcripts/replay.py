@@ -48,6 +48,10 @@ class Replay:
     reason: str = ""
     """Why the call is not replayed, when it is not (a shell command that was not run has its answer,
     which says so, in ``result``)."""
+    received: str | None = None
+    """What the model received: ``recorded`` (what the log kept) with what the agent's harness adds
+    on the way to the model, by its profiles' rules for the call's version and model; None when the
+    log does not hold enough to tell."""
 
     @property
     def matches(self) -> bool | None:
@@ -90,6 +94,8 @@ class Replayer:
         self.root = root or "."
         self.workspace = Workspace(self.root)
         agent = find_agent(transcript.format)
+        self.agent_profiles = agent is not None
+        """Whether the transcript is an agent's own log (whose harness may add to what it logged)."""
         self.profiles = all_profiles() if agent is None else agent.profiles()
         """The profiles that may replay the transcript's calls: its agent's, or (a log of model
         messages) every profile."""
@@ -98,6 +104,7 @@ class Replayer:
         if not isinstance(call.arguments, dict):
             return None
         transcript = self.transcript
+        turn = call.model_turn
         return RecordedCall(
             call.tool,
             call.arguments,
@@ -105,6 +112,8 @@ class Replayer:
             transcript.format,
             version=call.version or transcript.parsed.version,
             cwd=call.cwd or transcript.cwd,
+            model=(turn.model if turn is not None else "") or transcript.parsed.model,
+            used_tokens=None if turn is None or turn.estimated else turn.context + turn.output,
         )
 
     def plan(self, call: ToolCall, recorded: str | None) -> Plan | None:
@@ -124,11 +133,20 @@ class Replayer:
             return SHELL_NOT_CLAIMED
         return "not one of the file tools"
 
+    def received(self, call: ToolCall, recorded: str | None) -> str | None:
+        """What the model received for ``call``, by the rules of the transcript's agent (a log of
+        model messages holds what the model received)."""
+        recorded_call = self.recorded_call(call, recorded)
+        if recorded is None or recorded_call is None:
+            return recorded
+        return self.profiles[0].received(recorded_call) if self.agent_profiles else recorded
+
     def replay(self, call: ToolCall) -> Replay:
         recorded = self.transcript.recorded(call)
+        received = self.received(call, recorded)
         plan = self.plan(call, recorded)
         if plan is None:
-            return Replay(call, recorded, None, None, self.not_replayed(call, recorded))
+            return Replay(call, recorded, None, None, self.not_replayed(call, recorded), received)
         workspace = self.workspace.with_profile(plan.profile, plan.settings)
         result = workspace.call(plan.tool, plan.arguments)
-        return Replay(call, recorded, plan, result, result.unreplayable)
+        return Replay(call, recorded, plan, result, result.unreplayable, received)

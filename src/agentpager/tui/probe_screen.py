@@ -28,6 +28,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Log, Static, TabbedContent, TabPane, Tabs
 
 from agentpager.agents import get_agent
+from agentpager.config import DEFAULT_BUDGET
 from agentpager.probe import (
     AgentNotInstalled,
     Cancelled,
@@ -74,6 +75,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         Binding("a", "ask", "Ask again"),
         Binding("i", "install", "Install"),
         Binding("c", "copy", "Copy"),
+        Binding("r", "request", "Whole request"),
         Binding("q", "app.quit", "Quit", show=False),
     ]
     DEFAULT_CSS = """
@@ -145,6 +147,8 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             return self.state in ("answered", "failed", "missing")
         if action == "copy":
             return self.state in ("answered", "missing")
+        if action == "request":
+            return self.state == "answered"
         return True
 
     def watch_state(self, state: str) -> None:
@@ -329,6 +333,17 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             self.notify(f"Stopped {self.title_of_agent}: nothing was compared.")
         self._cancel.set()
         self.dismiss(None)
+
+    def action_request(self) -> None:
+        """The whole request that carried the agent's answer, part by part, with token counts."""
+        if self.answer is None:
+            return
+        from agentpager.probe.request import parts_of
+        from agentpager.tui.request_screen import RequestScreen
+
+        window = int(getattr(getattr(self.app, "config", None), "budget", 0) or DEFAULT_BUDGET)
+        parts = parts_of(self.program.dialect(), self.answer.result.request())
+        self.app.push_screen(RequestScreen(f"{self.title_of_agent} · model {self.answer.result.model}", parts, window))
 
     def action_copy(self) -> None:
         if self.state == "missing":
