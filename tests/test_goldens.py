@@ -17,17 +17,21 @@ import difflib
 from pathlib import Path
 
 import pytest
+from goldens.check import claim_of
 from goldens.corpus import build, cases_of
 from goldens.golden import Golden, GoldenCase, all_goldens, with_placeholders, with_root
 
 from agentpager import Workspace
 from agentpager.engine.content import ContentStore
 from agentpager.profiles import all_profiles
-from agentpager.tools.base import Claim, RecordedCall
+from agentpager.tools.base import RecordedCall
+from agentpager.tools.js.strings import js_trim
 from agentpager.tools.paths import Root
 from agentpager.tools.shell import NotReplayable, emulate
 
 GOLDENS = all_goldens()
+MOCK_USAGE = 11
+"""The tokens the mock reports each model request used (10 in, 1 out)."""
 NOT_EMULATED = {
     "rg -n deep dir": "ripgrep's walk of a directory (ignore files, hidden files, its order of files)",
     "ls -la dir | wc -l": "ls -l (owners, sizes and times of the machine it ran on)",
@@ -38,17 +42,6 @@ NOT_EMULATED = {
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build(tmp_path_factory.mktemp("goldens") / "corpus")
-
-
-def claim_of(golden: Golden, case: GoldenCase, root: Path) -> tuple[str, Claim] | None:
-    """The profile of the golden's agent that claims the call, and its claim."""
-    recorded = RecordedCall(
-        case.tool, with_root(case.arguments, root), None, golden.agent, golden.version, cwd=str(root)
-    )
-    for profile in all_profiles():
-        if profile.name.split("@")[0] == golden.agent and (claim := profile.claim(recorded)) is not None:
-            return claim.profile or profile.name, claim
-    return None
 
 
 def _claimed() -> list[tuple[Golden, GoldenCase]]:
@@ -99,6 +92,8 @@ def test_the_goldens_cover_the_versions_and_every_case() -> None:
         ("claude-code", "2.1.84", "claude-sonnet-4-5"),
         ("claude-code", "2.1.330", "claude-sonnet-4-5"),
         ("claude-code", "2.1.330", "claude-opus-5-5"),
+        ("claude-code", "2.1.332", "claude-sonnet-4-5"),
+        ("claude-code", "2.1.332", "claude-opus-5-5"),
         ("codex", "0.169.0", "gpt-5.5"),
         ("codex", "0.60.1", "gpt-5.1-codex-max"),
         ("codex", "0.60.1", "gpt-5"),
@@ -110,6 +105,41 @@ def test_the_goldens_cover_the_versions_and_every_case() -> None:
         assert golden.offered_tools, f"{golden.path}: the tool definitions the agent offered are missing"
         for case in golden.cases:
             assert "/agentpager-corpus-" not in case.output, f"{golden.path}: {case.name} holds the temp root"
+            assert case.logged is not None or case.tool == "read_many_files", f"{golden.path}: {case.name} has no log"
+
+
+LOGGED = [(golden, case) for golden in GOLDENS for case in golden.cases if case.logged is not None]
+
+
+@pytest.mark.parametrize(
+    ("golden", "case"),
+    LOGGED,
+    ids=[f"{golden.agent}@{golden.version}/{golden.model}/{case.name}" for golden, case in LOGGED],
+)
+def test_what_the_log_kept_becomes_what_the_model_received(golden: Golden, case: GoldenCase, corpus: Path) -> None:
+    """The profile's ``received`` turns each recorded log text into the text the request carried."""
+    profile = next(p for p in all_profiles() if p.name.split("@")[0] == golden.agent)
+    logged = with_root(case.logged, corpus)
+    recorded = RecordedCall(
+        case.tool,
+        with_root(case.arguments, corpus),
+        logged,
+        golden.agent,
+        golden.version,
+        cwd=str(corpus),
+        model=golden.model,
+        used_tokens=MOCK_USAGE,
+    )
+    received = profile.received(recorded)
+    if received is None:
+        assert case.output.startswith("[{"), "only a result made of blocks is not known from its log"
+        return
+    spec = next(c for c in cases_of(golden.agent, golden.version, golden.model).cases if c.name == case.name)
+    if spec.server_counted:  # the note on a partial view names the server's token count, which no log holds
+        assert case.output.startswith(js_trim(case.logged))
+        return
+    produced = with_placeholders(received, corpus, golden.volatile)
+    assert produced == case.output, _diff(case.output, produced)
 
 
 @pytest.mark.parametrize("command", sorted(NOT_EMULATED))

@@ -60,6 +60,10 @@ def _probe(options: argparse.Namespace) -> int:
 
     program = get_agent(options.agent).program()
     assert program is not None, "the parser's choices are the agents the probe can run"
+    if options.check:
+        return _probe_check(options, program)
+    if options.tool is None:
+        raise CommandError("probe needs a TOOL (and its JSON arguments), or --check.")
     try:
         arguments = json.loads(options.arguments)
     except ValueError as error:
@@ -83,6 +87,40 @@ def _probe(options: argparse.Namespace) -> int:
     sys.stdout.buffer.write(text.encode("utf-8", "surrogatepass"))
     sys.stdout.buffer.flush()
     return 1 if result.is_error else 0
+
+
+def _probe_check(options: argparse.Namespace, program: Any) -> int:
+    """Ask the installed agent the golden cases and say which profile answers as it does (exit 0), or
+    where the closest one differs (exit 1). The cases are in agentpager's source checkout."""
+    from pathlib import Path
+
+    from agentpager.probe import AgentNotInstalled, Unconfined, find
+
+    tests = Path(__file__).resolve().parents[2] / "tests"
+    if not (tests / "goldens" / "check.py").is_file():
+        raise CommandError(
+            "--check asks the agent the golden cases, which live in agentpager's source checkout "
+            "(tests/goldens): run it from a clone installed with pip install -e."
+        )
+    sys.path.insert(0, str(tests))
+    from goldens.check import record, report  # type: ignore[import-not-found]
+    from goldens.corpus import newest_targets  # type: ignore[import-not-found]
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr)
+
+    try:
+        installed = find(program, options.version)
+    except AgentNotInstalled as error:
+        raise CommandError(str(error)) from None
+    model = options.model or program.default_model or newest_targets(program.agent)[0].model
+    say(f"agentpager: asking {program.title} {installed.version} ({model}) every golden case, confined ...")
+    try:
+        golden = record(installed, model, say if options.verbose else lambda message: None)
+    except Unconfined as error:
+        raise CommandError(f"agentpager runs an agent only confined, and cannot confine it here: {error}") from None
+    matching = report([golden], print)
+    return 0 if matching else 1
 
 
 def _workspace(root: str, profile: str, max_chars: float | None = None, settings: dict[str, Any] | None = None) -> Any:
@@ -452,7 +490,12 @@ def _probe_arguments(probe: argparse.ArgumentParser) -> None:
     )
     agents = [agent.id for agent in probed_agents()]
     probe.add_argument("agent", metavar="AGENT", choices=agents, help=listed(agents, "or"))
-    probe.add_argument("tool", metavar="TOOL", help="the agent's tool name, such as Read")
+    probe.add_argument(
+        "--check",
+        action="store_true",
+        help="ask the installed agent every golden case and say which profile answers as it does",
+    )
+    probe.add_argument("tool", metavar="TOOL", nargs="?", help="the agent's tool name, such as Read")
     probe.add_argument("arguments", metavar="JSON", nargs="?", default="{}", help="arguments as a JSON object")
 
 

@@ -4,10 +4,12 @@
 
     {"agent", "version", "model", "recorded_by", "volatile": [{"placeholder", "pattern", "why"}],
      "notes": [...], "offered_tools": [...],
-     "cases": [{"name", "tool", "arguments", "output", "is_error", "why"}]}
+     "cases": [{"name", "tool", "arguments", "output", "is_error", "why", "logged"}]}
 
-In ``arguments`` and ``output`` the corpus root's absolute path is ``⟦root⟧``; each volatile part
-is its placeholder. ``matches`` compares an output with a golden byte for byte, except that a
+``output`` is what the model received (the tool result as the agent's request carried it);
+``logged`` what the agent's own session log kept of it (null where it keeps none: Gemini CLI's
+``@path`` references). In ``arguments``, ``output`` and ``logged`` the corpus root's absolute path
+is ``⟦root⟧``; each volatile part is its placeholder. ``matches`` compares an output with a golden byte for byte, except that a
 volatile placeholder matches its pattern.
 """
 
@@ -36,6 +38,8 @@ class GoldenCase:
     output: str
     is_error: bool
     why: str = ""
+    logged: str | None = None
+    """What the agent's session log kept of the result (None: no log of it was recorded)."""
 
 
 @dataclass(frozen=True)
@@ -59,9 +63,11 @@ class Golden:
         self.path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         return self.path
 
-    def matches(self, case: GoldenCase, output: str, root: str | os.PathLike[str]) -> bool:
-        """Whether ``output`` (produced in ``root``) is the recorded one."""
-        return _pattern(case.output, self.volatile).fullmatch(with_placeholders(output, root, ())) is not None
+    def matches(self, case: GoldenCase, output: str, root: str | os.PathLike[str], recorded: str | None = None) -> bool:
+        """Whether ``output`` (produced in ``root``) is the recorded one (``recorded``: that text
+        instead of the case's output, such as its ``logged``)."""
+        expected = case.output if recorded is None else recorded
+        return _pattern(expected, self.volatile).fullmatch(with_placeholders(output, root, ())) is not None
 
 
 def load(path: Path) -> Golden:

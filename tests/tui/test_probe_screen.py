@@ -24,7 +24,7 @@ from agentpager.tui.lines import visible
 from agentpager.tui.probe_screen import ProbeScreen
 
 FAKE_AGENT = Path(__file__).parents[1] / "fake_agent.py"
-NEWEST = "2.1.330"
+NEWEST = "2.1.332"
 NO_NAMESPACE = unavailable()
 runs_the_agent = pytest.mark.skipif(bool(NO_NAMESPACE), reason=f"the probe runs agents confined: {NO_NAMESPACE}")
 
@@ -131,7 +131,7 @@ async def test_an_answer_that_differs_shows_the_difference(root: Path, agents: P
         assert text_of(screen, "#verdict") == "✗ differs · model claude-fake-default"
         assert [line.rstrip() for line in text_of(screen, "#difference", as_wide_as_shown=True).splitlines()] == [
             "--- profile claude-code",
-            "+++ Claude Code 2.1.330",
+            "+++ Claude Code 2.1.332",
             "@@ -1,2 +1,2 @@",
             "-2       beta",  # the profile's 2\tbeta, its tab expanded within the text, after the marker
             "-3",

@@ -83,7 +83,7 @@ def unshare_command() -> tuple[tuple[str, ...] | None, str]:
         unshare = shutil.which("unshare")
     if unshare is None:
         return None, "there is no unshare (util-linux) on PATH"
-    base = (unshare, "--net", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc")
+    base: tuple[str, ...] = (unshare, "--net", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc")
     tried = [base] if os.geteuid() == 0 else []
     tried.append((unshare, "--map-root-user", *base[1:]))
     why = ""

@@ -144,7 +144,7 @@ class ProfileChosen(Message):
 
 @dataclass
 class ProbePhase(Message):
-    """What asking the real agent is doing now (``starting Claude Code 2.1.330``), timed on screen."""
+    """What asking the real agent is doing now (``starting Claude Code 2.1.332``), timed on screen."""
 
     text: str
 

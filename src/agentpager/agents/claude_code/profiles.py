@@ -1,6 +1,7 @@
-"""Profiles ``claude-code`` (2.1.330), ``claude-code@2.1.84`` and ``claude-code@2.0`` (2.0.21): Claude
-Code's ``Read`` (``read.py``) and ``Bash`` (``bash.py``), equal to what the real programs sent their
-model (``tests/goldens/claude-code``).
+"""Profiles ``claude-code`` (2.1.332, which answers as 2.1.330 did), ``claude-code@2.1.84`` and
+``claude-code@2.0`` (2.0.21): Claude Code's ``Read`` (``read.py``) and ``Bash`` (``bash.py``), equal to
+what the real programs sent their model (``tests/goldens/claude-code``); ``ClaudeCode.received``
+turns what their session logs kept into that.
 
 Settings (``Workspace(settings=...)``): ``model`` (newest version: the models that get the token
 countdown; default its default model, claude-opus-5-5), ``tokens_left`` (the countdown's number,
@@ -168,7 +169,7 @@ PROFILE = _profile(
     "claude-code",
     NEWEST,
     BASH_2_1,
-    "Claude Code's Read (2.1.330): {n}\\t lines, the empty-file warning, the 256 KB limit; Bash.",
+    "Claude Code's Read (2.1.332): {n}\\t lines, the empty-file warning, the 256 KB limit; Bash.",
 )
 PROFILE_2_1_84 = _profile(
     "claude-code@2.1.84", V2_1_84, BASH_2_1, "Claude Code 2.1.84's Read: arrows, the malware reminder; Bash."

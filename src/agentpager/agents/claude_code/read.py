@@ -147,7 +147,7 @@ class Behaviour:
 
 
 NEWEST = Behaviour(
-    version="2.1.330",
+    version="2.1.332",
     line_format="tab",
     reminder=None,
     empty="lines",
