@@ -125,9 +125,23 @@ def test_the_command_line_refuses_a_writing_call_with_exit_status_2(tmp_path: Pa
 # -- confined ------------------------------------------------------------------------------------------
 
 
+@pytest.fixture(params=["as_found", "user_namespace"])
+def way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The namespaces as this machine gives them, and (what a user who is not root gets) inside a
+    user namespace, where the process is root only there."""
+    if request.param == "user_namespace":
+        command, _ = confinement.unshare_command()
+        assert command is not None
+        mapped = command if "--map-root-user" in command else (command[0], "--map-root-user", *command[1:])
+        if subprocess.run([*mapped, "true"], capture_output=True).returncode != 0:
+            pytest.skip("no user namespaces here")
+        monkeypatch.setattr(confinement, "unshare_command", lambda: (mapped, ""))
+    return str(request.param)
+
+
 @needs_namespace
 def test_the_agent_can_neither_write_outside_its_home_nor_reach_the_network(
-    tmp_path: Path, listener: socket.socket
+    tmp_path: Path, listener: socket.socket, way: str
 ) -> None:
     root, outside = tmp_path / "root", tmp_path / "outside.txt"
     root.mkdir()
@@ -239,6 +253,7 @@ CALLS = {
     "claude-code": ("Bash", {"command": "cat a.txt"}),
     "gemini-cli": ("read_file", {"file_path": "a.txt"}),
     "codex": ("exec_command", {"cmd": "cat a.txt"}),
+    "codex@0.60": ("shell_command", {"command": "cat a.txt"}),
 }
 
 
@@ -258,12 +273,22 @@ TRUSTING = {
 """The launch as it was before the probe hid project config (for the control: the config is live)."""
 
 
+VERSIONS = [
+    ("claude-code", "2.1.332"),
+    ("claude-code", "2.1.84"),
+    ("claude-code", "2.0.21"),
+    ("codex", "0.169.0"),
+    ("codex", "0.60.1"),
+    ("gemini-cli", "0.61.0"),
+]
+
+
 @pytest.mark.live_agents
 @needs_namespace
-@pytest.mark.parametrize("agent", sorted(HOSTILE))
-def test_a_hostile_workspace_config_never_runs(agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("agent", "version"), VERSIONS, ids=[f"{a}@{v}" for a, v in VERSIONS])
+def test_a_hostile_workspace_config_never_runs(agent: str, version: str, tmp_path: Path) -> None:
     try:
-        installed = find(program(agent), None if agent != "codex" else "0.169.0")
+        installed = find(program(agent), version)
     except AgentNotInstalled as error:
         pytest.skip(str(error).splitlines()[0])
     root = tmp_path / "root"
@@ -271,9 +296,11 @@ def test_a_hostile_workspace_config_never_runs(agent: str, tmp_path: Path, monke
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     (root / "a.txt").write_text("a\n")
-    tool, arguments = CALLS[agent]
+    old_codex = (agent, version) == ("codex", "0.60.1")
+    tool, arguments = CALLS["codex@0.60" if old_codex else agent]
+    model = "gpt-5.1-codex-max" if old_codex else None
     kept = tmp_path / "run"
-    result = probe(program(agent), tool, arguments, root, installed=installed, home=kept)
+    result = probe(program(agent), tool, arguments, root, installed=installed, home=kept, model=model)
     assert "a" in result.text
     markers = sorted(
         name for name in os.listdir(kept / "home") if name not in ("tmp", "agent.log") and not name.startswith(".")
@@ -293,6 +320,7 @@ def test_a_hostile_workspace_config_never_runs(agent: str, tmp_path: Path, monke
                 root,
                 installed=dataclasses.replace(installed, program=trusting),
                 home=control,
+                model=model,
             )
         except ProbeError:
             pass  # what ran is what counts
