@@ -82,7 +82,7 @@ def newest(agent: str, attempts: int, dry_run: bool) -> int:
         root = build(Path(temp) / "corpus")
         for golden in goldens:
             found = verdicts(golden, root)
-            changed = [verdict for verdict in found if not verdict.same and not verdict.uncertain]
+            changed = [verdict for verdict in found if not verdict.same and not verdict.excused]
             say(f"\n{agent} {version} {golden.model}: {len(found) - len(changed)} of {len(found)} as the profile says")
             for verdict in changed:
                 say(f"- {verdict.case} differs:\n{verdict.difference}")

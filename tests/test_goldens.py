@@ -13,6 +13,7 @@ there the profile must say it is uncertain instead. A shell command the emulator
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from pathlib import Path
 
@@ -188,3 +189,21 @@ def test_the_real_agent_still_answers_as_recorded(golden: Golden, tmp_path: Path
                 f"{case.name}:\n{_diff(case.output, with_placeholders(result.text, root, golden.volatile))}"
             )
     assert not differing, "\n".join(differing)
+
+
+def test_the_check_names_the_profile_that_answers_as_the_agent_did_or_where_the_closest_differs() -> None:
+    """What ``agentpager probe --check`` and ``record_goldens.py --newest`` say of a recording."""
+    from goldens.check import report
+
+    golden = next(g for g in GOLDENS if (g.agent, g.version) == ("claude-code", "2.1.84"))
+    said: list[str] = []
+    assert report([golden], said.append) == "claude-code@2.1.84"
+    assert said[-1] == "claude-code 2.1.84 answers as the claude-code@2.1.84 profile does."
+    plain = next(case for case in golden.cases if case.name == "plain")
+    changed = dataclasses.replace(plain, output=plain.output.replace("beta", "BETA"))
+    tampered = dataclasses.replace(golden, cases=tuple(changed if c is plain else c for c in golden.cases))
+    said.clear()
+    assert report([tampered], said.append) is None
+    assert said[-2] == "No profile answers as claude-code 2.1.84 does; the closest, claude-code@2.1.84, differs on:"
+    assert said[-1].startswith("- plain\n--- agent\n+++ profile\n")
+    assert "-     2→BETA\n+     2→beta\n" in said[-1]

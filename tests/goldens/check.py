@@ -100,27 +100,54 @@ def claim_of(
 class Verdict:
     case: str
     same: bool
-    uncertain: bool
-    """The profile said its answer may differ (what only the model's server knows, a command not run)."""
+    excused: bool
+    """The answer turns on what only the model's server knows (a ``server_counted`` case), or the
+    profile did not run the command (the emulator does not answer it): a difference there is known."""
     difference: str = ""
 
 
 def verdicts(golden: Golden, root: Path, profile: Profile | None = None) -> list[Verdict]:
     """Each case of ``golden`` (whose corpus is built at ``root``) answered by the profile replay would
-    pick, or by ``profile`` (its own tools, whatever version it stands for), and set against the agent's."""
+    pick, or by ``profile`` (its own tools, whatever version it stands for), and set against the
+    agent's. Without ``profile``, what the log kept must also become what the model received by the
+    rules of the agent's profiles (``Profile.received``)."""
     out = []
+    spec = {case.name: case for case in cases_of(golden.agent, golden.version, golden.model).cases}
     for case in golden.cases:
         found = claim_of(golden, case, root, (profile,) if profile is not None else ())
         if found is None:
             out.append(Verdict(case.name, False, False, "no profile takes this call"))
             continue
         name, claim = found
-        workspace = Workspace(root, profile.name if profile is not None else name, settings={"model": golden.model})
+        settings = {"model": golden.model, **claim.settings}
+        workspace = Workspace(root, profile.name if profile is not None else name, settings=settings)
         result = workspace.call(claim.tool, claim.arguments)
         same = golden.matches(case, result.text, root) and result.is_error == case.is_error
         shown = "" if same else difference(case.output, with_placeholders(result.text, root, ()))
-        out.append(Verdict(case.name, same, bool(result.uncertain), shown))
+        received = _received(golden, case, root) if profile is None and same else None
+        if received is not None and with_placeholders(received, root, golden.volatile) != case.output:
+            same = False
+            shown = "what the log kept, as the profile says the model received it:\n" + difference(
+                case.output, with_placeholders(received, root, ())
+            )
+        excused = spec[case.name].server_counted if case.name in spec else False
+        out.append(Verdict(case.name, same, excused or bool(result.unreplayable), shown))
     return out
+
+
+def _received(golden: Golden, case: GoldenCase, root: Path) -> str | None:
+    if case.logged is None:
+        return None
+    recorded = RecordedCall(
+        case.tool,
+        with_root(case.arguments, root),
+        with_root(case.logged, root),
+        golden.agent,
+        golden.version,
+        cwd=str(root),
+        model=golden.model,
+    )
+    return get_agent(golden.agent).profiles()[0].received(recorded)
 
 
 def difference(agent: str, profile: str, lines: int = 40) -> str:
@@ -140,7 +167,7 @@ def report(goldens: list[Golden], say: Say) -> str | None:
             if profile.real_agent is None:
                 continue
             found = [verdict for golden in goldens for verdict in verdicts(golden, root, profile)]
-            differing = [v for v in found if not v.same and not v.uncertain]
+            differing = [v for v in found if not v.same and not v.excused]
             say(f"{profile.name:<22} {len(found) - len(differing):>4} of {len(found)} the same")
             scores.append((len(differing), profile.name, differing))
     scores.sort(key=lambda score: score[0])
