@@ -106,7 +106,9 @@ def test_the_goldens_cover_the_versions_and_every_case() -> None:
         assert golden.offered_tools, f"{golden.path}: the tool definitions the agent offered are missing"
         for case in golden.cases:
             assert "/agentpager-corpus-" not in case.output, f"{golden.path}: {case.name} holds the temp root"
-            assert case.logged is not None or case.tool == "read_many_files", f"{golden.path}: {case.name} has no log"
+            command = str(case.arguments.get("cmd", case.arguments.get("command")))
+            if case.tool != "read_many_files" and command not in NOT_EMULATED:  # those, the probe does not send
+                assert case.logged is not None, f"{golden.path}: {case.name} has no log"
 
 
 LOGGED = [(golden, case) for golden in GOLDENS for case in golden.cases if case.logged is not None]
@@ -132,8 +134,8 @@ def test_what_the_log_kept_becomes_what_the_model_received(golden: Golden, case:
         used_tokens=MOCK_USAGE,
     )
     received = profile.received(recorded)
-    if received is None:
-        assert case.output.startswith("[{"), "only a result made of blocks is not known from its log"
+    if received is None:  # the log does not hold it all: the model received more, or blocks
+        assert case.output.startswith("[{") or js_trim(case.logged) in case.output, case.output[:200]
         return
     spec = next(c for c in cases_of(golden.agent, golden.version, golden.model).cases if c.name == case.name)
     if spec.server_counted:  # the note on a partial view names the server's token count, which no log holds

@@ -109,15 +109,19 @@ class ClaudeCode(Profile):
         2.1.330 and later) got it trimmed, then a ``# Environment update`` after a Bash command that
         moved the shell, then the countdown (from the budget less the tokens the request that made
         the call reported used; the budget when the log has no usage). Every other model got what
-        was logged. A result made of blocks (an image, a PDF; a notebook with the countdown): not
-        known (the log keeps its text only)."""
+        was logged. Not known: a result made of blocks (an image, a PDF; a notebook with the
+        countdown: the log keeps its text only), and 2.0's read of part of a file (the model got a
+        note of the file's changes, with its lines, that the log does not keep)."""
         logged = recorded.output
         behaviour = (version_profile(recorded.version) if recorded.version else self).behaviour
         path = recorded.arguments.get("file_path") if recorded.tool == "Read" else None
         extension = _extension(path) if isinstance(path, str) else ""
         countdown_model = gets_countdown(behaviour, recorded.model or behaviour.default_model)
+        partial = recorded.tool == "Read" and any(recorded.arguments.get(n) is not None for n in ("offset", "limit"))
         if logged is None or extension in MEDIA_EXTENSIONS or (extension == "ipynb" and countdown_model):
             return None
+        if partial and behaviour.notes_changes_after_partial_reads:
+            return None  # the "was modified" note 2.0 adds turns on the whole file as it was then
         if not countdown_model:
             return logged
         command = recorded.arguments.get("command")
