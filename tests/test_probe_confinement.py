@@ -306,7 +306,8 @@ def test_a_hostile_workspace_config_never_runs(agent: str, version: str, tmp_pat
         name for name in os.listdir(kept / "home") if name not in ("tmp", "agent.log") and not name.startswith(".")
     )
     assert markers == [], f"{agent} {installed.version} ran the workspace's config: {markers}"
-    if agent in TRUSTING:  # the control: with the config visible and trusted, the same workspace does run it
+    if agent in TRUSTING and not old_codex:  # the control: visible and trusted, the same config does run
+        # (Codex 0.60.1 reads no project config at all: its binary has no project layers)
         base = program(agent)
         trusting = dataclasses.replace(
             base, launch=lambda *a: TRUSTING[agent](base.launch(*a), root), project_config=()
@@ -330,3 +331,25 @@ def test_a_hostile_workspace_config_never_runs(agent: str, version: str, tmp_pat
             if name not in ("tmp", "agent.log") and not name.startswith(".")
         )
         assert ran, f"the hostile config did not run even when trusted: the test proves nothing for {agent}"
+
+
+WRITES = {
+    "claude-code": ("Bash", {"command": "cat a.txt > written.txt"}),
+    "gemini-cli": ("run_shell_command", {"command": "touch written.txt"}),
+    "codex": ("exec_command", {"cmd": "touch written.txt"}),
+    "codex@0.60": ("shell_command", {"command": "cp a.txt written.txt"}),
+}
+
+
+@pytest.mark.live_agents
+@pytest.mark.parametrize(("agent", "version"), VERSIONS, ids=[f"{a}@{v}" for a, v in VERSIONS])
+def test_a_writing_call_is_refused_with_the_real_agent(agent: str, version: str, tmp_path: Path) -> None:
+    try:
+        installed = find(program(agent), version)
+    except AgentNotInstalled as error:
+        pytest.skip(str(error).splitlines()[0])
+    (tmp_path / "a.txt").write_text("a\n")
+    tool, arguments = WRITES["codex@0.60" if (agent, version) == ("codex", "0.60.1") else agent]
+    with pytest.raises(Refused, match=f"agentpager does not send {program(agent).title} this call"):
+        probe(program(agent), tool, arguments, tmp_path, installed=installed)
+    assert sorted(os.listdir(tmp_path)) == ["a.txt"]
