@@ -3,10 +3,11 @@ read-only but its temporary home, the workspace's agent config hidden, and no po
 
 ``unshare`` (util-linux) makes a network, mount and PID namespace (as root; otherwise in a user
 namespace too, ``--map-root-user``, where the kernel allows it). Inside, this module's ``main`` (the
-namespace's first process) makes every mount read-only but the probe's directory, puts a minimal
-``/dev`` in place of the host's (no disks), covers each config the agent would read from the
-workspace and the directories above it with an empty read-only one, brings ``lo`` up, drops every
-capability but reading others' files, then serves the mock on 127.0.0.1 and runs the agent. Its
+namespace's first process) makes every mount read-only but the probe's directory, gives ``/tmp`` a
+fresh tmpfs (that vanishes with the namespace) holding only the host's directories the run needs,
+puts a minimal ``/dev`` in place of the host's (no disks), covers each config the agent would read
+from the workspace and the directories above it with an empty read-only one, brings ``lo`` up, drops
+every capability but reading others' files, then serves the mock on 127.0.0.1 and runs the agent. Its
 recording is written to a file in the probe's directory for the probe to read. When the namespace's
 first process dies, the kernel kills everything left in it, so stopping ``unshare`` stops them all.
 
@@ -41,7 +42,7 @@ UNSHARE_TIMEOUT = 10
 STOP_TIMEOUT = 10
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
-MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME = 1024, 2048, 1 << 21, 1 << 24
+MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
 _KEPT_FLAGS = (  # statvfs's f_flag bit -> the mount flag that keeps it on a remount (a locked flag must stay)
     (os.ST_NOSUID, MS_NOSUID),
     (os.ST_NODEV, MS_NODEV),
