@@ -353,3 +353,28 @@ def test_a_writing_call_is_refused_with_the_real_agent(agent: str, version: str,
     with pytest.raises(Refused, match=f"agentpager does not send {program(agent).title} this call"):
         probe(program(agent), tool, arguments, tmp_path, installed=installed)
     assert sorted(os.listdir(tmp_path)) == ["a.txt"]
+
+
+@pytest.mark.live_agents
+@needs_namespace
+@pytest.mark.parametrize(
+    ("agent", "tool", "arguments"),
+    [("claude-code", "Read", {"file_path": "a.txt"}), *[(a, *CALLS[a]) for a in ("codex", "gemini-cli")]],
+)
+def test_the_whole_request_of_a_real_agent_in_parts(agent: str, tool: str, arguments: dict, tmp_path: Path) -> None:
+    """What ``probe --request`` prints and ``r`` on the probe screen shows: the system prompt, the
+    tools and the messages the real agent sent, each counted."""
+    from agentpager.probe.request import parts_of
+
+    try:
+        installed = find(program(agent))
+    except AgentNotInstalled as error:
+        pytest.skip(str(error).splitlines()[0])
+    (tmp_path / "a.txt").write_text("a\n")
+    result = probe(program(agent), tool, arguments, tmp_path, installed=installed)
+    parts = parts_of(program(agent).dialect(), result.request())
+    system, tools, messages = parts[:3]
+    assert system.label == "system prompt" and system.tokens > 1000, f"{agent} {installed.version}: {system.text[:200]}"
+    assert tools.label.startswith("tools (") and tools.tokens > 500
+    assert messages.tokens == sum(part.tokens for part in parts[3:])
+    assert any(result.text in part.text or json.dumps(result.text)[1:-1] in part.text for part in parts[3:])
