@@ -154,7 +154,7 @@ import asyncio, sys, time
 start = time.perf_counter()
 from agentpager import Workspace
 from agentpager.tui.app import AgentPagerApp
-from agentpager.tui.sessions_screen import SessionsScreen
+from agentpager.tui.screens.sessions import SessionsScreen
 imported = time.perf_counter() - start
 
 opened = []

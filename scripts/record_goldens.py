@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from goldens.check import record, report, verdicts  # noqa: E402
-from goldens.corpus import TARGETS, build, newest_targets  # noqa: E402
+from goldens.check import corpus_for, record, report, verdicts  # noqa: E402
+from goldens.corpus import TARGETS, newest_targets  # noqa: E402
 from goldens.golden import Golden, load  # noqa: E402
 
 from agentpager.agents import get_agent  # noqa: E402
@@ -79,9 +79,8 @@ def newest(agent: str, attempts: int, dry_run: bool) -> int:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="agentpager-corpus-") as temp:
-        root = build(Path(temp) / "corpus")
-        for golden in goldens:
-            found = verdicts(golden, root)
+        for n, golden in enumerate(goldens):
+            found = verdicts(golden, corpus_for(golden, Path(temp) / str(n)))
             changed = [verdict for verdict in found if not verdict.same and not verdict.excused]
             say(f"\n{agent} {version} {golden.model}: {len(found) - len(changed)} of {len(found)} as the profile says")
             for verdict in changed:

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from agentpager.agents import get_agent
+from agentpager.agents import get_agent, probed_agents
 from agentpager.probe import AgentNotInstalled, Cancelled, ProbeError, Program, find, install, install_hint, probe
 from agentpager.probe.anthropic import AnthropicMessages, estimated_tokens
 from agentpager.probe.confinement import unavailable
 from agentpager.probe.gemini import GEMINI_CALL_ID, GeminiAPI
 from agentpager.probe.installation import cached_versions
-from agentpager.probe.mock import CALL_ID, MockServer, Request, sse
+from agentpager.probe.mock import CALL_ID, MockServer, Request, ToolResult, sse
 from agentpager.probe.program import Launch
 from agentpager.probe.responses import RESPONSES_CALL_ID, OpenAIResponses
 from agentpager.tools.volatile import compare
@@ -268,6 +268,25 @@ def test_probe_runs_the_agent_against_the_mock_and_returns_its_result(tmp_path: 
     assert (missing.text, missing.is_error) == ("<tool_use_error>No such file or directory</tool_use_error>", True)
 
 
+def test_an_agent_whose_api_does_not_say_is_asked_its_own_records_once_it_exited(tmp_path: Path) -> None:
+    """``Program.outcome`` gets the agent's home (still there) and the result sent, and its answer is the
+    probe's; it also answers for a run that ended without sending one (no request carried it then)."""
+    (tmp_path / "a.txt").write_text("x\n")
+    seen: list[tuple[bool, str | None]] = []
+
+    def outcome(home: Path, sent: ToolResult | None) -> ToolResult | None:
+        seen.append(((home / "agent.log").is_file(), None if sent is None else sent.text))
+        return ToolResult(sent.text if sent else "refused by its own rules", True)
+
+    claude_code = dataclasses.replace(program("claude-code"), outcome=outcome)
+    result = probe(claude_code, "Read", {"file_path": "a.txt"}, tmp_path, version=str(FAKE_AGENT))
+    assert (result.text, result.is_error) == ("X\n", True) and json.loads(result.raw_request)["messages"]
+    silent = dataclasses.replace(claude_code, launch=lambda *args: Launch(["--no-prompt"], {}))
+    refused = probe(silent, "Read", {"file_path": "a.txt"}, tmp_path, version=str(FAKE_AGENT))
+    assert (refused.text, refused.is_error, refused.raw_request) == ("refused by its own rules", True, b"")
+    assert seen == [(True, "X\n"), (True, None)]
+
+
 @pytest.fixture
 def hanging_agent() -> Program:
     """The fake agent, started as Claude Code, starts a sleeping child and sleeps itself."""
@@ -343,7 +362,8 @@ def test_cli_probe_without_the_agent_exits_2_with_the_npm_command(tmp_path: Path
     )
     unknown = agentpager("probe", "cursor", "read", env=env)
     assert unknown.returncode == 2
-    assert b"invalid choice: 'cursor' (choose from 'claude-code', 'codex', 'gemini-cli')" in unknown.stderr
+    choices = ", ".join(f"'{agent.id}'" for agent in probed_agents())
+    assert f"invalid choice: 'cursor' (choose from {choices})".encode() in unknown.stderr
 
 
 def test_answers_compare_byte_for_byte_but_for_the_agents_volatile_parts() -> None:

@@ -162,7 +162,7 @@ def test_codex_outputs(tmp_path: Path) -> None:
 
 
 def test_the_call_list_shows_a_skimmed_output_by_its_line_until_it_is_read(tmp_path: Path) -> None:
-    from agentpager.tui.transcript_screen import _recorded_size
+    from agentpager.tui.screens.transcript import _recorded_size
 
     transcript = open_transcript(str(write(tmp_path / "s.jsonl", claude_lines([BIG]))))
     (call,) = transcript.calls

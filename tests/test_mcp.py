@@ -50,6 +50,9 @@ CALLS = {
     "exec_command": [{"cmd": "sed -n '1,2p' a.txt"}, {"cmd": "make"}, {"cmd": "cat a.txt", "tty": True}],
     "shell_command": [{"command": "cat a.txt", "workdir": "sub"}, {"command": "nl -ba a.txt"}],
     "shell": [{"command": ["cat", "a.txt"]}, {"command": "cat a.txt"}],
+    "read": [{"filePath": "a.txt", "offset": 2, "limit": 1}, {"filePath": "sub"}, {"filePath": "nope"}],
+    "glob": [{"pattern": "*.txt"}, {"pattern": "*", "path": "a.txt"}],
+    "grep": [{"pattern": "a", "include": "*.txt"}, {"pattern": "("}],
 }
 
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from agentpager.sessions import CACHE_VERSION, EDGE_BYTES, SessionCache, count_sessions, list_sessions
+import pytest
+
+from agentpager.agents import get_agent
+from agentpager.agents.base import Sessions
+from agentpager.sessions import CACHE_VERSION, EDGE_BYTES, SessionCache, count_sessions, find_sessions, list_sessions
 
 
 def claude_session(
@@ -138,6 +143,26 @@ def test_sessions_of_every_agent(tmp_path: Path, isolated_cache: Path) -> None:
     assert sessions[2].title == "Fix the export please" and sessions[2].path == str(claude)
     assert (sessions[1].started, sessions[1].ended) == ("2026-02-03T09:00:00Z", "2026-02-03T09:02:04Z")
     assert (sessions[0].started, sessions[0].ended) == ("2026-03-01T00:00:00Z", "2026-03-01T00:10:00Z")
+
+
+def test_an_agent_that_keeps_no_file_per_session_finds_them_itself(
+    tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Sessions.find`` is asked with the home and gives the files (and projects) listed; its patterns are not used."""
+    claude_session(tmp_path, "/home/me/shop", "globbed", 1)
+    written = claude_session(tmp_path / "store", "/p", "written", 2)
+    asked: list[str | None] = []
+
+    def find(home: str | None) -> list[tuple[str, str]]:
+        asked.append(home)
+        return [(str(written), "/from/the/store")]
+
+    claude_code = get_agent("claude-code")
+    store = Sessions(".claude", None, ("projects/*/*.jsonl",), find=find)
+    monkeypatch.setattr("agentpager.sessions.AGENTS", (dataclasses.replace(claude_code, sessions=store),))
+    assert [(s.path, s.agent, s.calls) for s in list_sessions(str(tmp_path))] == [(str(written), "claude-code", 2)]
+    assert [found.project_hint for found in find_sessions(str(tmp_path))] == ["/from/the/store"]
+    assert asked == [str(tmp_path)] * 2
 
 
 def test_the_cache_is_used_and_a_grown_session_counted_on(tmp_path: Path, isolated_cache: Path) -> None:

@@ -374,7 +374,8 @@ def test_a_command_that_is_not_run_says_so(tmp_path: Path, profile: str, tool: s
     result = Workspace(tmp_path, profile).call(tool, arguments)
     message = (
         "agentpager did not run this command: it never runs commands, and answers only read-only ones "
-        f"(cat, head, tail, sed -n, nl, wc, grep, rg, ls and pipes of them) from the workspace ({why})."
+        "(cat, head, tail, sed -n, nl, wc, grep, rg, ls, find, git ls-files and pipes of them) from the workspace "
+        f"({why})."
     )
     expected = f"<tool_use_error>{message}</tool_use_error>" if tool == "Bash" else f"{tool} failed: {message}"
     assert (result.text, result.is_error, result.unreplayable) == (expected, True, why)

@@ -13,6 +13,7 @@ from agentpager import Workspace
 from agentpager.agents.claude_code.profiles import settings_shown_by
 from agentpager.engine.patterns import compile_regex
 from agentpager.transcripts import ToolCall, TranscriptError, listed_arguments, open_transcript
+from agentpager.transcripts.formats import format_names
 from agentpager.transcripts.replay import Replayer
 
 CWD = "/home/dev/proj"
@@ -297,7 +298,7 @@ def test_not_a_transcript(tmp_path: Path) -> None:
     (tmp_path / "data.json").write_text('{"hello": "world"}\n')
     with pytest.raises(
         TranscriptError,
-        match="not a Claude Code, Codex, Gemini CLI, SWE-agent, OpenHands, OpenAI or Anthropic transcript",
+        match=f"not a {format_names()} transcript",
     ):
         open_transcript(str(tmp_path / "data.json"))
 

@@ -320,10 +320,12 @@ def _duration_text(seconds: float) -> str:
 
 
 def _settings() -> Any:
-    """The user's config (``agentpager.config.Config``), for the commands that open the TUI."""
+    """The user's config (``agentpager.config.Config``), for the commands that open the TUI (the keys
+    it may remap are the TUI's)."""
     from agentpager.config import load_config
+    from agentpager.tui.app import remappable_keys
 
-    return load_config()
+    return load_config(keys=remappable_keys())
 
 
 def _themes(config: Any) -> Any:
@@ -360,7 +362,9 @@ def _config(options: argparse.Namespace) -> int:
         return 0
     if options.init:
         try:
-            print(f"agentpager: wrote {init_config()}", file=sys.stderr)
+            from agentpager.tui.app import remappable_keys
+
+            print(f"agentpager: wrote {init_config(remappable_keys())}", file=sys.stderr)
         except ConfigError as error:
             raise CommandError(str(error)) from None
         return 0

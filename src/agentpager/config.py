@@ -6,7 +6,8 @@ reported (file, key, what is expected) and replaced by its default: the app alwa
 the file is never rewritten except for the one line a theme choice sets. The ``[settings]`` an
 agent's profiles read are the agents' own (``Agent.settings``).
 
-Nothing here imports Textual: ``agentpager config`` and the checks run without it.
+Nothing here imports Textual: the keys a config may remap are declared by the TUI's bindings
+(``agentpager.tui.app.remappable_keys``), and handed to the functions that check or write them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import re
 import tomllib
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,34 +36,7 @@ DEFAULT_THEME = "textual-dark"
 DEFAULT_BUDGET = 200_000
 DEFAULT_PAIR_FORMAT = "openai"
 
-KEYS: dict[str, tuple[str, str]] = {
-    "quit": ("q", "quit"),
-    "help": ("question_mark", "show every key"),
-    "command_palette": ("ctrl+p", "the command palette"),
-    "copy_output": ("c", "copy the tool output"),
-    "copy_call": ("y", "copy the call as JSON"),
-    "copy_pair": ("C", "copy the call and its result as a message pair"),
-    "toggle_pin": ("p", "pin the call, or follow the viewer again"),
-    "ask_agent": ("a", "ask the real agent for the call, beside the profile's answer"),
-    "transcript": ("t", "show the transcript"),
-    "sessions": ("S", "browse every agent session"),
-    "goto_line": ("colon", "go to a line"),
-    "search": ("slash", "search the file"),
-    "next_match": ("n", "next search match"),
-    "previous_match": ("N", "previous search match"),
-    "follow": ("f", "follow a growing file"),
-    "wrap": ("w", "wrap long lines"),
-    "start_of_line": ("0", "scroll back to the start of the lines"),
-    "end_of_line": ("dollar_sign", "scroll to the end of the longest line on screen"),
-    "set_mark": ("m", "mark the top line (then a letter)"),
-    "go_to_mark": ("apostrophe", "go to a mark (then its letter)"),
-    "open_in_editor": ("v", "open the file at this line in $EDITOR"),
-    "edit_call": ("e", "edit the call"),
-    "leave_panel": ("escape", "leave the panel for the viewer"),
-    "open_file": ("o", "open a file by typing letters of its path"),
-    "toggle_tree": ("T", "hide or show the tree"),
-    "refresh_tree": ("r", "read the tree's directories again"),
-}
+KeyTable = Mapping[str, tuple[str, str]]
 """The keys a config can remap: Textual binding id -> (default key, what it does)."""
 
 _TOP_LEVEL = ("profile", "theme", "budget", "pair_format", "settings", "keys")
@@ -102,6 +77,8 @@ class Config:
     """The Workspace's profile settings: texts that differ between an agent's versions (Claude Code's Read)."""
     keys: dict[str, str] = field(default_factory=dict)
     """Binding id -> keys, for the ids the file remaps."""
+    remappable: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """The keys it was checked against (a KeyTable)."""
     path: Path | None = None
     """The file it came from (or would be saved to); None for the built-in defaults."""
     problems: list[str] = field(default_factory=list)
@@ -113,10 +90,11 @@ class Config:
         return dict(self.settings)
 
 
-def load_config(path: Path | None = None) -> Config:
-    """The config at ``path`` (default: ``config_path()``); a missing file gives the defaults."""
+def load_config(path: Path | None = None, *, keys: KeyTable) -> Config:
+    """The config at ``path`` (default: ``config_path()``), its ``[keys]`` checked against ``keys``; a
+    missing file gives the defaults."""
     path = config_path() if path is None else path
-    config = Config(path=path)
+    config = Config(path=path, remappable=dict(keys))
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -221,13 +199,13 @@ class _Checker:
             return
         for binding_id, value in table.items():
             where = f"keys.{binding_id}"
-            if binding_id not in KEYS:
-                self.problem("keys", _unknown("binding id", binding_id, list(KEYS)))
+            if binding_id not in self.config.remappable:
+                self.problem("keys", _unknown("binding id", binding_id, list(self.config.remappable)))
                 continue
             tokens = [token.strip() for token in value.split(",")] if isinstance(value, str) else []
             bad = [token for token in tokens if not _is_key(token)]
             if not tokens or bad:
-                default = KEYS[binding_id][0]
+                default = self.config.remappable[binding_id][0]
                 expected = (
                     'a key such as "x", "X", "ctrl+x", "f3", "?" or "question_mark" (or several, comma-separated)'
                 )
@@ -246,7 +224,7 @@ class _Checker:
         while True:
             owner = {
                 key: binding_id
-                for binding_id, (default, _) in reversed(KEYS.items())
+                for binding_id, (default, _) in reversed(self.config.remappable.items())
                 if binding_id not in self.config.keys
                 for key in _key_names(default)
             }
@@ -255,7 +233,8 @@ class _Checker:
                 if taken:
                     self.problem(
                         f"keys.{binding_id}",
-                        f"'{taken[0]}' is already the key of {owner[taken[0]]}; using \"{KEYS[binding_id][0]}\".",
+                        f"'{taken[0]}' is already the key of {owner[taken[0]]}; "
+                        f'using "{self.config.remappable[binding_id][0]}".',
                     )
                     del self.config.keys[binding_id]
                     break
@@ -289,7 +268,7 @@ def _key_names(keys: str) -> list[str]:
 # -- writing -----------------------------------------------------------------------------------
 
 
-def default_text() -> str:
+def default_text(keys: KeyTable) -> str:
     """The file ``agentpager config --init`` writes: every setting, commented out at its default."""
     setting_lines = "\n".join(
         f"# {key} = {json.dumps(setting.default, ensure_ascii=False):<{18 - len(key)}}  # {setting.comment}"
@@ -297,7 +276,7 @@ def default_text() -> str:
     )
     key_lines = "\n".join(
         f"# {binding_id} = {json.dumps(default)}{' ' * (22 - len(binding_id) - len(default))}  # {what}"
-        for binding_id, (default, what) in KEYS.items()
+        for binding_id, (default, what) in keys.items()
     )
     return f"""\
 # agentpager settings (agentpager config prints the effective ones).
@@ -328,19 +307,20 @@ def default_text() -> str:
 """
 
 
-def init_config(path: Path | None = None) -> Path:
+def init_config(keys: KeyTable, path: Path | None = None) -> Path:
     """Write the commented default file; ConfigError if one is already there (it is left alone)."""
     path = config_path() if path is None else path
     if path.exists():
         raise ConfigError(f"{path} already exists; it was left as it is.")
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, [default_text().encode()])
+    write_atomically(path, [default_text(keys).encode()])
     return path
 
 
-def save_setting(path: Path, key: str, value: str) -> None:
+def save_setting(path: Path, key: str, value: str, keys: KeyTable) -> None:
     """Set a top-level string setting in the file, keeping every other line (comments included):
-    tomlkit edits the document in place, a new key going after the other top-level ones.
+    tomlkit edits the document in place, a new key going after the other top-level ones; a missing
+    file is written as ``default_text(keys)`` first.
 
     Raises ConfigError when the file cannot be read or is not valid TOML: then it is not touched.
     """
@@ -350,7 +330,7 @@ def save_setting(path: Path, key: str, value: str) -> None:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        text = default_text()
+        text = default_text(keys)
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path} cannot be read ({_reason(error)}); {key} was not saved.") from None
     try:
@@ -384,6 +364,6 @@ def describe(config: Config) -> str:
         used = config.settings.get(key)
         lines.append(line(key, setting.default if used is None else used, key in config.settings))
     lines += ["", "[keys]"]
-    for binding_id, (default, _) in KEYS.items():
+    for binding_id, (default, _) in config.remappable.items():
         lines.append(line(binding_id, config.keys.get(binding_id, default), binding_id in config.keys))
     return "\n".join(lines) + "\n"

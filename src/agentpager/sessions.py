@@ -74,10 +74,13 @@ class Found:
 
 def find_sessions(home: str | None = None) -> Iterator[Found]:
     """Every session file of every agent under ``home`` (default: the user's home), where each agent
-    keeps them (``Agent.sessions``)."""
+    keeps them (``Agent.sessions``), or as the agent writes them from where it keeps them."""
     for agent in AGENTS:
         where = agent.sessions
         if where is None:
+            continue
+        if where.find is not None:
+            yield from (Found(path, agent.id, project) for path, project in where.find(home))
             continue
         directory = glob.escape(where.directory_in(home))
         for pattern in where.patterns:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import stat
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentpager.engine.content import ContentStore, TextContent
+from agentpager.engine.filesystem import Filesystem
 from agentpager.engine.lineindex import FileChanged
 from agentpager.engine.tokens import count_tokens
 from agentpager.engine.utf8 import printable
@@ -27,7 +29,7 @@ from agentpager.tools.base import Call, Coverage, NotText, Profile, RealAgent, S
 from agentpager.tools.errors import ToolError
 from agentpager.tools.guard import GuardSettings, guard, kept_part, overflow_severity
 from agentpager.tools.listing import DirectoryEntries, ListingCache, matcher, read_directory
-from agentpager.tools.paths import Root, resolve
+from agentpager.tools.paths import Root, look_up, resolve
 from agentpager.tools.volatile import Comparison, compare
 
 __all__ = [
@@ -294,6 +296,20 @@ class Workspace:
         """The entries of directory ``path`` as ``list_files`` sees them (its files are exactly the ones it
         lists), or why it cannot be read. Keep it off a UI thread."""
         return read_directory(self.root, path)
+
+    def directory_stamp(self, path: str) -> tuple[int, int] | None:
+        """What changes when an entry is added to, removed from or renamed in directory ``path``
+        (its mtime and ctime), looked up beneath the root; None when it is not a directory there."""
+        found = look_up(self.root, path)
+        if not found.inside or found.st is None or found.error or not stat.S_ISDIR(found.st.st_mode):
+            return None
+        return found.st.st_mtime_ns, found.st.st_ctime_ns
+
+    @property
+    def filesystem(self) -> Filesystem:
+        """The files under the root, for readers handed paths (a transcript in the workspace, and the
+        files beside it): opened beneath the root, a symlink that leads out of it refused."""
+        return Filesystem(self.root.real)
 
     def listing_call(self, path: str, offset: int | None = None) -> tuple[str, dict[str, Any]] | None:
         """The call that lists directory ``path``: the page from its ``offset``-th file, or the call an

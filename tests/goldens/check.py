@@ -45,7 +45,7 @@ def record(
             continue
         for attempt in range(1, attempts + 1):
             with tempfile.TemporaryDirectory(prefix="agentpager-corpus-") as temp:
-                root = build(Path(temp) / "corpus")
+                root = build(Path(temp) / "corpus", spec.extra_files)
                 started = time.monotonic()
                 try:
                     result = probe(
@@ -96,6 +96,11 @@ def claim_of(
     return None
 
 
+def corpus_for(golden: Golden, directory: Path) -> Path:
+    """The corpus of ``golden``'s cases (with its agent's extra files), built in ``directory``."""
+    return build(directory / "corpus", cases_of(golden.agent, golden.version, golden.model).extra_files)
+
+
 @dataclass(frozen=True)
 class Verdict:
     case: str
@@ -122,7 +127,13 @@ def verdicts(golden: Golden, root: Path, profile: Profile | None = None) -> list
         settings = {"model": golden.model, **claim.settings}
         workspace = Workspace(root, profile.name if profile is not None else name, settings=settings)
         result = workspace.call(claim.tool, claim.arguments)
-        same = golden.matches(case, result.text, root) and result.is_error == case.is_error
+        asked = spec.get(case.name)
+        if asked is not None and asked.argument_check:  # agentpager's own check refuses it, in its words
+            same = result.is_error and case.is_error
+        elif asked is not None and asked.unordered:  # a parallel walk's order: the same files, any order
+            same = golden.matches_in_any_order(case, result.text, root) and result.is_error == case.is_error
+        else:
+            same = golden.matches(case, result.text, root) and result.is_error == case.is_error
         shown = "" if same else difference(case.output, with_placeholders(result.text, root, ()))
         received = _received(golden, case, root) if profile is None and same else None
         if received is not None and with_placeholders(received, root, golden.volatile) != case.output:
@@ -130,7 +141,7 @@ def verdicts(golden: Golden, root: Path, profile: Profile | None = None) -> list
             shown = "what the log kept, as the profile says the model received it:\n" + difference(
                 case.output, with_placeholders(received, root, ())
             )
-        excused = spec[case.name].server_counted if case.name in spec else False
+        excused = asked.server_counted if asked is not None else False
         out.append(Verdict(case.name, same, excused or bool(result.unreplayable), shown))
     return out
 
@@ -162,11 +173,15 @@ def report(goldens: list[Golden], say: Say) -> str | None:
     agent = get_agent(goldens[0].agent)
     scores: list[tuple[int, str, list[Verdict]]] = []
     with tempfile.TemporaryDirectory(prefix="agentpager-corpus-") as temp:
-        root = build(Path(temp) / "corpus")
+        roots = [corpus_for(golden, Path(temp) / str(n)) for n, golden in enumerate(goldens)]
         for profile in agent.profiles():
             if profile.real_agent is None:
                 continue
-            found = [verdict for golden in goldens for verdict in verdicts(golden, root, profile)]
+            found = [
+                verdict
+                for golden, root in zip(goldens, roots, strict=True)
+                for verdict in verdicts(golden, root, profile)
+            ]
             differing = [v for v in found if not v.same and not v.excused]
             say(f"{profile.name:<22} {len(found) - len(differing):>4} of {len(found)} the same")
             scores.append((len(differing), profile.name, differing))

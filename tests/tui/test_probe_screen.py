@@ -21,7 +21,7 @@ from agentpager.agents import get_agent
 from agentpager.probe.confinement import unavailable
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.lines import visible
-from agentpager.tui.probe_screen import ProbeScreen
+from agentpager.tui.screens.probe import ProbeScreen
 
 FAKE_AGENT = Path(__file__).parents[1] / "fake_agent.py"
 NEWEST = "2.1.332"
@@ -289,7 +289,7 @@ def test_snapshot_of_an_answer_that_differs(root: Path, agents: Path, snap_compa
 async def test_the_whole_request_in_parts_with_their_tokens(root: Path, agents: Path) -> None:
     from textual.widgets import DataTable
 
-    from agentpager.tui.request_screen import RequestScreen
+    from agentpager.tui.screens.request import RequestScreen
 
     install_fake(agents, "numbered")
     app = make_app(root)

@@ -8,10 +8,17 @@ line here (docs/AGENTS.md).
 
 from __future__ import annotations
 
-from agentpager.agents import claude_code, codex, gemini_cli, openhands, swe_agent
+from agentpager.agents import claude_code, codex, gemini_cli, opencode, openhands, swe_agent
 from agentpager.agents.base import Agent
 
-AGENTS: tuple[Agent, ...] = (claude_code.AGENT, codex.AGENT, gemini_cli.AGENT, swe_agent.AGENT, openhands.AGENT)
+AGENTS: tuple[Agent, ...] = (
+    claude_code.AGENT,
+    codex.AGENT,
+    gemini_cli.AGENT,
+    opencode.AGENT,
+    swe_agent.AGENT,
+    openhands.AGENT,
+)
 """In the order the app lists their profiles and their transcript formats are tried in (SWE-agent's before
 OpenHands', whose events are the looser shape)."""
 

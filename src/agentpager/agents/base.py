@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,18 +28,22 @@ def _no_project(path: str) -> str:
 
 @dataclass(frozen=True)
 class Sessions:
-    """Where an agent keeps its sessions: files matching ``patterns`` in its directory."""
+    """Where an agent keeps its sessions: files matching ``patterns`` in its directory, or what ``find`` finds."""
 
     directory: str
     """Its directory in the user's home (``.codex``)."""
     variable: str | None
     """The environment variable that names another directory instead (``CODEX_HOME``), or None."""
-    patterns: tuple[str, ...]
+    patterns: tuple[str, ...] = ()
     """Globs in the directory for its session files."""
     ignored: str = ""
     """A glob for file names among them that are not sessions (Claude Code's subagents' own files)."""
     project: Callable[[str], str] = _no_project
     """The project a session belongs to, from its path, for when the session does not say ("" if unknown)."""
+    find: Callable[[str | None], Iterable[tuple[str, str]]] | None = None
+    """For an agent that does not keep a file per session (a database): ``find(home)`` (None: the user's
+    home) yields each session as a transcript file it wrote (in the cache dir) and its project ("" if
+    unknown); the patterns are not used then."""
 
     def directory_in(self, home: str | None) -> str:
         """The directory in ``home`` (None: the user's, where the environment variable may move it)."""

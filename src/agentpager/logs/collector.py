@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.logs.records import Location, Record
 
 EVENT_TEXT_CHARS = 64 * 1024
@@ -112,6 +113,9 @@ class ModelTurn:
     """How many conversation events came before this request."""
     key: str = ""
     """The model's message id, where one request is logged in several records."""
+    after_compaction: bool = False
+    """The context was compacted (Claude Code's ``compact_boundary``) since the request before. No
+    format sets it yet: the context chart marks it when one does."""
 
     @property
     def context(self) -> int:
@@ -306,11 +310,15 @@ class Collector:
         return False
 
     @classmethod
-    def subagent_files(cls, path: str, agent_ids: dict[str, ToolCall]) -> list[tuple[str, str]]:
-        """(agent id, path) of the subagents' own transcripts of the transcript at ``path``."""
+    def subagent_files(
+        cls, path: str, agent_ids: dict[str, ToolCall], filesystem: Filesystem = ANYWHERE
+    ) -> list[tuple[str, str]]:
+        """(agent id, path) of the subagents' own transcripts of the transcript at ``path``, found in
+        ``filesystem``."""
         return []
 
     @classmethod
-    def cwd_beside(cls, path: str) -> str | None:
-        """The agent's directory as a file beside the transcript at ``path`` names it (the transcript does not)."""
+    def cwd_beside(cls, path: str, filesystem: Filesystem = ANYWHERE) -> str | None:
+        """The agent's directory as a file beside the transcript at ``path`` names it (the transcript
+        does not), read from ``filesystem``."""
         return None

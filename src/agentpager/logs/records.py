@@ -19,8 +19,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.engine.lineindex import FileChanged
-from agentpager.engine.textfile import TextFile, TextReader, path_opener
+from agentpager.engine.textfile import TextFile, TextReader
 from agentpager.logs.skim import SCAN, Path, Skimmer
 
 Kind = Literal["jsonl", "array", "object"]
@@ -81,9 +82,9 @@ class BadRecord:
 class RecordFile:
     """A transcript file's records: JSON Lines, one JSON array, or one JSON object whose arrays are streamed."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, filesystem: Filesystem = ANYWHERE) -> None:
         self.path = path
-        self.file = TextFile(path_opener(path))
+        self.file = TextFile(filesystem.opener(path))
         self.partial_line = 0
         """The last line's number when the file did not end with a newline at the last read (a
         line still being written, when the file grows), else 0."""

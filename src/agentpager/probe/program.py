@@ -64,6 +64,10 @@ class Program:
     """Names of the files and directories the agent reads its config from in a project (the
     workspace and the directories above it): hidden from it when probed, so that a workspace's hooks,
     MCP servers or settings never run. Instructions (``CLAUDE.md``, ``AGENTS.md``) are not config."""
+    outcome: Callable[[Path, ToolResult | None], ToolResult | None] | None = None
+    """For an agent whose API does not say whether a call failed: ``outcome(home, sent)``, the result as
+    the agent's own records in ``home`` have it once it exited: the text it sent (``sent``; its own
+    when it ended the run without sending one) and whether the call failed. None: the API says."""
 
 
 def npm_platform() -> str:

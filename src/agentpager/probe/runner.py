@@ -44,7 +44,7 @@ class ProbeResult:
     version: str
     model: str
     raw_request: bytes
-    """The body of the request that carried the result."""
+    """The body of the request that carried the result (empty when only the agent's own records had it)."""
     offered_tools: tuple[Any, ...] = ()
     """The tool definitions the agent offered the model."""
     logged: str | None = None
@@ -101,22 +101,33 @@ def hidden_configs(program: Program, root: str | os.PathLike[str]) -> list[str]:
 def _logged(agent_id: str, home: Path, tool: str) -> str | None:
     """What the agent's own session log, in its temporary home, kept of the call's result."""
     from agentpager.agents import find_agent
-    from agentpager.transcripts import TranscriptError, open_transcript
 
     agent = find_agent(agent_id)
     sessions = None if agent is None else agent.sessions
     if sessions is None:
         return None
+    if sessions.find is not None:  # a store: each session exported into the cache dir, of no use after
+        exported = [path for path, _ in sessions.find(str(home))]
+        try:
+            return _logged_in(exported, tool)
+        finally:
+            for path in exported:
+                Path(path).unlink(missing_ok=True)
     directory = Path(sessions.directory_in(str(home)))
-    for pattern in sessions.patterns:
-        for path in sorted(directory.glob(pattern)):
-            try:
-                transcript = open_transcript(str(path), subagents=False)
-            except TranscriptError:
-                continue
-            for call in transcript.calls:
-                if call.tool == tool and call.result is not None:
-                    return transcript.recorded(call)
+    return _logged_in([str(path) for pattern in sessions.patterns for path in sorted(directory.glob(pattern))], tool)
+
+
+def _logged_in(paths: list[str], tool: str) -> str | None:
+    from agentpager.transcripts import TranscriptError, open_transcript
+
+    for path in paths:
+        try:
+            transcript = open_transcript(path, subagents=False)
+        except TranscriptError:
+            continue
+        for call in transcript.calls:
+            if call.tool == tool and call.result is not None:
+                return transcript.recorded(call)
     return None
 
 
@@ -187,7 +198,9 @@ def probe(
             request = first
         else:
             result, request = recording.result, recording.result_request
-        if result is None or request is None:
+        if spec.outcome is not None:
+            result = spec.outcome(agent_home, result)
+        if result is None:
             raise ProbeError(
                 f"{spec.agent} {installed.version} sent no result for {tool} "
                 f"(exit status {outcome.returncode}); its output:\n{output[-3000:]}"
@@ -201,7 +214,7 @@ def probe(
             spec.agent,
             installed.version,
             model or _model_asked_for(recording),
-            request.body,
+            b"" if request is None else request.body,
             tuple(recording.offered_tools),
             logged,
         )

@@ -83,16 +83,17 @@ class Replay:
 
 
 class Replayer:
-    """Replays calls against ``root`` (default: the current directory).
+    """Replays calls against ``root`` (default: the current directory), or in ``workspace`` (an
+    app's: its caches and indexes are shared with what the app shows).
 
     The root never comes from the transcript: a log that says ``"cwd": "/"`` must not turn a
     replay into a read of the whole machine. A recorded cwd only maps absolute paths into the root.
     """
 
-    def __init__(self, transcript: Transcript, root: str | None = None) -> None:
+    def __init__(self, transcript: Transcript, root: str | None = None, workspace: Workspace | None = None) -> None:
         self.transcript = transcript
-        self.root = root or "."
-        self.workspace = Workspace(self.root)
+        self.root = workspace.root.path if workspace is not None else root or "."
+        self.workspace = workspace if workspace is not None else Workspace(self.root)
         agent = find_agent(transcript.format)
         self.agent_profiles = agent is not None
         """Whether the transcript is an agent's own log (whose harness may add to what it logged)."""

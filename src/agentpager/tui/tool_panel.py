@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Checkbox, Input, Label, Select, Static, Tab, Tabs, TextArea
 
@@ -23,7 +24,6 @@ from agentpager.exchange import PAIR_FORMATS, call_json, read_call
 from agentpager.fileview import FileView
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.lines import Shading
-from agentpager.tui.messages import Carried, Followed, ProfileChosen, Ran, ShowLine
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.viewer import Window
 from agentpager.workspace import ToolError, ToolResult, ToolSpec, Workspace, overflow_severity
@@ -46,10 +46,55 @@ class Outcome:
 class ToolPanel(ReportsFailures, Vertical):
     """Profile, tool, arguments, the call as JSON, the exact output, and the budget it fits."""
 
+    @dataclass
+    class ShowLine(Message):
+        """A hand-made call reads this file from this line: show it there."""
+
+        path: str
+        line: int
+
+    @dataclass
+    class Ran(Message):
+        """A call ran: what was sent and what came back."""
+
+        outcome: Outcome
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ToolPanel.Ran)
+
+    @dataclass
+    class Followed(Message):
+        """The call for the viewer's window, worked out off the UI thread."""
+
+        tool: str
+        arguments: dict[str, Any]
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ToolPanel.Followed)
+
+    @dataclass
+    class Carried(Message):
+        """The new profile's call for the window a pinned call read (after the profile was switched)."""
+
+        tool: str
+        arguments: dict[str, Any]
+
+    @dataclass
+    class ProfileChosen(Message):
+        """The panel's profile changed: the tree marks the paths this profile refuses."""
+
+        workspace: Workspace
+
     BINDINGS = [
-        Binding("escape", "app.leave_panel", "Back to the viewer", id="leave_panel"),
-        Binding("tab", "app.focus_next", "Next field"),
-        Binding("shift+tab", "app.focus_previous", "Previous field"),
+        Binding(
+            "escape",
+            "app.leave_panel",
+            "Back",
+            id="leave_panel",
+            tooltip="Leave the panel for the viewer",
+        ),
+        Binding("tab", "app.focus_next", "Next field", show=False),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False),
     ]
     DEFAULT_CSS = """
     ToolPanel {
@@ -66,9 +111,9 @@ class ToolPanel(ReportsFailures, Vertical):
         #arguments { height: auto; }
         .argument-row { height: auto; }
         .argument { height: 1; }
-        .argument Label { width: 13; color: $text-muted; }
+        .argument Label { color: $text-muted; }
         .argument Input { width: 1fr; }
-        .argument-error { color: $error; height: auto; padding-left: 13; }
+        .argument-error { color: $error; height: auto; }
         .argument-error.-none { display: none; }
         #call { height: auto; max-height: 12; margin-top: 1; background: $boost; border: none; padding: 0 1; }
         #call-problem { color: $error; height: auto; }
@@ -210,6 +255,8 @@ class ToolPanel(ReportsFailures, Vertical):
         form.remove_children()
         self._fields, self._errors = {}, {}
         rows = []
+        # the names' column: the longest name and a space, so that no name runs into its value
+        names_width = 1 + max((len(param.name) for param in self.spec.params if param.type != "boolean"), default=0)
         for param in self.spec.params:
             field: Input | Checkbox
             if param.type == "boolean":
@@ -221,7 +268,9 @@ class ToolPanel(ReportsFailures, Vertical):
                 field = Input(placeholder=hint, compact=True, tooltip=param.description)
             self._fields[param.name] = field
             self._errors[param.name] = Static("", classes="argument-error")
+            self._errors[param.name].styles.padding = (0, 0, 0, names_width)
             label = Label("" if param.type == "boolean" else param.name)
+            label.styles.width = names_width
             rows.append(
                 Vertical(Horizontal(label, field, classes="argument"), self._errors[param.name], classes="argument-row")
             )
@@ -332,7 +381,7 @@ class ToolPanel(ReportsFailures, Vertical):
         if (profile, tool) != (self.profile, self.tool):
             if profile != self.profile:
                 self.profile = profile
-                self.post_message(ProfileChosen(self._workspace()))
+                self.post_message(self.ProfileChosen(self._workspace()))
             self.tool, self.arguments = tool, arguments
             self._build_form()
             self._show_choices()
@@ -359,14 +408,14 @@ class ToolPanel(ReportsFailures, Vertical):
         """Where a call reads, found off the UI thread (a character or byte offset may index the file)."""
         coverage = workspace.coverage(tool, arguments)
         if coverage is not None:
-            self.post_message(ShowLine(coverage.path, coverage.first_line))
+            self.post_message(self.ShowLine(coverage.path, coverage.first_line))
 
     def load_call(self, profile: str, tool: str, arguments: dict[str, Any]) -> None:
         """Show and pin a given call (from a transcript, say), and the window it reads."""
         self.pinned = True
         if profile != self.profile:
             self.profile = profile
-            self.post_message(ProfileChosen(self._workspace()))
+            self.post_message(self.ProfileChosen(self._workspace()))
         self.tool, self.arguments = tool, dict(arguments)
         self._show_choices()
         self._build_form()
@@ -388,7 +437,7 @@ class ToolPanel(ReportsFailures, Vertical):
             return
         before, tool, arguments = self._workspace(), self.tool, dict(self.arguments)
         self.profile = str(event.value)
-        self.post_message(ProfileChosen(self._workspace()))
+        self.post_message(self.ProfileChosen(self._workspace()))
         if self.pinned:  # the form waits for the new profile's call for the same lines
             self.tool, self.arguments = self._workspace().tool_names()[0], {}
             self._build_form()
@@ -415,10 +464,10 @@ class ToolPanel(ReportsFailures, Vertical):
         else:
             shown = view if view is not None and view.name == coverage.path else after.open_view(coverage.path)
             carried = after.read_call(coverage.path, shown, (coverage.first_line, coverage.last_line))
-        self.post_message(Carried(*carried))
+        self.post_message(self.Carried(*carried))
 
     @on(Carried)
-    def _carried(self, event: Carried) -> None:
+    def _carried(self, event: ToolPanel.Carried) -> None:
         self._choose_tool(event.tool, event.arguments)
         self._show_choices()
 
@@ -460,10 +509,10 @@ class ToolPanel(ReportsFailures, Vertical):
             tool, arguments = workspace.read_call(view.name, view, (window.top, window.bottom))
         except (OSError, ValueError, LookupError):
             return  # the file is changing; the next window report tries again
-        self.post_message(Followed(tool, arguments))
+        self.post_message(self.Followed(tool, arguments))
 
     @on(Followed)
-    def _followed(self, event: Followed) -> None:
+    def _followed(self, event: ToolPanel.Followed) -> None:
         if self.pinned:
             return
         self._show_call(event.tool, event.arguments)
@@ -530,10 +579,10 @@ class ToolPanel(ReportsFailures, Vertical):
             if coverage.unit != "line" and view is not None and view.name == coverage.path:
                 shading = _columns(shading, view, coverage.unit == "char", coverage.start, coverage.end)
         if number == self._call_number:
-            self.post_message(Ran(Outcome(profile, tool, arguments, result, tokens, shading)))
+            self.post_message(self.Ran(Outcome(profile, tool, arguments, result, tokens, shading)))
 
     @on(Ran)
-    def _ran(self, event: Ran) -> None:
+    def _ran(self, event: ToolPanel.Ran) -> None:
         self.outcome = event.outcome
         self.query_one("#output", OutputArea).show(event.outcome.result.text)
         self._show_stats()

@@ -18,11 +18,11 @@ from typing import Any, Literal
 from rich.text import Text
 from textual import on, work
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode, UnknownNodeID
 
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.messages import DirectoryChosen, FileChosen
 from agentpager.workspace import DirectoryEntries, Workspace, printable
 
 CHECK_SECONDS = 2.0
@@ -55,15 +55,6 @@ class Listing:
             entries.outside,
             entries.error,
         )
-
-
-def _stamp(root: str, path: str) -> Stamp | None:
-    """What changes when an entry is added to, removed from or renamed in the directory."""
-    try:
-        st = os.stat(os.path.join(root, path))
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_ctime_ns
 
 
 @dataclass
@@ -100,7 +91,23 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
     """Directories and files of the workspace, paged, with the count that makes list_files warn and
     the paths the panel's profile refuses."""
 
-    BINDINGS = [Binding("r", "refresh_tree", "Refresh", show=False, id="refresh_tree")]
+    @dataclass
+    class FileChosen(Message):
+        path: str
+
+    @dataclass
+    class DirectoryChosen(Message):
+        """A directory was chosen (``file_offset`` None: the call an agent makes first), or a page of
+        its files (``file_offset``: where the page starts, as ``list_files`` counts)."""
+
+        path: str
+        file_offset: int | None
+
+    BINDINGS = [
+        Binding(
+            "r", "refresh_tree", "Refresh", show=False, id="refresh_tree", tooltip="Read the tree's directories again"
+        )
+    ]
     DEFAULT_CSS = """
     WorkspaceTree { width: 36; border-right: tall $panel; }
     """
@@ -138,7 +145,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
 
     @work(thread=True, group="tree", exit_on_error=False, description="reading a directory")
     def _read(self, node: TreeNode[object], path: str) -> None:
-        stamp = _stamp(self.workspace.root.path, path)
+        stamp = self.workspace.directory_stamp(path)
         listing = Listing.of(self.workspace.read_directory(path))
         self.app.call_from_thread(self._loaded, node, listing, stamp)
 
@@ -184,7 +191,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
     )
     def _reread(self, directories: list[tuple[TreeNode[object], str, Stamp | None]], always: bool) -> None:
         for node, path, known in directories:
-            stamp = _stamp(self.workspace.root.path, path)
+            stamp = self.workspace.directory_stamp(path)
             if always or stamp != known:
                 self.app.call_from_thread(self._loaded, node, Listing.of(self.workspace.read_directory(path)), stamp)
 
@@ -296,8 +303,8 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
             files = len(listing.files)
             label.append(f" {files:,} file{'s' * (files != 1)}", style="dim")
             warns_over = self.workspace.listing_warning_threshold
-            if warns_over is not None and files > warns_over:
-                label.append(" ⚠", style="bold yellow")
+            if warns_over is not None and files > warns_over:  # first: a narrow tree cuts the label's end
+                label = Text.assemble(("⚠ ", "bold yellow"), label)
         return label
 
     # -- choosing ---------------------------------------------------------------------------------
@@ -307,7 +314,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         event.stop()
         entry = event.node.data
         if isinstance(entry, FileEntry):
-            self.post_message(FileChosen(entry.path))
+            self.post_message(self.FileChosen(entry.path))
         elif isinstance(entry, PageLink):
             directory = entry.directory.data
             assert isinstance(directory, DirectoryEntry)
@@ -316,9 +323,9 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
             else:
                 directory.directory_offset = entry.offset
             self.show_page(entry.directory)
-            self.post_message(DirectoryChosen(directory.path, directory.file_offset))
+            self.post_message(self.DirectoryChosen(directory.path, directory.file_offset))
         elif isinstance(entry, DirectoryEntry):
-            self.post_message(DirectoryChosen(entry.path, None))
+            self.post_message(self.DirectoryChosen(entry.path, None))
 
 
 def _last_page(total: int, page: int) -> int:

@@ -84,6 +84,8 @@ class BashBehaviour:
     """The text of an empty success."""
     saves_large_output: bool
     """Over MAX_OUTPUT bytes, a preview of the output saved to a file (2.1); else cut at MAX_OUTPUT characters."""
+    ripgrep: str = "14.1.1"
+    """The ripgrep a command's ``rg`` runs: the one Claude Code bundles (``vendor/ripgrep``, then inside its binary)."""
 
 
 BASH_2_0 = BashBehaviour(merged=False, no_output="", saves_large_output=False)
@@ -100,19 +102,135 @@ def _without_blank_edges(text: str) -> str:
     return "\n".join(lines[first : last + 1])
 
 
+def _cut_output(stdout: Text, stderr: str, limit: int = MAX_OUTPUT) -> str:
+    """2.0's success text before ``_shown``: ``stdout.trimEnd() + "\\n" + stderr.trimEnd() + "\\n"``
+    without its blank first and last lines, cut at ``limit`` characters with ``... [N lines
+    truncated] ...``; a lazy stdout read a chunk at a time, keeping only what the cut keeps."""
+    edges = _BlankEdges(limit + 1)
+    for chunk in [stdout] if isinstance(stdout, str) else stdout:
+        edges.feed(chunk)
+    edges.space = _Space()  # trimEnd
+    edges.feed("\n" + js_trim_end(stderr) + "\n")
+    text, newlines = edges.finish()
+    if js_length(text) <= limit:
+        return text
+    shown = js_prefix(text, limit)
+    return f"{shown}\n\n... [{newlines - shown.count(chr(10)) + 1} lines truncated] ..."
+
+
+@dataclass
+class _Space:
+    """White space since the last character that is not (or since the last newline before the first)."""
+
+    first: str = ""
+    """Its first characters, as many as are kept."""
+    length: int = 0
+    newlines: int = 0
+    line: int = 0
+    """Its characters before its first newline."""
+
+
+class _BlankEdges:
+    """``_without_blank_edges`` of a text given a piece at a time: its first ``keep`` characters
+    (all of it when it is no longer) and its newlines, holding no more."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.head = ""
+        self.newlines = 0
+        self.started = False
+        self.space = _Space()
+
+    def feed(self, text: str) -> None:
+        end = len(text.rstrip(JS_WHITESPACE))
+        start = len(text) - len(text.lstrip(JS_WHITESPACE)) if end else len(text)
+        self._white(text[:start])
+        if end:
+            self._add(self.space.first, self.space.newlines)
+            body = text[start:end]
+            self._add(body, body.count("\n"))
+            self.started, self.space = True, _Space()
+            self._white(text[end:])
+
+    def finish(self) -> tuple[str, int]:
+        """The text (its first ``keep`` characters) and its newlines; the last line ends at its newline."""
+        if not self.started:
+            return "", 0
+        self._add(self.space.first[: self.space.line], 0)
+        return self.head, self.newlines
+
+    def _white(self, text: str) -> None:
+        space = self.space
+        if not self.started and "\n" in text:  # blank lines before the first line that is not
+            text = text.rpartition("\n")[2]
+            self.space = space = _Space()
+        if not space.newlines:
+            newline = text.find("\n")
+            space.line += len(text) if newline < 0 else newline
+        space.newlines += text.count("\n")
+        space.length += len(text)
+        space.first += text[: self.keep - len(space.first)]
+
+    def _add(self, text: str, newlines: int) -> None:
+        self.head += text[: self.keep - len(self.head)]
+        self.newlines += newlines
+
+
 def _shown(text: str) -> str:
     """The output as ``mapToolResultToToolResultBlockParam`` shows it: no leading blank lines, no trailing white space."""
     return js_trim_end(_LEADING_BLANK_LINES.sub("", text, count=1))
 
 
-def _error_text(parts: list[str]) -> str:
-    """``op0``: the parts joined by newlines, trimmed, cut to its two ends over MAX_ERROR characters."""
-    text = js_trim("\n".join(part for part in parts if part)) or "Command failed with no output"
-    length = js_length(text)
-    if length <= MAX_ERROR:
-        return text
-    half = MAX_ERROR // 2
-    return f"{js_prefix(text, half)}\n\n... [{length - MAX_ERROR} characters truncated] ...\n\n{js_slice(text, length - half)}"
+def _error_text(parts: list[Text]) -> str:
+    """``op0``: the parts joined by newlines, trimmed, cut to its two ends over MAX_ERROR characters
+    (a lazy part is read a chunk at a time, keeping only those ends)."""
+    ends = _TrimmedEnds(MAX_ERROR)
+    for n, part in enumerate(part for part in parts if part):
+        if n:
+            ends.feed("\n")
+        for chunk in [part] if isinstance(part, str) else part:
+            ends.feed(chunk)
+    if ends.length <= MAX_ERROR:
+        return ends.head or "Command failed with no output"
+    half, tail = MAX_ERROR // 2, ends.tail
+    cut = ends.length - MAX_ERROR
+    return f"{js_prefix(ends.head, half)}\n\n... [{cut} characters truncated] ...\n\n{js_slice(tail, js_length(tail) - half)}"
+
+
+class _TrimmedEnds:
+    """A text given a piece at a time, trimmed (``js_trim``): its JS ``length`` and its first and last
+    ``keep`` characters (``head`` is the whole text when it is no longer), holding no more."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.length = 0
+        self.head = ""
+        self.tail = ""
+        self.space = ("", "", 0)
+        """The white space since the last character that is not: its first and last ``keep``
+        characters and its JS length (part of the text only if more text follows)."""
+
+    def feed(self, text: str) -> None:
+        end = len(text.rstrip(JS_WHITESPACE))
+        first, last, length = self.space
+        if not end:
+            if self.length:
+                self.space = ((first + text)[: self.keep], (last + text)[-self.keep :], length + js_length(text))
+            return
+        if self.length:
+            body = text[:end]
+            self._add(first, last, length)
+        else:
+            body = text[len(text) - len(text.lstrip(JS_WHITESPACE)) : end]
+        self._add(body, body[-self.keep :], js_length(body))
+        trailing = text[end:]
+        self.space = (trailing[: self.keep], trailing[-self.keep :], js_length(trailing))
+
+    def _add(self, first: str, last: str, length: int) -> None:
+        if len(self.head) < self.keep:
+            self.head += first[: self.keep - len(self.head)]
+        self.tail = (self.tail + last)[-self.keep :]
+        self.length += length
 
 
 def _failed(command: str, code: int) -> bool:
@@ -162,7 +280,7 @@ def bash_as(behaviour: Behaviour, bash: BashBehaviour):  # noqa: ANN201 - the to
         try:
             if run_in_background:
                 raise NotRun(refuse(call, "run in the background"))
-            result: ShellRun = run_command(call, command, merged=bash.merged)
+            result: ShellRun = run_command(call, command, bash.ripgrep, merged=bash.merged)
         except NotRun as error:
             raise answer.error(f"<tool_use_error>{not_run(error.reason)}</tool_use_error>") from None
         failed = _failed(command, result.exit_code)
@@ -174,14 +292,9 @@ def bash_as(behaviour: Behaviour, bash: BashBehaviour):  # noqa: ANN201 - the to
                 return answer.text(_persisted(call, call.root.path, output, result.stdout_bytes), *moved)
             text = _shown(_without_blank_edges(js_trim_end(output) + "\n"))
         else:
-            stdout = str(result.stdout)
             if failed:
-                raise answer.error(_error_text([result.stderr, stdout]))
-            text = _without_blank_edges(js_trim_end(stdout) + "\n" + js_trim_end(result.stderr) + "\n")
-            if js_length(text) > MAX_OUTPUT:
-                rest = js_slice(text, MAX_OUTPUT)
-                text = f"{js_prefix(text, MAX_OUTPUT)}\n\n... [{rest.count(chr(10)) + 1} lines truncated] ..."
-            text = _shown(text)
+                raise answer.error(_error_text([result.stderr, result.stdout]), *moved)
+            text = _shown(_cut_output(result.stdout, result.stderr))
         return answer.text(text or bash.no_output, *moved)
 
     return run

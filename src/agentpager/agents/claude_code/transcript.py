@@ -15,12 +15,13 @@ layout as documented in sonnes/chitragupt ``docs/specs/004-subagents.md``.
 
 from __future__ import annotations
 
-import glob
+import fnmatch
 import os
 import re
 from typing import Any
 
 from agentpager.agents.claude_code import AGENT
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.logs.collector import Collector, ModelTurn, ToolCall
 from agentpager.logs.messages import block_result, read_blocks, usage_turn
 from agentpager.logs.records import Record
@@ -116,17 +117,24 @@ class ClaudeCode(Collector):
             self.parsed.subagent_ids[str(agent_id)] = tasks[-1]
 
     @classmethod
-    def subagent_files(cls, path: str, agent_ids: dict[str, ToolCall]) -> list[tuple[str, str]]:
+    def subagent_files(
+        cls, path: str, agent_ids: dict[str, ToolCall], filesystem: Filesystem = ANYWHERE
+    ) -> list[tuple[str, str]]:
         """``<session>/subagents/agent-<id>.jsonl`` (2.x), else ``agent-<id>.jsonl`` beside the session
         for the ids its Task results name (1.x); compaction agents (``agent-acompact-*``) left out."""
-        stem = os.path.splitext(path)[0]
+        folder = os.path.join(os.path.splitext(path)[0], "subagents")
+        try:
+            names = filesystem.names(folder)
+        except OSError:
+            names = []
         found = {
-            os.path.basename(name)[len("agent-") : -len(".jsonl")]: name
-            for name in sorted(glob.glob(os.path.join(glob.escape(stem), "subagents", "agent-*.jsonl")))
+            name[len("agent-") : -len(".jsonl")]: os.path.join(folder, name)
+            for name in sorted(names)
+            if fnmatch.fnmatchcase(name, "agent-*.jsonl")
         }
         for agent_id in agent_ids:
             beside = os.path.join(os.path.dirname(path), f"agent-{agent_id}.jsonl")
-            if agent_id not in found and os.path.isfile(beside):
+            if agent_id not in found and filesystem.is_file(beside):
                 found[agent_id] = beside
         return [(agent_id, name) for agent_id, name in found.items() if not agent_id.startswith("acompact")]
 

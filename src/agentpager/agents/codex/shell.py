@@ -162,9 +162,16 @@ def shown_by(recorded: str | None) -> dict[str, Any]:
     return settings
 
 
+RIPGREP_0_169 = "15.2.0"
+RIPGREP_0_60 = "14.1.1"
+"""The ripgrep each version bundles (``codex-path/rg``, ``path/rg`` in its npm package), which a
+command's ``rg`` runs."""
+
+
 def _run(call: Call, tool: str, command: str | list[str], workdir: str | None) -> ShellRun:
+    ripgrep = RIPGREP_0_169 if tool == "exec_command" else RIPGREP_0_60
     try:
-        return run_command(call, command, workdir, merged=True)
+        return run_command(call, command, ripgrep, workdir, merged=True)
     except NotRun as error:
         raise ToolError(f"{tool} failed: {not_run(error.reason)}") from None
 

@@ -11,16 +11,22 @@ from __future__ import annotations
 import os
 
 from agentpager.agents.base import Agent, Sessions
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
 
 
-def project_root(path: str) -> str:
+def project_root(path: str, filesystem: Filesystem = ANYWHERE) -> str:
     """The project directory of the chat at ``path``, as ``<project>/.project_root`` beside its
-    ``chats`` folder names it, when Gemini wrote one; else ""."""
+    ``chats`` folder names it, when Gemini wrote one; else "" (read through ``filesystem``: beneath a
+    workspace's root, a link out of it is not followed)."""
     try:
-        with open(os.path.join(os.path.dirname(os.path.dirname(path)), ".project_root"), encoding="utf-8") as file:
-            return file.read(4096).strip()
+        fd = filesystem.open(os.path.join(os.path.dirname(os.path.dirname(path)), ".project_root"))
     except OSError:
         return ""
+    with os.fdopen(fd, "rb") as file:
+        try:
+            return file.read(4 * 4096).decode("utf-8", "replace")[:4096].strip()
+        except OSError:
+            return ""
 
 
 def _project(path: str) -> str:

@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from agentpager.agents.gemini_cli import AGENT, project_root
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.logs.collector import Collector, ModelTurn, ResultRef, number
 from agentpager.logs.records import Record
 
@@ -116,8 +117,8 @@ class GeminiCli(Collector):
                 self.result(tool_call.get("id"), ResultRef(where, block, len(text), is_error, timestamp=self.timestamp))
 
     @classmethod
-    def cwd_beside(cls, path: str) -> str | None:
-        return project_root(path) or None
+    def cwd_beside(cls, path: str, filesystem: Filesystem = ANYWHERE) -> str | None:
+        return project_root(path, filesystem) or None
 
     @staticmethod
     def result_text(value: Any, block: int) -> tuple[str, bool | None]:

@@ -47,6 +47,7 @@ from agentpager.tools.paths import Placed, Root, agent_path
 MAX_RESPONSE_CHARS = 16000
 MAX_TOOL_TEXT_CHARS = 50_000
 MAX_FILE_BYTES = 10 * 1024 * 1024
+_PIECE = 1 << 20
 ENCODING_SAMPLE_BYTES = 1024 * 1024
 ERROR_HEADER = "[An error occurred during execution.]\n"
 IMAGE_EXTENSIONS = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
@@ -232,9 +233,14 @@ def _recovered_encoding(fd: int, sample: bytes) -> str | None:
 
 
 def _is_clean_text(fd: int, encoding: str) -> bool:
+    """Whether the file decodes as ``encoding`` with no control character, read a MiB at a time (a
+    control character is one character: no match spans two pieces)."""
     try:
         with open(path_of(fd), encoding=encoding) as file:
-            return _CONTROL.search(file.read()) is None
+            while piece := file.read(_PIECE):
+                if _CONTROL.search(piece) is not None:
+                    return False
+            return True
     except (UnicodeDecodeError, LookupError):
         return False
 

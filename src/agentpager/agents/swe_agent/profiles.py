@@ -35,6 +35,7 @@ import os
 import re
 import shlex
 import stat
+from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -132,46 +133,154 @@ class _Session:
         shown = agent_display(self.call.root, current, self.working_dir)
         return self.call.place(current, shown), shown
 
-    def window(self, fd: int, placed: Placed, shown: str, text: Utf8Text, top: int) -> str:
-        """``print_window``: the status line, the numbered window, the lines above and below."""
+    def window(self, fd: int, placed: Placed, shown: str, text: Utf8Text, top: int) -> Iterator[str]:
+        """``print_window``: the status line, the numbered window, the lines above and below (a
+        chunk at a time: a line of the window may be gigabytes long)."""
         self.state["first_line"] = top
         lines = text.splitlines
         last = min(top + WINDOW - 1, lines - 1)
-        rows = [f"[File: {shown} ({lines} lines total)]"]
+        yield f"[File: {shown} ({lines} lines total)]\n"
         if top > 0:
-            rows.append(f"({top} more lines above)")
-        rows += [f"{number}:{line}" for number, line in enumerate(self.segments(fd, placed, text, top, last), top + 1)]
+            yield f"({top} more lines above)\n"
+        number = top + 1
+        if min(last, text.segments - 1) >= top:
+            yield f"{number}:"
+            for chunk in self.segments(fd, placed, text, top, last):
+                first, *others = chunk.split("\n")
+                yield first
+                for other in others:
+                    number += 1
+                    yield f"\n{number}:{other}"
+            yield "\n"
         if last < lines - 1:
-            rows.append(f"({lines - last - 1} more lines below)")
-        return "\n".join(rows) + "\n"
+            yield f"({lines - last - 1} more lines below)\n"
 
-    def segments(self, fd: int, placed: Placed, text: Utf8Text, first: int, last: int) -> list[str]:
-        """Pieces ``first..last`` (0-based) of ``text.split("\\n")``."""
+    def segments(self, fd: int, placed: Placed, text: Utf8Text, first: int, last: int) -> Iterator[str]:
+        """Pieces ``first..last`` (0-based) of ``text.split("\\n")`` joined by ``\\n``, a chunk at a time."""
         last = min(last, text.segments - 1)
+        wanted, found = last - first + 1, 0
         if last < first:
-            return []
-        if text.lone_cr:  # lines end at a lone "\r" too: read them as Python does
-            pieces = itertools.islice(text_lines(fd, "utf-8"), first, last + 1)
-            found = [piece.removesuffix("\n") for piece in pieces]
-            return found + [""] * (last - first + 1 - len(found))
-        with self.call.store.utf8_file(placed.real, functools.partial(os.dup, fd)).open() as reader:
-            total = reader.line_count()
-            found = str(reader.lines_text(first + 1, min(last + 1, total))).split("\n") if first < total else []
-        return found + [""] * (last - first + 1 - len(found))
+            pass
+        elif text.lone_cr:  # lines end at a lone "\r" too: read them as Python does
+            for found, piece in enumerate(itertools.islice(text_lines(fd, "utf-8"), first, last + 1), 1):
+                yield ("\n" if found > 1 else "") + piece.removesuffix("\n")
+        else:
+            with self.call.store.utf8_file(placed.real, functools.partial(os.dup, fd)).open() as reader:
+                total = reader.line_count()
+                if first < total:
+                    found = min(last + 1, total) - first
+                    lines = reader.lines_text(first + 1, min(last + 1, total))
+                    yield from [lines] if isinstance(lines, str) else lines
+        yield "\n" * max(0, wanted - found - (not found))
 
-    def observed(self, output: str) -> str:
-        """What the model receives for a command's ``output``."""
-        output = _ANSI_ESCAPE.sub("", output).replace("\r\n", "\n")
-        if len(output) > OBSERVATION_LIMIT:
+    def observed(self, output: str | Iterable[str]) -> str:
+        """What the model receives for a command's ``output`` (read a chunk at a time)."""
+        observation = _Observation()
+        for chunk in [output] if isinstance(output, str) else output:
+            observation.feed(chunk)
+        output = observation.finish()
+        if observation.length > OBSERVATION_LIMIT:
             return (
                 f"Observation: {output[:OBSERVATION_LIMIT]}<response clipped><NOTE>Observations should not exceeded "
-                f"{OBSERVATION_LIMIT} characters. {len(output) - OBSERVATION_LIMIT} characters were elided. Please "
-                "try a different command that produces less output or use head/tail/grep/redirect the output to a "
-                "file. Do not use interactive pagers.</NOTE>"
+                f"{OBSERVATION_LIMIT} characters. {observation.length - OBSERVATION_LIMIT} characters were elided. "
+                "Please try a different command that produces less output or use head/tail/grep/redirect the output "
+                "to a file. Do not use interactive pagers.</NOTE>"
             )
         if output.strip() == "":
             output = "Your command ran successfully and did not produce any output."
         return f"{output}\n(Open file: {self.open_file()})\n(Current directory: {self.working_dir})\nbash-$"
+
+
+class _Observation:
+    """An output given a piece at a time, as the model gets it: ANSI escapes removed, then ``\\r\\n``
+    as ``\\n``; its ``length`` and its first OBSERVATION_LIMIT + 1 characters, holding no more.
+
+    An escape may run across pieces (SWE-ReX removes them from the whole text): it is held back, as
+    its first characters, its length and what may follow, until it ends (removed) or breaks (text).
+    """
+
+    def __init__(self) -> None:
+        self.head: list[str] = []
+        self.kept = 0
+        self.length = 0
+        self.escape = ("", 0, "")
+        """An escape not yet ended: its first characters, its length, the part it is in."""
+        self.cr = False
+        """A ``\\r`` ended the text so far: the next piece says whether a ``\\n`` follows it."""
+
+    def feed(self, text: str) -> None:
+        start, length, part = self.escape
+        if length:
+            position, part = _escape_goes_on(text, part)
+            if part == "broken":
+                self._clean(start + text[:position], length + position)
+            elif part != "ended":
+                self.escape = ((start + text)[: OBSERVATION_LIMIT + 1], length + len(text), part)
+                return
+            text, self.escape = text[position:], ("", 0, "")
+        unfinished = _UNFINISHED_ESCAPE.search(text)
+        if unfinished is not None:
+            rest = text[unfinished.start() :]
+            self.escape = (rest[: OBSERVATION_LIMIT + 1], len(rest), _escape_goes_on(rest[1:], "intro")[1])
+            text = text[: unfinished.start()]
+        self._clean(_ANSI_ESCAPE.sub("", text))
+
+    def finish(self) -> str:
+        start, length, _ = self.escape
+        self._clean(start, length)
+        if self.cr:
+            self._kept("\r", 1)
+        return "".join(self.head)
+
+    def _clean(self, text: str, length: int | None = None) -> None:
+        """Text without escapes (its first characters, when ``length`` is more: an escape's, which
+        holds no ``\\r``), with ``\\r\\n`` made ``\\n``, also across pieces."""
+        length = len(text) if length is None else length
+        if not length:
+            return
+        if self.cr and not text.startswith("\n"):
+            self._kept("\r", 1)
+        self.cr = text.endswith("\r")
+        text = text[:-1] if self.cr else text
+        pairs = text.count("\r\n")
+        self._kept(text.replace("\r\n", "\n"), length - self.cr - pairs)
+
+    def _kept(self, text: str, length: int) -> None:
+        if self.kept <= OBSERVATION_LIMIT:
+            self.head.append(text[: OBSERVATION_LIMIT + 1 - self.kept])
+            self.kept += len(self.head[-1])
+        self.length += length
+
+
+_UNFINISHED_ESCAPE = re.compile(r"\x1B(?:[@-_][0-?]*[ -/]*)?\Z")
+"""An escape the end of a piece leaves unfinished (``_ANSI_ESCAPE`` without its last character)."""
+_PARAMETERS = re.compile(r"[0-?]*")
+_INTERMEDIATES = re.compile(r"[ -/]*")
+
+
+def _escape_goes_on(text: str, part: str) -> tuple[int, str]:
+    """How an unfinished escape, in ``part`` of it, goes on in ``text``: ``ended`` at a position,
+    ``broken`` there (it was text), or the part it is in at the end of ``text``."""
+    position = 0
+    if part == "intro":
+        if not text:
+            return 0, part
+        if not "@" <= text[0] <= "_":
+            return 0, "broken"
+        position, part = 1, "parameters"
+    if part == "parameters":
+        position = _match_end(_PARAMETERS, text, position)
+        if position == len(text):
+            return position, part
+    position = _match_end(_INTERMEDIATES, text, position)
+    if position == len(text):
+        return position, "intermediates"
+    return (position + 1, "ended") if "@" <= text[position] <= "~" else (position, "broken")
+
+
+def _match_end(pattern: re.Pattern[str], text: str, position: int) -> int:
+    found = pattern.match(text, position)
+    return position if found is None else found.end()
 
 
 def _command(run: Any) -> Any:
@@ -188,7 +297,7 @@ def _command(run: Any) -> Any:
     return tool
 
 
-def open_command(session: _Session, path: str, line_number: int | None) -> str:
+def open_command(session: _Session, path: str, line_number: int | None) -> Iterable[str]:
     _, local = agent_path(session.call.root, path, session.working_dir)
     shown = str(PurePosixPath(path))
     placed = session.call.place(local, path)
@@ -206,10 +315,10 @@ def open_command(session: _Session, path: str, line_number: int | None) -> str:
         elif line_number < 1:
             warnings = f"Warning: <line_number> ({line_number}) is less than 1\nWarning: Setting <line_number> to 1\n"
             line = 1
-    return warnings + session.window(fd, placed, shown, text, goto_top(line - 1, text.splitlines))
+    return itertools.chain([warnings], session.window(fd, placed, shown, text, goto_top(line - 1, text.splitlines)))
 
 
-def goto_command(session: _Session, line_number: int) -> str:
+def goto_command(session: _Session, line_number: int) -> Iterable[str]:
     placed, shown = session.current()
     fd, text, _ = session.windowed(placed, shown)
     if line_number > text.splitlines:
@@ -218,7 +327,7 @@ def goto_command(session: _Session, line_number: int) -> str:
 
 
 def _scroll(lines: int) -> Any:
-    def scroll(session: _Session) -> str:
+    def scroll(session: _Session) -> Iterable[str]:
         placed, shown = session.current()
         fd, text, top = session.windowed(placed, shown)
         step = lines - OVERLAP if lines > 0 else lines + OVERLAP

@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Log, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Log, Static, TabbedContent, TabPane, Tabs
 
 from agentpager.agents import get_agent
 from agentpager.config import DEFAULT_BUDGET
@@ -42,15 +42,7 @@ from agentpager.probe import (
 )
 from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.messages import (
-    AgentAnswered,
-    AgentMissing,
-    ProbeFailed,
-    ProbeLogged,
-    ProbePhase,
-    ProbeRefused,
-    ProfileAnswered,
-)
+from agentpager.tui.footer import FittedFooter
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.status import call_line
 from agentpager.workspace import Comparison, RealAgent, ToolResult, Workspace
@@ -69,6 +61,52 @@ class AgentAnswer:
 
 class ProbeScreen(ReportsFailures, Screen[None]):
     """The real agent's answer to one call beside the profile's."""
+
+    @dataclass
+    class Phase(Message):
+        """What asking the real agent is doing now (``starting Claude Code 2.1.332``), timed on screen."""
+
+        text: str
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ProbeScreen.Phase)
+
+    @dataclass
+    class Logged(Message):
+        """A line for the probe's log: what the probe is doing, or a line npm wrote."""
+
+        line: str
+
+    @dataclass
+    class ProfileAnswered(Message):
+        """The profile's answer to the call the agent is asked."""
+
+        result: ToolResult
+
+    @dataclass
+    class AgentAnswered(Message):
+        """The real agent answered: its answer set against the profile's."""
+
+        answer: AgentAnswer
+
+    @dataclass
+    class AgentMissing(Message):
+        """The agent (that version of it) is not installed: why, and the npm command that installs it."""
+
+        reason: str
+        hint: str
+
+    @dataclass
+    class NotSent(Message):
+        """The call was not sent to the agent (not a read agentpager answers, or no confinement here): why."""
+
+        reason: str
+
+    @dataclass
+    class Failed(Message):
+        """The agent (or npm) failed: what it said."""
+
+        reason: str
 
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -130,7 +168,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
                 yield OutputArea(id="profile-output")
             with TabPane("Log", id="tab-log"):
                 yield Log(id="log")
-        yield Footer()
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         self.query_one("#answers", TabbedContent).query_one(Tabs).focus()  # ← → choose what to see
@@ -193,7 +231,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
                 self.post_message(message)
 
         def log(line: str) -> None:
-            post(ProbeLogged(line))
+            post(self.Logged(line))
 
         workspace, tool, arguments, real, program = (
             self.workspace,
@@ -203,7 +241,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             self.program,
         )
         profile_result = workspace.call(tool, arguments)
-        post(ProfileAnswered(profile_result))
+        post(self.ProfileAnswered(profile_result))
         model = workspace.settings.get("model")
         try:
             if install_first:
@@ -211,7 +249,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             else:
                 installed = find(program, real.version)
             told = model or program.default_model or "its default model"
-            post(ProbePhase(f"starting {program.title} {installed.version} ({told})"))
+            post(self.Phase(f"starting {program.title} {installed.version} ({told})"))
             result = probe(
                 program,
                 tool,
@@ -225,16 +263,16 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         except Cancelled:
             return
         except AgentNotInstalled as error:
-            post(AgentMissing(error.reason, error.hint))
+            post(self.AgentMissing(error.reason, error.hint))
             return
         except Refused as error:
-            post(ProbeRefused(str(error)))
+            post(self.NotSent(str(error)))
             return
         except Unconfined as error:
-            post(ProbeRefused(f"agentpager runs an agent only confined, and cannot confine it here: {error}"))
+            post(self.NotSent(f"agentpager runs an agent only confined, and cannot confine it here: {error}"))
             return
         except (ProbeError, RuntimeError, OSError) as error:
-            post(ProbeFailed(str(error)))
+            post(self.Failed(str(error)))
             return
         comparison = workspace.compare(profile_result, result.text, result.is_error)
         names = (f"profile {workspace.profile_name}", f"{program.title} {result.version}")
@@ -245,28 +283,28 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             if comparison.same
             else difference(comparison.profile_text, comparison.agent_text, names)
         )
-        post(AgentAnswered(AgentAnswer(result, comparison, shown)))
+        post(self.AgentAnswered(AgentAnswer(result, comparison, shown)))
 
     # -- what came back -----------------------------------------------------------------------------
 
-    @on(ProbePhase)
-    def _phase_changed(self, event: ProbePhase) -> None:
+    @on(Phase)
+    def _phase_changed(self, event: ProbeScreen.Phase) -> None:
         self._phase = event.text
         self._started = time.monotonic()
         self.state = "asking"
         self._tick()
 
-    @on(ProbeLogged)
-    def _logged(self, event: ProbeLogged) -> None:
+    @on(Logged)
+    def _logged(self, event: ProbeScreen.Logged) -> None:
         self.query_one("#log", Log).write_line(event.line)
 
     @on(ProfileAnswered)
-    def _profile_answered(self, event: ProfileAnswered) -> None:
+    def _profile_answered(self, event: ProbeScreen.ProfileAnswered) -> None:
         self.profile_result = event.result
         self.query_one("#profile-output", OutputArea).show(event.result.text)
 
     @on(AgentAnswered)
-    def _agent_answered(self, event: AgentAnswered) -> None:
+    def _agent_answered(self, event: ProbeScreen.AgentAnswered) -> None:
         answer = self.answer = event.answer
         result, comparison = answer.result, answer.comparison
         self.state = "answered"
@@ -289,7 +327,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         return "\n".join(notes)
 
     @on(AgentMissing)
-    def _agent_missing(self, event: AgentMissing) -> None:
+    def _agent_missing(self, event: ProbeScreen.AgentMissing) -> None:
         self.hint = event.hint
         self.state = "missing"
         self._show_verdict(f"{event.reason}\nInstall it with:\n  {event.hint}", "-differs")
@@ -297,15 +335,15 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             "i installs it now (npm, from the registry, into agentpager's cache dir); c copies the command."
         )
 
-    @on(ProbeRefused)
-    def _refused(self, event: ProbeRefused) -> None:
+    @on(NotSent)
+    def _not_sent(self, event: ProbeScreen.NotSent) -> None:
         self.state = "refused"
         self._show_verdict(f"Not sent to {self.title_of_agent}: {event.reason}", "-differs")
         self._show_notes("The profile's answer is in the Profile tab; the agent ran nothing.")
         self.query_one("#answers", TabbedContent).active = "tab-profile"
 
-    @on(ProbeFailed)
-    def _failed(self, event: ProbeFailed) -> None:
+    @on(Failed)
+    def _failed(self, event: ProbeScreen.Failed) -> None:
         self.state = "failed"
         reason = event.reason.strip()
         first, _, rest = reason.partition("\n")
@@ -339,7 +377,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         if self.answer is None:
             return
         from agentpager.probe.request import parts_of
-        from agentpager.tui.request_screen import RequestScreen
+        from agentpager.tui.screens.request import RequestScreen
 
         window = int(getattr(getattr(self.app, "config", None), "budget", 0) or DEFAULT_BUDGET)
         parts = parts_of(self.program.dialect(), self.answer.result.request())

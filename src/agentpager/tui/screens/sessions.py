@@ -25,12 +25,13 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from agentpager.agents import AGENTS
 from agentpager.sessions import SessionCache, SessionInfo, count_sessions, duration_of, list_sessions
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.footer import FittedFooter
 from agentpager.tui.rows import CURSOR_BINDINGS, row_styles
 from agentpager.wording import plural
 
@@ -239,7 +240,7 @@ class SessionsScreen(ReportsFailures, Screen[None]):
         yield Static("Looking for Claude Code, Codex and Gemini CLI sessions…", id="about")
         yield Static(header(self.app.size.width), id="columns")
         yield SessionList(id="sessions")
-        yield Footer()
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         self.query_one(SessionList).focus()

@@ -28,30 +28,35 @@ from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from agentpager.exchange import arguments_line
 from agentpager.fileview import Cancelled, ViewError
 from agentpager.transcripts import Transcript, TranscriptError, listed_arguments, short_arguments
 from agentpager.transcripts.formats import ToolCall
 from agentpager.transcripts.replay import Replay, Replayer
-from agentpager.tui.context_view import ContextView
+from agentpager.tui.context_view import ChartRows, ContextView
 from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.footer import FittedFooter
 from agentpager.tui.lines import smart_case
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.rows import CURSOR_BINDINGS, row_styles
 from agentpager.tui.screens.prompt import PromptScreen
-from agentpager.wording import byte_size, plural
+from agentpager.wording import byte_size, cut_end, plural
 from agentpager.workspace import Workspace
 
 if TYPE_CHECKING:
     from agentpager.fileview import Matcher
 
 COLUMNS = f"{'#':>5}  {'turn':>4}  {'tool':<16}  {'recorded':<14}  {'tokens':>6}  {'replay':<14}  arguments"
-NARROW_COLUMNS = f"{'#':>5}  {'tool':<12}  {'chars':>7}  {'tokens':>6}  {'replay':<9}  arguments"
-"""Below WIDE_FROM columns: no turn (the line under the list says it), shorter tool, size and status."""
+NARROW_COLUMNS = f"{'#':>5} {'tool':<12} {'chars':>7} {'tokens':>6} {'replay':<9} arguments"
+"""Below WIDE_FROM columns: no turn (the line under the list says it), shorter tool, size and status,
+one space between columns: what is left is for the arguments."""
 WIDE_FROM = 120
+ARGUMENTS_AT_LEAST = 20
+"""Columns the arguments get however narrow the list (the row is cut at the screen's edge)."""
 SHORT_STATUS = {"not replayable": "not repl."}
 FILTERS = ("all calls", "calls that differ", "errors", "this tool")
 OUTPUT_TABS = {"recorded": "As logged", "received": "As the model received it", "replayed": "Replayed"}
@@ -76,6 +81,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
     DEFAULT_CSS = """
     CallList {
         height: 1fr;
+        overflow-x: hidden;
         .calllist--cursor { background: $accent 40%; }
         .calllist--same { color: $success; }
         .calllist--differs { color: $warning; }
@@ -104,7 +110,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         self.rows: list[int] = list(range(len(calls)))
         """The calls shown, by their place in ``calls`` (all of them unless filtered)."""
         self.summaries: dict[ToolCall, Summary] = {}
-        self.virtual_size = Size(200, len(self.rows))
+        self.virtual_size = Size(0, len(self.rows))
 
     def show_rows(self, rows: list[int], calls: list[ToolCall] | None = None) -> None:
         """Show these calls (of ``calls``, when the list changed); the cursor stays on the same call
@@ -112,7 +118,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         current = self.current_call
         self.calls = self.calls if calls is None else calls
         self.rows = rows
-        self.virtual_size = Size(200, len(rows))
+        self.virtual_size = Size(self.size.width, len(rows))
         shown = [self.calls[row] for row in rows]
         self.cursor = shown.index(current) if current in shown else 0
         self.refresh()
@@ -146,21 +152,28 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         error = call.result is not None and call.result.is_error
         status = summary.status if summary else "…"
         tokens = "" if summary is None or summary.tokens is None else f"{summary.tokens:,}"
-        tool = f"{'  ' * call.depth}{call.tool}"
+        tool = cut_end(f"{'  ' * call.depth}{call.tool}", 12 if narrow else 16)
+        gap = " " if narrow else "  "
         line = Text(no_wrap=True, end="")
         if narrow:
-            line.append(f"{call.index:>5}  {tool[:12]:<12}  ")
+            line.append(f"{call.index:>5}{gap}{tool:<12}{gap}")
             line.append(f"{_recorded_size(call, short=True):>7}", self._styles["calllist--error"] if error else None)
         else:
-            line.append(f"{call.index:>5}  {call.turn:>4}  {tool[:16]:<16}  ")
+            line.append(f"{call.index:>5}{gap}{call.turn:>4}{gap}{tool:<16}{gap}")
             line.append(f"{_recorded_size(call):<14}", self._styles["calllist--error"] if error else None)
-        line.append(f"  {tokens:>6}  ")
+        line.append(f"{gap}{tokens:>6}{gap}")
         style = {"same": "calllist--same", "differs": "calllist--differs"}.get(status, "calllist--muted")
         line.append(f"{SHORT_STATUS.get(status, status):<9}" if narrow else f"{status:<14}", self._styles[style])
-        line.append(f"  {listed_arguments(call, 200)}", self._styles["calllist--muted"])
+        line.append(gap)
+        line.append(
+            listed_arguments(call, max(ARGUMENTS_AT_LEAST, width - line.cell_len)), self._styles["calllist--muted"]
+        )
         row_style = self._base + self._styles["calllist--cursor"] if row == self.cursor else self._base
         strip = Strip(list(line.render(self.app.console))).apply_style(row_style)
         return strip.crop_extend(scroll_x, scroll_x + width, row_style)
+
+    def on_resize(self, event: Resize) -> None:
+        self.virtual_size = Size(event.size.width, len(self.rows))
 
     def action_move(self, rows: int) -> None:
         if self.rows:
@@ -182,14 +195,14 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     conversation around it, and the session's context."""
 
     BINDINGS = [
-        Binding("o,enter", "open_call", "Open in the viewer"),
+        Binding("o,enter", "open_call", "Open", tooltip="Open the call's window in the viewer"),
         Binding("left,left_square_bracket", "switch_tab(-1)", "Previous tab", group=TABS),
         Binding("right,right_square_bracket", "switch_tab(1)", "Next tab", group=TABS),
         Binding("f", "cycle_filter", "Filter"),
         Binding("slash", "search", "Search"),
         Binding("F", "toggle_follow", "Follow"),
-        Binding("c", "copy('shown')", "Copy this output"),
-        Binding("y", "copy('replayed')", "Copy replayed"),
+        Binding("c", "copy('shown')", "Copy", tooltip="Copy the output shown"),
+        Binding("y", "copy('replayed')", "Copy replayed", tooltip="Copy the replayed output"),
         Binding("escape,w", "app.pop_screen", "Back"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -201,6 +214,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         #detail { height: 1fr; }
         #summary { height: auto; padding: 0 1; }
         #difference, #conversation { padding: 0 1; }
+        &.-context #columns, &.-context CallList, &.-context #summary { display: none; }
     }
     """
 
@@ -251,7 +265,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
                     yield Static("", id="conversation")
                 with TabPane("Context", id="tab-context"):
                     yield ContextView(self.transcript, id="context")
-        yield Footer()
+        yield FittedFooter()
 
     def _about(self) -> str:
         transcript = self.transcript
@@ -309,6 +323,17 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             self._apply_filter()
         calls.refresh()
 
+    @on(TabbedContent.TabActivated, "#outputs")
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        """The context is the whole session's: its tab takes the screen (the list is hidden), and its
+        rows take the keys (PgDn scrolls them, no Tab needed); another tab gives the list back."""
+        context = event.pane.id == "tab-context"
+        self.set_class(context, "-context")
+        if context:
+            self.query_one(ChartRows).focus()
+        elif self.focused is None or isinstance(self.focused, ChartRows):
+            self.query_one(CallList).focus()
+
     @on(CallList.Highlighted)
     def _highlighted(self, event: CallList.Highlighted) -> None:
         self._show(event.index)
@@ -333,7 +358,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         else:
             how = (
                 f"replayed with the {replay.plan.profile} profile as "
-                f"{replay.plan.tool}({short_arguments(replay.plan.arguments, 80)})"
+                f"{replay.plan.tool} {arguments_line(replay.plan.arguments, 80)}"
             )
         agent = f"subagent {call.agent} · " if call.agent else ""
         self.query_one("#summary", Static).update(

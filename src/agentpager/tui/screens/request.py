@@ -9,9 +9,10 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from agentpager.probe.request import Part
+from agentpager.tui.footer import FittedFooter
 from agentpager.tui.output_area import OutputArea
 from agentpager.wording import plural
 
@@ -45,7 +46,7 @@ class RequestScreen(Screen[None]):
         )
         yield DataTable(id="parts", cursor_type="row", zebra_stripes=True)
         yield OutputArea(id="part")
-        yield Footer()
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
