@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pilot_helpers import settle
+from pilot_helpers import settle, until
 from rich.console import Console
 from textual.widgets import Static
 
@@ -66,11 +66,13 @@ def context_of(path: Path) -> Charted:
 
 
 async def shown_context(app: AgentPagerApp, pilot) -> ContextView:  # noqa: ANN001 - a Pilot
+    """The Context tab (the last: left from the first wraps to it), once its chart is counted."""
     await settle(pilot)
-    for _ in range(4):
-        await pilot.press("right")
-    await settle(pilot)
-    return app.screen.query_one(ContextView)
+    await pilot.press("left")
+    view = app.screen.query_one(ContextView)
+    head = view.query_one("#context-head", Static)
+    await until(pilot, lambda: not text(head, 80)[0].startswith("Counting"), "the context was counted")
+    return view
 
 
 async def test_the_bars_take_the_width_and_the_header_stays(root: Path) -> None:
