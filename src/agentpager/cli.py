@@ -16,7 +16,19 @@ from typing import Any, NoReturn
 
 from agentpager import __version__
 
-COMMANDS = ("call", "schema", "profiles", "probe", "replay", "transcript", "sessions", "mcp", "demo", "config")
+COMMANDS = (
+    "call",
+    "schema",
+    "profiles",
+    "probe",
+    "replay",
+    "transcript",
+    "sessions",
+    "export",
+    "mcp",
+    "demo",
+    "config",
+)
 PROFILES_HELP = "tool profile (default qq; agentpager profiles lists them)"
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
 VERSION = f"agentpager {__version__}"
@@ -222,20 +234,61 @@ def _context(transcript) -> int:  # noqa: ANN001 - a Transcript
 
 
 def _sessions(options: argparse.Namespace) -> int:
-    """Every agent session on this machine, by project, newest first."""
-    from agentpager.sessions import duration_of, list_sessions
+    """Every agent session on this machine, by project, newest first; or what a search finds in them."""
+    from agentpager.sessions_index.listing import list_sessions
+    from agentpager.sessions_index.search import Filters, SearchError, since_time
+    from agentpager.sessions_index.store import IndexStore
+
+    if options.search is not None and options.read is not None:
+        raise CommandError("--search and --read: one at a time.")
+    try:
+        filters = Filters(options.agent, options.tool, since_time(options.since) if options.since else None)
+    except SearchError as error:
+        raise CommandError(str(error)) from None
+    store = IndexStore()
+    sessions = list_sessions(options.home, store)
+    if options.full or options.search is not None or options.read is not None or options.tool:
+        _read_calls(options.home, store)
+    if options.search is not None:
+        return _search(options, store, filters)
+    if options.read is not None:
+        return _reads(options, store, filters)
+    if options.agent or options.tool or options.since:
+        from agentpager.sessions_index.search import sessions_with
+
+        sessions = sessions_with(store, options.home, filters)
+    elif options.full:
+        sessions = list_sessions(options.home, store)
+    return _session_list(sessions, options.json)
+
+
+def _read_calls(home: str | None, store: Any) -> None:
+    """Bring the index's calls up to date (saying how far it got on a terminal)."""
+    from agentpager.sessions_index.updating import stale, update_calls
+
+    left = len(stale(store, home))
+    tell = sys.stderr.isatty() and left > 0
+    for done in update_calls(home, store):
+        left -= len(done)
+        if tell:
+            print(f"\ragentpager: reading the calls of every session, {left:,} to go ", end="", file=sys.stderr)
+    if tell:
+        print("\r\033[K", end="", file=sys.stderr)
+
+
+def _session_list(sessions: list, as_json: bool) -> int:
+    from agentpager.sessions import duration_of
     from agentpager.wording import plural
 
-    sessions = list_sessions(options.home, count=options.full)
     out = sys.stdout
     uncounted = sum(not info.counted for info in sessions)
     if uncounted:
         print(
             f"agentpager: {plural(uncounted, 'session')} not counted yet (only their ends were read): "
-            "their calls show as … (null in --json); --full counts them, and the count is kept",
+            "their calls show as … (null in --json); --full reads them, and the index keeps the count",
             file=sys.stderr,
         )
-    if options.json:  # its members are plain values: vars, not asdict's deep copy (a third of the time)
+    if as_json:  # its members are plain values: vars, not asdict's deep copy (a third of the time)
         out.write(
             "".join(
                 json.dumps(vars(info) | {"duration_seconds": duration_of(info)}, ensure_ascii=False) + "\n"
@@ -261,6 +314,95 @@ def _sessions(options: argparse.Namespace) -> int:
                 f"{info.model[:24]:<24} {calls:>10}  {tokens:>14}  {info.title[:60]}\n"
             )
     return 0
+
+
+def _search(options: argparse.Namespace, store: Any, filters: Any) -> int:
+    """One line per prompt, call arguments or call output that holds the text."""
+    from agentpager.sessions_index.search import SearchError, search
+
+    out = sys.stdout
+    try:
+        for hit in search(store, options.home, options.search, filters):
+            info = hit.session
+            if options.json:
+                record = {
+                    "path": info.path,
+                    "line": hit.line,
+                    "kind": hit.kind,
+                    "call": hit.call,
+                    "tool": hit.tool or None,
+                    "excerpt": hit.excerpt,
+                    "session_id": info.session_id,
+                    "agent": info.agent,
+                    "project": info.project,
+                    "started": info.started,
+                }
+                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            else:
+                call = "" if hit.call is None else f"#{hit.call} {hit.tool}"
+                out.write(
+                    f"{info.started[:16].replace('T', ' '):<16}  {info.agent:<11} {info.path}:{hit.line}  "
+                    f"{hit.kind:<9} {call:<16}  {hit.excerpt}\n"
+                )
+    except SearchError as error:
+        raise CommandError(str(error)) from None
+    return 0
+
+
+def _reads(options: argparse.Namespace, store: Any, filters: Any) -> int:
+    """One line per call that read the file: the session, the call, and the lines it read."""
+    from agentpager.sessions_index.search import reads_of
+
+    out = sys.stdout
+    for read in reads_of(store, options.home, os.path.abspath(options.read), filters):
+        info = read.session
+        last = "end" if read.last_line is None else str(read.last_line)
+        if options.json:
+            record = {
+                "path": info.path,
+                "line": read.line,
+                "call": read.call,
+                "tool": read.tool,
+                "first_line": read.first_line,
+                "last_line": read.last_line,
+                "session_id": info.session_id,
+                "agent": info.agent,
+                "project": info.project,
+                "started": info.started,
+            }
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            out.write(
+                f"{info.started[:16].replace('T', ' '):<16}  {info.agent:<11} {info.path}:{read.line}  "
+                f"#{read.call} {read.tool}  lines {read.first_line}-{last}\n"
+            )
+    return 0
+
+
+def _export(options: argparse.Namespace) -> int:
+    """A session as one self-contained HTML page, or Markdown."""
+    from agentpager.export import ExportError, export_session
+
+    path = options.session if os.path.exists(options.session) else _session_path(options.session, options.home)
+    out = options.html or options.markdown
+    try:
+        export_session(path, out, "html" if options.html else "markdown", options.root)
+    except (ExportError, OSError) as error:
+        raise CommandError(str(error)) from None
+    print(f"agentpager: wrote {out}", file=sys.stderr)
+    return 0
+
+
+def _session_path(session_id: str, home: str | None) -> str:
+    """The file of the session whose id is, or starts with, ``session_id``."""
+    from agentpager.sessions_index.listing import list_sessions
+
+    found = [info for info in list_sessions(home) if info.session_id.startswith(session_id)]
+    exact = [info for info in found if info.session_id == session_id]
+    if len(exact or found) != 1:
+        how = "no session has" if not found else f"{len(found)} sessions have"
+        raise CommandError(f"{session_id}: not a file, and {how} that id (agentpager sessions lists them).")
+    return (exact or found)[0].path
 
 
 def _duration_text(seconds: float) -> str:
@@ -459,13 +601,38 @@ def _parser() -> argparse.ArgumentParser:
     )
     replay.set_defaults(run=_replay)
 
-    sessions = commands.add_parser("sessions", help="list every Claude Code, Codex and Gemini CLI session")
-    sessions.add_argument("--home", help="look in this home directory instead of yours")
-    sessions.add_argument("--json", action="store_true", help="one JSON object per session (calls: null until counted)")
-    sessions.add_argument(
-        "--full", action="store_true", help="count the calls of every session not counted yet (reads them whole)"
+    sessions = commands.add_parser(
+        "sessions",
+        help="list every Claude Code, Codex and Gemini CLI session, or search them",
+        description="List every session, or search their prompts, call arguments and outputs. The index "
+        "(sessions.db in the cache dir) reads a session again only when its file changed.",
     )
+    sessions.add_argument("--home", help="look in this home directory instead of yours")
+    sessions.add_argument("--json", action="store_true", help="one JSON object per line (calls: null until counted)")
+    sessions.add_argument(
+        "--full", action="store_true", help="read the calls of every session not read yet (the index keeps them)"
+    )
+    sessions.add_argument(
+        "--search",
+        metavar="TEXT",
+        help="prompts, call arguments and outputs holding TEXT (case ignored unless it has a capital)",
+    )
+    sessions.add_argument("--read", metavar="PATH", help="the calls that read the file PATH, and which lines")
+    sessions.add_argument("--tool", help="only calls of this tool (only sessions with one)")
+    sessions.add_argument("--agent", help="only sessions of this agent (claude-code, codex, gemini)")
+    sessions.add_argument("--since", help="only sessions active since: 2026-01-02, 2026-01-02T10:00, 7d, 12h, 30m")
     sessions.set_defaults(run=_sessions)
+
+    export = commands.add_parser("export", help="write a session as one HTML page or Markdown, to share")
+    export.add_argument(
+        "session", metavar="SESSION", help="a session's file, or its id (agentpager sessions shows them)"
+    )
+    written = export.add_mutually_exclusive_group(required=True)
+    written.add_argument("--html", metavar="FILE", help="a self-contained page: calls, replays, differences, context")
+    written.add_argument("--markdown", metavar="FILE", help="the same as Markdown text")
+    export.add_argument("--root", help="replay the calls against this directory (default: the current one)")
+    export.add_argument("--home", help="look the id up among this home's sessions instead of yours")
+    export.set_defaults(run=_export)
 
     transcript = commands.add_parser("transcript", help="open a transcript in the TUI")
     transcript.add_argument(

@@ -9,35 +9,28 @@ ends, counted in the background, and cached.
   ``<project>/.project_root`` when Gemini wrote one (else the directory name, a hash of it).
 
 The first look at a session reads its first and last EDGE_BYTES (all of it when it is no bigger
-than twice that): agent, version, model, start, end, the first prompt, and the context of the last
-model turn, from the last lines back to the first that records usage. Its calls are counted by
-searching its bytes for the records that start one, without parsing them; that reads it whole, so
-it is left for ``count_sessions`` (the session browser runs it in a worker; ``agentpager sessions
---full`` before it prints). The cache (``sessions.json`` in the cache dir) is keyed by path, inode,
-size and mtime; a session that grew by at most EDGE_BYTES is counted on from where the last count
-stopped.
+than twice that): agent, version, model, cwd, branch, start, end, the first prompt, and the context
+of the last model turn, from the last lines back to the first that records usage. A session read
+whole has its calls counted by searching its bytes for the records that start one, without parsing
+them; the calls of the others come from reading them whole, in ``agentpager.sessions_index``, which
+keeps every session's summary and calls.
 """
 
 from __future__ import annotations
 
 import glob
-import json
 import os
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-from typing import BinaryIO
 
-from agentpager.engine.cache import cache_root, write_atomically
 from agentpager.transcripts import TranscriptError, open_transcript
 from agentpager.transcripts.formats import COLLECTORS, Collector, Parsed, feed
 from agentpager.transcripts.records import Location, Record, json_line
 from agentpager.transcripts.skim import Skimmer
 
 EDGE_BYTES = 64 * 1024
-_BLOCK = 1 << 20
-CACHE_VERSION = 2
+TITLE_CHARS = 200
 HEAD_RECORDS = 16
 """The first look parses at most this many records from a session's start for its first prompt."""
 
@@ -65,6 +58,10 @@ class SessionInfo:
     """Why the session could not be summed up (it is still listed)."""
     counted: bool = False
     """Whether ``calls`` and ``tokens`` are final: the whole session was read."""
+    cwd: str = ""
+    """The directory the agent worked in, where the log says."""
+    branch: str = ""
+    """The git branch, where the log says."""
 
 
 @dataclass(frozen=True)
@@ -114,100 +111,6 @@ def _project_root(directory: str) -> str:
         return ""
 
 
-class SessionCache:
-    """Summaries keyed by path, checked against the file's inode, size and mtime before use."""
-
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path or cache_root() / "sessions.json"
-        self.entries: dict[str, dict] = {}
-        self.changed = False
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            if data.get("version") == CACHE_VERSION and isinstance(data.get("sessions"), dict):
-                self.entries = data["sessions"]
-        except (OSError, ValueError, AttributeError):
-            pass
-
-    def save(self) -> None:
-        if self.changed:
-            data = json.dumps({"version": CACHE_VERSION, "sessions": self.entries}, ensure_ascii=False)
-            try:
-                write_atomically(self.path, [data.encode("utf-8", "surrogatepass")])
-            except OSError:
-                pass  # a cache that cannot be written only costs time
-            self.changed = False
-
-
-def list_sessions(home: str | None = None, cache: SessionCache | None = None, count: bool = False) -> list[SessionInfo]:
-    """Every session, newest first, from the cache when the file is unchanged, else from a first
-    look at its ends; ``count``: count every session not yet counted before returning."""
-    cache = cache or SessionCache()
-    seen: dict[str, dict] = {}
-    sessions = []
-    for found in find_sessions(home):
-        try:
-            st = os.stat(found.path)
-        except OSError:
-            continue
-        stamp = [st.st_ino, st.st_size, st.st_mtime_ns]
-        entry = cache.entries.get(found.path)
-        if entry is None or entry["stamp"] != stamp:
-            entry = _first_look(found, st, entry)
-            cache.changed = True
-        seen[found.path] = entry
-        sessions.append(SessionInfo(**entry["info"]))
-    if seen.keys() != cache.entries.keys():
-        cache.changed = True
-    cache.entries = seen
-    if count:
-        counted = {info.path: info for info in count_sessions(sessions, cache)}
-        sessions = [counted.get(info.path, info) for info in sessions]
-    cache.save()
-    sessions.sort(key=lambda s: (s.ended or s.started, s.started), reverse=True)
-    return sessions
-
-
-def count_sessions(sessions: Iterable[SessionInfo], cache: SessionCache) -> Iterator[SessionInfo]:
-    """Each session not yet counted, counted (read whole) and kept in ``cache`` (save it after)."""
-    for info in sessions:
-        if info.counted or info.problem:
-            continue
-        entry = cache.entries.get(info.path)
-        try:
-            st = os.stat(info.path)
-        except OSError:
-            continue
-        if entry is None or entry["stamp"] != [st.st_ino, st.st_size, st.st_mtime_ns]:
-            continue  # changed since it was listed: the next listing looks at it again
-        try:
-            counted = _counted(info, st.st_size)
-        except (OSError, ValueError) as error:
-            counted = replace(info, problem=str(error))
-        entry["info"] = vars(counted).copy()
-        cache.changed = True
-        yield counted
-
-
-def _first_look(found: Found, st: os.stat_result, old: dict | None) -> dict:
-    """A cache entry for a session from its ends; a session that grew a little is counted on."""
-    stamp = [st.st_ino, st.st_size, st.st_mtime_ns]
-    try:
-        info = summarize(found, st.st_size)
-        grown = old is not None and old["stamp"][0] == st.st_ino and old["stamp"][1] <= st.st_size
-        if grown and old is not None:
-            before = SessionInfo(**old["info"])
-            info.started, info.title = before.started or info.started, before.title or info.title
-            if not info.counted and before.counted and st.st_size - old["stamp"][1] <= EDGE_BYTES:
-                with open(found.path, "rb") as file:
-                    added = _count(file, COLLECTORS[found.agent].call_markers, old["stamp"][1], st.st_size)
-                info.calls = (before.calls or 0) + added
-                info.tokens = before.tokens if info.tokens is None else info.tokens
-                info.counted = True  # what was added is within the last EDGE_BYTES, all looked at
-    except (OSError, ValueError) as error:
-        info = SessionInfo(found.path, found.agent, found.project_hint, size=st.st_size, problem=str(error))
-    return {"stamp": stamp, "info": vars(info).copy()}
-
-
 def summarize(found: Found, size: int) -> SessionInfo:
     """A session's summary from its first and last EDGE_BYTES (whole when it is not bigger than both)."""
     if found.path.endswith(".json"):
@@ -224,10 +127,11 @@ def summarize(found: Found, size: int) -> SessionInfo:
     last, turn = _tail_facts(found.agent, tail, cut_start=not whole, model_known=bool(first.parsed.model))
     prompt = next((event.text for event in first.parsed.events if event.kind == "prompt"), "")
     head_facts, tail_facts = first.parsed, last
+    cwd = head_facts.cwd or tail_facts.cwd or ""
     return SessionInfo(
         found.path,
         found.agent,
-        head_facts.cwd or tail_facts.cwd or found.project_hint,
+        cwd or found.project_hint,
         head_facts.session_id or tail_facts.session_id or os.path.splitext(os.path.basename(found.path))[0],
         tail_facts.version or head_facts.version,
         tail_facts.model or head_facts.model,
@@ -235,11 +139,19 @@ def summarize(found: Found, size: int) -> SessionInfo:
         tail_facts.ended or head_facts.ended,
         _count_bytes(head, COLLECTORS[found.agent].call_markers) if whole else None,
         turn,
-        " ".join(prompt.split())[:200],
+        title_of(prompt),
         size,
         len(COLLECTORS[found.agent].subagent_files(found.path, {})),
         counted=whole,
+        cwd=cwd,
+        branch=tail_facts.branch or head_facts.branch,
     )
+
+
+def title_of(prompt: str) -> str:
+    """A prompt on one line, cut to TITLE_CHARS (prompts of 10,000 characters are common: only their
+    start is looked at)."""
+    return " ".join(prompt[: 4 * TITLE_CHARS].split())[:TITLE_CHARS]
 
 
 def _head_facts(agent: str, head: bytes, cut_end: bool) -> Collector:
@@ -297,6 +209,7 @@ def _tail_facts(agent: str, tail: bytes, cut_start: bool, model_known: bool) -> 
             facts.model = facts.model or parsed.model
             facts.cwd = facts.cwd or parsed.cwd
             facts.session_id = facts.session_id or parsed.session_id
+            facts.branch = facts.branch or parsed.branch
             last = next((t for t in reversed(parsed.turns) if t.context), None)
             if turn is None and last is not None:
                 turn = last.context + last.output
@@ -364,47 +277,16 @@ def _document_summary(found: Found, parsed: Parsed, size: int, calls: int | None
         parsed.ended,
         calls,
         None if turn is None or calls is None else turn.context + turn.output,
-        " ".join(prompt.split())[:200],
+        title_of(prompt),
         size,
         counted=calls is not None,
+        cwd=parsed.cwd or "",
+        branch=parsed.branch,
     )
 
 
-def _counted(info: SessionInfo, size: int) -> SessionInfo:
-    """``info`` with its calls counted and, when its last lines had none, the last recorded usage
-    found further back: the session read whole (JSON Lines by their bytes, not parsed)."""
-    found = Found(info.path, info.agent, info.project)
-    if info.path.endswith(".json"):
-        whole = _whole_document(found, size)
-        return replace(whole, project=info.project, title=info.title or whole.title)
-    with open(info.path, "rb") as file:
-        calls = _count(file, COLLECTORS[info.agent].call_markers, 0, size)
-        tokens = info.tokens
-        back = 4 * EDGE_BYTES
-        while tokens is None and back < 2 * size:
-            file.seek(max(0, size - back))
-            _, tokens = _tail_facts(info.agent, file.read(min(back, size)), back < size, True)
-            back *= 4
-    return replace(info, calls=calls, tokens=tokens, counted=True)
-
-
-def _count(file: BinaryIO, markers: tuple[bytes, ...], counted_to: int, end: int) -> int:
-    """Occurrences of ``markers`` that end after byte ``counted_to`` and by ``end``, a block at a
-    time (an occurrence is counted in the block it starts in; blocks overlap by a marker's length)."""
-    overlap = max(len(marker) for marker in markers) - 1
-    count, position = 0, max(0, counted_to - overlap)
-    while position < end:
-        file.seek(position)
-        block = file.read(min(_BLOCK + overlap, end - position))
-        count += _count_bytes(block, markers, max(0, counted_to - position), min(_BLOCK, end - position))
-        position += _BLOCK
-    return count
-
-
-def _count_bytes(data: bytes, markers: tuple[bytes, ...], after: int = 0, starting_before: int | None = None) -> int:
-    """Occurrences of ``markers`` in ``data`` that end after ``after`` and start before ``starting_before``."""
-    limit = len(data) if starting_before is None else starting_before
-    return sum(data.count(marker, max(0, after - len(marker) + 1), limit + len(marker) - 1) for marker in markers)
+def _count_bytes(data: bytes, markers: tuple[bytes, ...]) -> int:
+    return sum(data.count(marker) for marker in markers)
 
 
 def duration_of(info: SessionInfo) -> float | None:

@@ -75,6 +75,15 @@ class Replay:
         return "uncertain" if self.result.uncertain else "differs"
 
 
+def plan_of(recorded: RecordedCall) -> Plan | None:
+    """How a recorded call replays: the first profile that claims it, in the registry's order."""
+    for profile in all_profiles():
+        claim = profile.claim(recorded)
+        if claim is not None:
+            return Plan(claim.profile or profile.name, claim.tool, claim.arguments, claim.settings)
+    return None
+
+
 class Replayer:
     """Replays calls against ``root`` (default: the current directory).
 
@@ -102,13 +111,7 @@ class Replayer:
 
     def plan(self, call: ToolCall, recorded: str | None) -> Plan | None:
         recorded_call = self.recorded_call(call, recorded)
-        if recorded_call is None:
-            return None
-        for profile in all_profiles():
-            claim = profile.claim(recorded_call)
-            if claim is not None:
-                return Plan(claim.profile or profile.name, claim.tool, claim.arguments, claim.settings)
-        return None
+        return None if recorded_call is None else plan_of(recorded_call)
 
     def not_replayed(self, call: ToolCall, recorded: str | None) -> str:
         """Why a call no profile claims is not replayed."""

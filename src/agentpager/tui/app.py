@@ -28,6 +28,7 @@ from agentpager.tui.editor import editor_command
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.messages import DirectoryChosen, Failed, FileChosen, ProfileChosen, Ran, ShowLine, WindowChanged
 from agentpager.tui.probe_screen import ProbeScreen
+from agentpager.tui.reads_screen import ReadsScreen
 from agentpager.tui.screens.find_file import FindFile
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.screens.prompt import PromptScreen
@@ -54,6 +55,7 @@ WORKSPACE_ACTIONS = frozenset(
         "toggle_pin",
         "leave_panel",
         "ask_agent",
+        "reads_here",
     }
 )
 """App actions on the workspace screen's tree, viewer and panel."""
@@ -253,9 +255,10 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
 
     # -- transcripts ------------------------------------------------------------------------------
 
-    def _show_transcript(self, replayer: Replayer) -> None:
-        """Show a transcript in place of the last one. When the last one is under the session browser
-        (opened from it), it leaves the stack and the browser stays under the new one."""
+    def _show_transcript(self, replayer: Replayer, at_line: int | None = None) -> None:
+        """Show a transcript in place of the last one (at the call on line ``at_line`` of its log).
+        When the last one is under the session browser (opened from it), it leaves the stack and the
+        browser stays under the new one."""
 
         async def show() -> None:
             if self.is_screen_installed("transcript"):
@@ -269,7 +272,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
                 self.uninstall_screen("transcript")
                 for screen in kept:
                     await self.push_screen(screen)
-            self.install_screen(TranscriptScreen(replayer.transcript, replayer), "transcript")
+            self.install_screen(TranscriptScreen(replayer.transcript, replayer, at_line), "transcript")
             await self.push_screen("transcript")
 
         self.call_later(show)
@@ -309,17 +312,30 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
 
     @on(SessionsScreen.OpenSession)
     def _open_session(self, event: SessionsScreen.OpenSession) -> None:
-        self._read_session(event.info.path)
+        self._read_session(event.info.path, event.line)
+
+    @on(ReadsScreen.OpenSession)
+    def _open_read(self, event: ReadsScreen.OpenSession) -> None:
+        self._read_session(event.path, event.line)
 
     @work(thread=True, group="transcript", exclusive=True, exit_on_error=False, description="reading a session")
-    def _read_session(self, path: str) -> None:
+    def _read_session(self, path: str, at_line: int | None = None) -> None:
         try:
             transcript = open_transcript(path)
         except TranscriptError as error:
             self.notify(str(error), severity="error")
             return
         self.replayer = Replayer(transcript, self.workspace.root.path)
-        self.call_from_thread(self._show_transcript, self.replayer)
+        self.call_from_thread(self._show_transcript, self.replayer, at_line)
+
+    def action_reads_here(self) -> None:
+        """Every session's calls whose reads covered the line in focus of the viewer's file."""
+        viewer = self.viewer
+        if viewer.view is None or not viewer.line_count:
+            self.notify("Open a file first: this lists the calls of every session that read a line of it.")
+            return
+        path = os.path.join(self.workspace.root.path, viewer.path)
+        self.push_screen(ReadsScreen(path, viewer.path, viewer.line_in_focus, self.sessions_home))
 
     @on(TranscriptScreen.OpenCall)
     def _open_call(self, event: TranscriptScreen.OpenCall) -> None:

@@ -218,10 +218,12 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             super().__init__()
             self.calls = calls
 
-    def __init__(self, transcript: Transcript, replayer: Replayer) -> None:
+    def __init__(self, transcript: Transcript, replayer: Replayer, at_line: int | None = None) -> None:
+        """``at_line``: show first the call whose record is on this line of the session's log."""
         super().__init__()
         self.transcript = transcript
         self.replayer = replayer
+        self.at_line = at_line
         self.filter = 0
         self.tool_filter = ""
         self.search_hits: set[ToolCall] | None = None
@@ -273,9 +275,15 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self.query_one("#columns", Static).update(COLUMNS if event.size.width >= WIDE_FROM else NARROW_COLUMNS)
 
     def on_mount(self) -> None:
-        self.query_one(CallList).focus()
+        calls = self.query_one(CallList)
+        calls.focus()
         if self.transcript.calls:
-            self._show(0)
+            first = next(
+                (n for n, call in enumerate(self.transcript.calls) if call.source == 0 and call.where.line == self.at_line),
+                0,
+            )
+            calls.cursor = first
+            self._show(first)
         # Replaying every call competes with the first paint: start once the list is on screen.
         self.call_after_refresh(self._replay_all, self.transcript.calls, self.replayer)
 

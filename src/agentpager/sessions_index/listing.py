@@ -1,0 +1,99 @@
+"""The sessions of a home, from the index: a file is summed up again (``sessions.summarize``, from
+its two ends) only when its device, inode, size or mtime changed, and forgotten when it is gone.
+
+Many files to sum up (the first listing) are shared between worker processes.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentpager.sessions import Found, SessionInfo, agent_homes, find_sessions, summarize
+from agentpager.sessions_index.pool import worker_count, worker_pool
+from agentpager.sessions_index.store import IndexStore, info_of
+
+PARALLEL_FROM = 256
+"""Fewer sessions to sum up than this are summed up in this process."""
+CHUNK = 64
+
+
+def home_key(home: str | None) -> str:
+    """What the index files a home's sessions under: the directories its agents keep them in."""
+    return "\n".join(agent_homes(home).values())
+
+
+def newest_first(sessions: list[SessionInfo]) -> list[SessionInfo]:
+    sessions.sort(key=lambda info: (info.ended or info.started, info.started), reverse=True)
+    return sessions
+
+
+def indexed_sessions(home: str | None = None, store: IndexStore | None = None) -> list[SessionInfo]:
+    """The sessions of ``home`` as the index last listed them, newest first, without looking at their
+    files (what a browser shows first, while ``list_sessions`` looks)."""
+    store = store or IndexStore()
+    return newest_first([info_of(row) for row in store.rows(home_key(home)).values()])
+
+
+def list_sessions(
+    home: str | None = None, store: IndexStore | None = None, workers: int | None = None
+) -> list[SessionInfo]:
+    """Every session of ``home`` (default: the user's), newest first. ``workers``: processes that sum
+    up a first listing (default: one per processor; 0: this process)."""
+    store = store or IndexStore()
+    key = home_key(home)
+    rows = store.rows(key)
+    found: list[SessionInfo] = []
+    changed: list[tuple[Found, os.stat_result]] = []
+    seen = set()
+    for item in find_sessions(home):
+        try:
+            st = os.stat(item.path)
+        except OSError:
+            continue
+        seen.add(item.path)
+        row = rows.get(item.path)
+        if row is None or (row["dev"], row["inode"], row["size"], row["mtime_ns"]) != (
+            st.st_dev,
+            st.st_ino,
+            st.st_size,
+            st.st_mtime_ns,
+        ):
+            changed.append((item, st))
+        else:
+            found.append(info_of(row))
+    gone = [path for path in rows if path not in seen]
+    if changed or gone:
+        store.close()  # not carried into forked workers
+        summaries = summarize_all(changed, worker_count() if workers is None else workers)
+        store.save_summaries(key, summaries, gone)
+        found.extend(info for info, _ in summaries)
+    return newest_first(found)
+
+
+def summarize_all(
+    changed: list[tuple[Found, os.stat_result]], workers: int
+) -> list[tuple[SessionInfo, os.stat_result]]:
+    """Each session's summary, with the version of its file it was made from."""
+    if not workers or len(changed) < PARALLEL_FROM:
+        return [
+            (info, st)
+            for info, (_, st) in zip(summarized([(item, st.st_size) for item, st in changed]), changed, strict=True)
+        ]
+    chunks = [changed[start : start + CHUNK] for start in range(0, len(changed), CHUNK)]
+    summaries: list[tuple[SessionInfo, os.stat_result]] = []
+    with worker_pool(workers) as pool:
+        results = pool.map(summarized, [[(item, st.st_size) for item, st in chunk] for chunk in chunks])
+        for chunk, infos in zip(chunks, results, strict=True):
+            summaries.extend((info, st) for info, (_, st) in zip(infos, chunk, strict=True))
+    return summaries
+
+
+def summarized(items: list[tuple[Found, int]]) -> list[SessionInfo]:
+    """Each session's summary; one that cannot be read is listed with its problem."""
+    infos = []
+    for item, size in items:
+        try:
+            infos.append(summarize(item, size))
+        except (OSError, ValueError) as error:
+            infos.append(SessionInfo(item.path, item.agent, item.project_hint, size=size, problem=str(error)))
+    return infos

@@ -1,0 +1,293 @@
+"""The index's database: ``sessions.db`` in the cache dir, SQLite from the standard library.
+
+One row per session (its summary, the file's version it was made from, and how far its calls were
+read), one row per call, one per prompt. WAL mode, so a reader (a second TUI, a CLI) never waits
+for the writer; writes take the database's write lock at their start (``BEGIN IMMEDIATE``) and wait
+for another process's write to end (``BUSY_SECONDS``), in short transactions. A file that is not
+this index (corrupt, another program's, an older schema) is removed and made again: it only holds
+what the sessions themselves say.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, TypeVar
+
+from agentpager.engine.cache import cache_root
+from agentpager.sessions import SessionInfo
+
+FILE_NAME = "sessions.db"
+APPLICATION_ID = 0x61705358
+"""``PRAGMA application_id`` of the index ("apSX"): a database without it is not ours."""
+SCHEMA_VERSION = 1
+BUSY_SECONDS = 10.0
+"""How long a write waits for another process's write (SQLite's busy timeout), per try."""
+TRIES = 3
+
+_SUMMARY = [field.name for field in fields(SessionInfo)]
+"""The summary's columns, in SessionInfo's order."""
+_SCHEMA = f"""
+CREATE TABLE sessions(
+    id INTEGER PRIMARY KEY,
+    home TEXT NOT NULL,
+    dev INTEGER NOT NULL, inode INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    {
+    ", ".join(
+        f"{name} {'INTEGER' if name in ('calls', 'tokens', 'size', 'subagents', 'counted') else 'TEXT'}"
+        for name in _SUMMARY
+    )
+},
+    indexed_stamp TEXT,
+    indexed_size INTEGER NOT NULL DEFAULT 0,
+    indexed_lines INTEGER NOT NULL DEFAULT 0,
+    indexed_mark BLOB,
+    resume TEXT,
+    UNIQUE(path)
+);
+CREATE INDEX sessions_by_home ON sessions(home);
+CREATE TABLE calls(
+    session INTEGER NOT NULL,
+    number INTEGER NOT NULL,
+    turn INTEGER NOT NULL,
+    tool TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    status TEXT NOT NULL,
+    size INTEGER,
+    tokens INTEGER,
+    file TEXT,
+    first_line INTEGER,
+    last_line INTEGER,
+    file_abs TEXT,
+    line INTEGER NOT NULL,
+    result_line INTEGER,
+    result_block INTEGER,
+    call_id TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    PRIMARY KEY(session, number)
+) WITHOUT ROWID;
+CREATE INDEX calls_by_file ON calls(file_abs, first_line) WHERE file_abs IS NOT NULL;
+CREATE INDEX calls_by_tool ON calls(tool, session);
+CREATE TABLE prompts(
+    session INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    PRIMARY KEY(session, line)
+) WITHOUT ROWID;
+PRAGMA application_id = {APPLICATION_ID};
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+CALL_COLUMNS = (
+    "session, number, turn, tool, arguments, status, size, tokens, file, first_line, last_line, file_abs, "
+    "line, result_line, result_block, call_id, timestamp"
+)
+_DAMAGED = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+_BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+T = TypeVar("T")
+
+
+class NotOurs(sqlite3.DatabaseError):
+    """The database file is another program's, or an older schema of this index."""
+
+
+def default_path() -> Path:
+    return cache_root() / FILE_NAME
+
+
+def _code(error: sqlite3.Error) -> int | None:
+    """The error's primary SQLite result code (an extended code names its primary in its low byte)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
+def _damaged(error: sqlite3.DatabaseError) -> bool:
+    return isinstance(error, NotOurs) or _code(error) in _DAMAGED
+
+
+def _busy(error: sqlite3.Error) -> bool:
+    return _code(error) in _BUSY
+
+
+class IndexStore:
+    """The index's database, opened (and made, or made again) on first use; one per thread."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_path()
+        self._db: sqlite3.Connection | None = None
+
+    # -- opening -------------------------------------------------------------------------------
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = self._open()
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _open(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        for attempt in range(TRIES):
+            db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+            try:
+                self._prepare(db)
+                return db
+            except sqlite3.DatabaseError as error:
+                db.close()
+                if _damaged(error) and attempt < TRIES - 1:
+                    self._remove()
+                elif not (_busy(error) and attempt < TRIES - 1):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        """WAL mode, and the schema made when the file is new; NotOurs when it is not this index."""
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        if _header(db) == (APPLICATION_ID, SCHEMA_VERSION):
+            return
+        db.execute("BEGIN IMMEDIATE")  # looked at again under the write lock: another process may be making it
+        try:
+            header = _header(db)
+            if header == (0, 0) and not db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+            elif header != (APPLICATION_ID, SCHEMA_VERSION):
+                application, version = header
+                raise NotOurs(f"{self.path}: not this index (application {application:#x}, schema {version})")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _remove(self) -> None:
+        """Remove the database (and its WAL) so that it is made again: under a lock, and only when it
+        is still the bad one (another process may have made it again meanwhile)."""
+        with _locked(self.path.with_name(self.path.name + ".lock")):
+            try:
+                db = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
+                try:
+                    good = _header(db) == (APPLICATION_ID, SCHEMA_VERSION)
+                    good = good and db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+                finally:
+                    db.close()
+            except sqlite3.DatabaseError:
+                good = False
+            if not good:
+                for suffix in ("", "-wal", "-shm"):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(f"{self.path}{suffix}")
+
+    # -- reading and writing --------------------------------------------------------------------
+
+    def run(self, work: Callable[[sqlite3.Connection], T], write: bool = False) -> T:
+        """``work(db)``, in one transaction when it writes; tried again while another process holds
+        the write lock, and on a database found damaged, once it is made again."""
+        for attempt in range(TRIES):
+            db = self.db
+            try:
+                if not write:
+                    return work(db)
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    done = work(db)
+                    db.execute("COMMIT")
+                    return done
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+            except sqlite3.DatabaseError as error:
+                if attempt == TRIES - 1:
+                    raise
+                if _damaged(error):
+                    self.close()
+                    self._remove()
+                elif _busy(error):
+                    time.sleep(0.05 * (attempt + 1))
+                else:
+                    raise
+        raise AssertionError("unreachable")
+
+    def rows(self, home: str) -> dict[str, sqlite3.Row]:
+        """Every session row of ``home``, by path."""
+
+        def read(db: sqlite3.Connection) -> dict[str, sqlite3.Row]:
+            cursor = db.execute(
+                f"SELECT id, dev, inode, mtime_ns, indexed_size, {', '.join(_SUMMARY)} FROM sessions WHERE home = ?",
+                (home,),
+            )
+            cursor.row_factory = sqlite3.Row
+            return {row["path"]: row for row in cursor}
+
+        return self.run(read)
+
+    def sessions_of(self, rows: dict[str, sqlite3.Row]) -> list[SessionInfo]:
+        return [info_of(row) for row in rows.values()]
+
+    def save_summaries(
+        self, home: str, summaries: Sequence[tuple[SessionInfo, os.stat_result]], gone: Sequence[str]
+    ) -> None:
+        """Store these summaries of ``home``'s sessions (keeping what was read of their calls when the
+        file only grew) and forget the sessions whose files are ``gone``."""
+        columns = ", ".join(_SUMMARY)
+        marks = ", ".join("?" * len(_SUMMARY))
+        updates = ", ".join(f"{name} = excluded.{name}" for name in _SUMMARY)
+
+        def write(db: sqlite3.Connection) -> None:
+            for path in gone:
+                forget(db, path)
+            for info, st in summaries:
+                db.execute(
+                    f"INSERT INTO sessions (home, dev, inode, mtime_ns, {columns}) VALUES (?, ?, ?, ?, {marks}) "
+                    f"ON CONFLICT(path) DO UPDATE SET home = excluded.home, dev = excluded.dev, "
+                    f"inode = excluded.inode, mtime_ns = excluded.mtime_ns, {updates}",
+                    (home, st.st_dev, st.st_ino, st.st_mtime_ns, *(getattr(info, name) for name in _SUMMARY)),
+                )
+
+        self.run(write, write=True)
+
+
+def forget(db: sqlite3.Connection, path: str) -> None:
+    """Remove a session and its calls."""
+    found = db.execute("SELECT id FROM sessions WHERE path = ?", (path,)).fetchone()
+    if found is not None:
+        clear_calls(db, found[0])
+        db.execute("DELETE FROM sessions WHERE id = ?", found)
+
+
+def clear_calls(db: sqlite3.Connection, session: int) -> None:
+    db.execute("DELETE FROM calls WHERE session = ?", (session,))
+    db.execute("DELETE FROM prompts WHERE session = ?", (session,))
+
+
+def info_of(row: sqlite3.Row | Sequence[Any]) -> SessionInfo:
+    """The summary in a row that holds the summary's columns (by name)."""
+    info = SessionInfo(*(row[name] for name in _SUMMARY))  # type: ignore[call-overload]
+    info.counted = bool(info.counted)
+    return info
+
+
+def _header(db: sqlite3.Connection) -> tuple[int, int]:
+    """The database's application id and schema version."""
+    return db.execute("PRAGMA application_id").fetchone()[0], db.execute("PRAGMA user_version").fetchone()[0]
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (made if need be), held in the block."""
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)

@@ -1,0 +1,58 @@
+"""What a search of every session found, under each session's heading: the prompts, call arguments
+and outputs that hold the text, or the calls that read a file, one row each."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from agentpager.sessions import SessionInfo
+from agentpager.sessions_index.search import Hit, ReadCall
+from agentpager.tui.rows import HeadedRows
+
+Found = Hit | ReadCall
+AGENT_NAMES = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}
+
+
+def heading(info: SessionInfo) -> str:
+    agent = AGENT_NAMES.get(info.agent, info.agent)
+    return f"{info.started[:16].replace('T', ' ')}  {agent}  {info.project} · {info.title}"
+
+
+def found_lines(found: list[Found]) -> list[str | Found]:
+    """Each session's heading, then its rows."""
+    lines: list[str | Found] = []
+    last = None
+    for item in found:
+        if item.session.path != last:
+            last = item.session.path
+            lines.append(heading(item.session))
+        lines.append(item)
+    return lines
+
+
+class FoundList(HeadedRows[Found]):
+    """The rows a search found; Enter opens the session at the call."""
+
+    PREFIX = "foundlist"
+    DEFAULT_CSS = """
+    FoundList {
+        height: 1fr;
+        overflow-x: hidden;
+        .foundlist--cursor { background: $accent 40%; }
+        .foundlist--heading { color: $primary; text-style: bold; }
+        .foundlist--muted { color: $text-muted; }
+        .foundlist--problem { color: $warning; }
+    }
+    """
+    COMPONENT_CLASSES = {"foundlist--cursor", "foundlist--heading", "foundlist--muted", "foundlist--problem"}
+
+    def row_text(self, row: Found, width: int) -> Text:
+        text = Text(no_wrap=True, end="", overflow="ellipsis")
+        if isinstance(row, Hit):
+            call = "" if row.call is None else f"#{row.call} {row.tool}"
+            text.append(f"  {row.kind:<9} {call:<16}  ")
+            text.append(row.excerpt, self.style("muted"))
+        else:
+            last = "end" if row.last_line is None else f"{row.last_line:,}"
+            text.append(f"  #{row.call} {row.tool}  lines {row.first_line:,}-{last}")
+        return text
