@@ -1,4 +1,5 @@
-"""The session browser's data: finding sessions, their summaries, the cache, and the command line."""
+"""The session browser's data: finding sessions, their summaries, the index that keeps them, and the
+command line."""
 
 from __future__ import annotations
 
@@ -8,7 +9,20 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentpager.sessions import CACHE_VERSION, EDGE_BYTES, SessionCache, count_sessions, list_sessions
+import pytest
+
+from agentpager.sessions import EDGE_BYTES
+from agentpager.sessions_index.listing import list_sessions
+from agentpager.sessions_index.store import IndexStore
+from agentpager.sessions_index.updating import update_calls
+from agentpager.transcripts.records import RecordFile
+
+
+def read_calls(home: Path) -> dict[str, tuple]:
+    """Bring the index's calls up to date; (calls, tokens, counted) of each session it read, by id."""
+    return {
+        info.session_id: (info.calls, info.tokens, info.counted) for batch in update_calls(str(home)) for info in batch
+    }
 
 
 def claude_session(
@@ -27,6 +41,7 @@ def claude_session(
             "cwd": project,
             "sessionId": name,
             "version": "2.1.130",
+            "gitBranch": "main",
             "timestamp": started,
             "message": {"role": "user", "content": "Fix the export\nplease"},
         },
@@ -136,58 +151,65 @@ def test_sessions_of_every_agent(tmp_path: Path, isolated_cache: Path) -> None:
         ("claude-code", "/home/me/shop", 3, 1017, "2.1.130", "claude-sonnet-4-5"),
     ]
     assert sessions[2].title == "Fix the export please" and sessions[2].path == str(claude)
+    assert (sessions[2].cwd, sessions[2].branch) == ("/home/me/shop", "main")
     assert (sessions[1].started, sessions[1].ended) == ("2026-02-03T09:00:00Z", "2026-02-03T09:02:04Z")
     assert (sessions[0].started, sessions[0].ended) == ("2026-03-01T00:00:00Z", "2026-03-01T00:10:00Z")
 
 
-def test_the_cache_is_used_and_a_grown_session_counted_on(tmp_path: Path, isolated_cache: Path) -> None:
+def test_an_unchanged_file_is_not_read_again(tmp_path: Path, isolated_cache: Path) -> None:
     path = claude_session(tmp_path, "/p", "s1", 2)
-    cache = SessionCache()
-    assert list_sessions(str(tmp_path), cache)[0].calls == 2
-    entry = cache.entries[str(path)]
-    entry["info"]["title"] = "from the cache"
-    cache.path.write_text(json.dumps({"version": CACHE_VERSION, "sessions": cache.entries}))
-    assert list_sessions(str(tmp_path))[0].title == "from the cache", "an unchanged file is not read"
-    grown = claude_session(tmp_path, "/p", "other", 3).read_text().split("\n", 1)[1]
+    assert list_sessions(str(tmp_path))[0].calls == 2
+    store = IndexStore()
+    store.run(lambda db: db.execute("UPDATE sessions SET title = 'from the index'"), write=True)
+    assert list_sessions(str(tmp_path), store)[0].title == "from the index", "an unchanged file is not read"
+    grown = claude_session(tmp_path / "donor", "/p", "other", 3).read_text().split("\n", 1)[1]
     with path.open("a") as file:
         file.write(grown)
-    sessions = {s.session_id: s for s in list_sessions(str(tmp_path))}
-    assert sessions["s1"].calls == 5 and sessions["s1"].title == "from the cache"
+    sessions = {s.session_id: s for s in list_sessions(str(tmp_path), store)}
+    assert (sessions["s1"].calls, sessions["s1"].title) == (5, "Fix the export please")
 
 
-def test_the_first_look_reads_the_ends_and_the_count_comes_after(tmp_path: Path, isolated_cache: Path) -> None:
+def test_the_first_look_reads_the_ends_and_the_calls_come_after(tmp_path: Path, isolated_cache: Path) -> None:
     path = claude_session(tmp_path, "/home/me/shop", "big", 40, output="x" * 10_000)
     assert path.stat().st_size > 2 * EDGE_BYTES
-    cache = SessionCache()
-    (first,) = list_sessions(str(tmp_path), cache)
+    (first,) = list_sessions(str(tmp_path))
     assert (first.calls, first.tokens, first.counted, first.title) == (None, 1054, False, "Fix the export please")
-    (counted,) = count_sessions([first], cache)
-    assert (counted.calls, counted.tokens, counted.counted) == (40, 1054, True)
-    cache.save()
-    assert list_sessions(str(tmp_path))[0].calls == 40, "the count is kept"
-    assert list(count_sessions(list_sessions(str(tmp_path)), SessionCache())) == [], "nothing left to count"
+    assert read_calls(tmp_path) == {"big": (40, 1054, True)}
+    assert list_sessions(str(tmp_path))[0].calls == 40, "the index keeps the count"
+    assert read_calls(tmp_path) == {}, "nothing left to read"
 
 
-def test_usage_further_back_than_the_end_is_found_when_counted(tmp_path: Path, isolated_cache: Path) -> None:
+def test_usage_further_back_than_the_end_is_found_when_read(tmp_path: Path, isolated_cache: Path) -> None:
     path = claude_session(tmp_path, "/p", "s", 3)
     with path.open("a") as file:  # the session ends with results longer than what the first look reads
         line = json.dumps({"type": "user", "message": {"role": "user", "content": "y" * EDGE_BYTES}})
         file.write(f"{line}\n{line}\n")
-    cache = SessionCache()
-    (first,) = list_sessions(str(tmp_path), cache)
+    (first,) = list_sessions(str(tmp_path))
     assert (first.calls, first.tokens, first.counted) == (None, None, False)
-    (counted,) = count_sessions([first], cache)
-    assert (counted.calls, counted.tokens, counted.counted) == (3, 1017, True)
+    assert read_calls(tmp_path) == {"s": (3, 1017, True)}
 
 
-def test_a_session_that_grew_a_little_is_counted_on(tmp_path: Path, isolated_cache: Path) -> None:
+def test_a_session_that_grew_is_read_on_from_where_it_ended(
+    tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = claude_session(tmp_path, "/p", "s", 40, output="x" * 10_000)
-    list_sessions(str(tmp_path), count=True)
-    grown = claude_session(tmp_path, "/q", "other", 2).read_text().split("\n", 1)[1]
+    list_sessions(str(tmp_path))
+    assert read_calls(tmp_path) == {"s": (40, 1054, True)}
+    grown = claude_session(tmp_path / "donor", "/q", "other", 2).read_text().split("\n", 1)[1]
     with path.open("a") as file:
         file.write(grown)
-    (info,) = [s for s in list_sessions(str(tmp_path)) if s.path == str(path)]
-    assert (info.calls, info.tokens, info.counted) == (42, 1016, True)
+    firsts = []
+    records = RecordFile.records
+
+    def spied(self: RecordFile, first_line: int = 1):  # noqa: ANN202 - RecordFile.records, noting where it starts
+        firsts.append(first_line)
+        return records(self, first_line)
+
+    monkeypatch.setattr(RecordFile, "records", spied)
+    (info,) = list_sessions(str(tmp_path))
+    assert (info.calls, info.counted) == (None, False)
+    assert read_calls(tmp_path) == {"s": (42, 1016, True)}
+    assert firsts == [82], "lines 1-81 were read before"
 
 
 def test_a_long_document_is_summed_up_from_its_head(tmp_path: Path, isolated_cache: Path) -> None:
@@ -203,14 +225,13 @@ def test_a_long_document_is_summed_up_from_its_head(tmp_path: Path, isolated_cac
         }
     )
     path.write_text(json.dumps(document, indent=2))
-    cache = SessionCache()
-    (first,) = list_sessions(str(tmp_path), cache)
+    (first,) = list_sessions(str(tmp_path))
     assert (first.calls, first.counted, first.title, first.session_id) == (None, False, "hi there", "g1")
-    (counted,) = count_sessions([first], cache)
-    assert (counted.calls, counted.counted, counted.project) == (1, True, "/home/me/notes")
+    assert read_calls(tmp_path) == {"g1": (1, None, True)}
+    assert list_sessions(str(tmp_path))[0].project == "/home/me/notes"
 
 
-def test_codex_home_is_honoured(tmp_path: Path, isolated_cache: Path, monkeypatch) -> None:
+def test_codex_home_is_honoured(tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     codex_session(tmp_path / "elsewhere", "/x")
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "elsewhere" / ".codex"))
     monkeypatch.setenv("HOME", str(tmp_path))
@@ -251,12 +272,12 @@ def test_sessions_command_before_and_after_counting(tmp_path: Path) -> None:
     assert (record["calls"], record["counted"]) == (None, False)
     assert done.stderr == (
         "agentpager: 1 session not counted yet (only their ends were read): their calls show as … (null in --json);"
-        " --full counts them, and the count is kept\n"
+        " --full reads them, and the index keeps the count\n"
     )
     done = subprocess.run([*command, "--full"], capture_output=True, text=True, timeout=60, env=env)
     assert done.stdout.splitlines()[1].split()[6:8] == ["40", "calls"] and done.stderr == ""
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
-    assert done.stdout.splitlines()[1].split()[6:8] == ["40", "calls"], "from the cache"
+    assert done.stdout.splitlines()[1].split()[6:8] == ["40", "calls"], "from the index"
 
 
 def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
