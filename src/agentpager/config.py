@@ -48,7 +48,7 @@ KEYS: dict[str, tuple[str, str]] = {
     "previous_match": ("N", "previous search match"),
     "follow": ("f", "follow a growing file"),
     "reads_here": ("R", "every session's calls that read the line in focus"),
-    "export_session": ("x", "export a session as one HTML page or Markdown (in the session browser)"),
+    "export_session": ("E", "export a session as one HTML page or Markdown (in the session browser)"),
     "wrap": ("w", "wrap long lines"),
     "start_of_line": ("0", "scroll back to the start of the lines"),
     "end_of_line": ("dollar_sign", "scroll to the end of the longest line on screen"),

@@ -46,8 +46,9 @@ class CallRow:
     """The recorded output, cut to OUTPUT_CHARS."""
     cut: int
     """Characters of the output not shown."""
-    diff: list[str]
-    """The unified difference, recorded against replayed, when they differ (DIFF_LINES at most)."""
+    diff: list[tuple[str, str]]
+    """The unified difference, recorded against replayed, when they differ (DIFF_LINES at most): each
+    line with its kind (``head``, ``hunk``, ``del``, ``add`` or ``same``)."""
     depth: int
 
 
@@ -149,16 +150,16 @@ def _calls(transcript: Transcript, replayer: Any, statuses: dict[int, str]) -> I
         replay = replayer.replay(call)
         statuses[call.index] = replay.status
         recorded = replay.recorded
-        diff: list[str] = []
+        diff: list[tuple[str, str]] = []
         if replay.status in ("differs", "uncertain") and recorded is not None and replay.result is not None:
             lines = difflib.unified_diff(
                 recorded.splitlines(), replay.result.text.splitlines(), "recorded", "replayed now", lineterm=""
             )
-            for line in lines:
+            for number, line in enumerate(lines):
                 if len(diff) == DIFF_LINES:
-                    diff.append("… (more lines of difference)")
+                    diff.append(("same", "… (more lines of difference)"))
                     break
-                diff.append(line)
+                diff.append((_diff_kind(line, number), line))
         text = recorded or ""
         yield CallRow(
             call.index,
@@ -173,6 +174,12 @@ def _calls(transcript: Transcript, replayer: Any, statuses: dict[int, str]) -> I
             diff,
             call.depth,
         )
+
+
+def _diff_kind(line: str, number: int) -> str:
+    if number < 2:
+        return "head"
+    return {"@": "hunk", "-": "del", "+": "add"}.get(line[:1], "same")
 
 
 def _turns(transcript: Transcript) -> list[TurnRow]:

@@ -191,6 +191,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         # while scrolling; freezing what exists once the screen is up leaves them out.
         self.call_after_refresh(gc.freeze)
         self.panel.apply_settings(self.config.budget, self.config.pair_format)
+        self.viewer.reads_home = self.sessions_home
         if self.welcome:
             self.notify(self.welcome, title="agentpager demo", timeout=10)
         for title, problem in self.problems:
@@ -335,7 +336,8 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
             self.notify("Open a file first: this lists the calls of every session that read a line of it.")
             return
         path = os.path.join(self.workspace.root.path, viewer.path)
-        self.push_screen(ReadsScreen(path, viewer.path, viewer.line_in_focus, self.sessions_home))
+        reads = ReadsScreen(path, viewer.path, viewer.line_in_focus, self.sessions_home)
+        self.push_screen(reads, lambda updated: viewer.count_reads() if updated else None)
 
     @on(TranscriptScreen.OpenCall)
     def _open_call(self, event: TranscriptScreen.OpenCall) -> None:

@@ -5,7 +5,7 @@ The list comes from a worker: first the rows the index has (at once), then the f
 read yet, each row updated as its count arrives (``…`` until then). ``/`` searches every session's
 prompts, call arguments and outputs (or finds the calls that read a file), its rows shown as they
 are found; Enter opens the session's transcript, at the call, replayed against the app's workspace
-root; ``x`` exports one. The columns fit the terminal: at 80 columns the time, agent, calls, tokens
+root; ``E`` exports one. The columns fit the terminal: at 80 columns the time, agent, calls, tokens
 and the first prompt; from 120 the model and version too.
 """
 
@@ -155,12 +155,12 @@ class SessionList(HeadedRows[SessionInfo]):
 
 
 class SessionsScreen(ReportsFailures, Screen[None]):
-    """Every session; Enter opens one, ``/`` searches them all, ``x`` exports one."""
+    """Every session; Enter opens one, ``/`` searches them all, ``E`` exports one."""
 
     BINDINGS = [
         Binding("enter,o", "open_session", "Open"),
         Binding("slash", "search", "Search", id="search"),
-        Binding("x", "export", "Export", id="export_session"),
+        Binding("E", "export", "Export", id="export_session"),
         Binding("r", "reload", "Refresh"),
         Binding("escape,w", "back", "Back"),
         Binding("q", "app.quit", "Quit"),

@@ -54,7 +54,7 @@ lines in the viewer, and its exact output.
 - `Enter` open a session; `/` search every session's prompts, call arguments and outputs (add
   `tool:Read`, `agent:codex`, `since:7d`, or `read:PATH` for the calls that read a file); `Escape`
   back to every session
-- `x` export the session as one HTML page (a name ending in `.md`: Markdown)
+- `E` export the session as one HTML page (a name ending in `.md`: Markdown)
 
 ## Everywhere
 
