@@ -235,7 +235,7 @@ def _context(transcript) -> int:  # noqa: ANN001 - a Transcript
 
 def _sessions(options: argparse.Namespace) -> int:
     """Every agent session on this machine, by project, newest first; or what a search finds in them."""
-    from agentpager.sessions_index.listing import list_sessions
+    from agentpager.sessions_index.listing import home_key, refresh
     from agentpager.sessions_index.search import Filters, SearchError, since_time
     from agentpager.sessions_index.store import IndexStore
 
@@ -246,7 +246,7 @@ def _sessions(options: argparse.Namespace) -> int:
     except SearchError as error:
         raise CommandError(str(error)) from None
     store = IndexStore()
-    sessions = list_sessions(options.home, store)
+    refresh(options.home, store)
     if options.full or options.search is not None or options.read is not None or options.tool:
         _read_calls(options.home, store)
     if options.search is not None:
@@ -256,10 +256,15 @@ def _sessions(options: argparse.Namespace) -> int:
     if options.agent or options.tool or options.since:
         from agentpager.sessions_index.search import sessions_with
 
-        sessions = sessions_with(store, options.home, filters)
-    elif options.full:
-        sessions = list_sessions(options.home, store)
-    return _session_list(sessions, options.json)
+        return _session_list(sessions_with(store, options.home, filters), options.json)
+    if options.json:  # each session's line as the index keeps it
+        lines, uncounted = store.json_lines(home_key(options.home))
+        _tell_uncounted(uncounted)
+        sys.stdout.flush()
+        for line in lines:
+            sys.stdout.buffer.write(line + b"\n")
+        return 0
+    return _session_list(store.sessions(home_key(options.home)), False)
 
 
 def _read_calls(home: str | None, store: Any) -> None:
@@ -276,25 +281,26 @@ def _read_calls(home: str | None, store: Any) -> None:
         print("\r\033[K", end="", file=sys.stderr)
 
 
-def _session_list(sessions: list, as_json: bool) -> int:
-    from agentpager.sessions import duration_of
+def _tell_uncounted(uncounted: int) -> None:
     from agentpager.wording import plural
 
-    out = sys.stdout
-    uncounted = sum(not info.counted for info in sessions)
     if uncounted:
         print(
             f"agentpager: {plural(uncounted, 'session')} not counted yet (only their ends were read): "
             "their calls show as … (null in --json); --full reads them, and the index keeps the count",
             file=sys.stderr,
         )
-    if as_json:  # its members are plain values: vars, not asdict's deep copy (a third of the time)
-        out.write(
-            "".join(
-                json.dumps(vars(info) | {"duration_seconds": duration_of(info)}, ensure_ascii=False) + "\n"
-                for info in sessions
-            )
-        )
+
+
+def _session_list(sessions: list, as_json: bool) -> int:
+    from agentpager.sessions import duration_of
+    from agentpager.sessions_index.store import session_json
+    from agentpager.wording import plural
+
+    out = sys.stdout
+    _tell_uncounted(sum(not info.counted for info in sessions))
+    if as_json:
+        out.write("".join(session_json(info) + "\n" for info in sessions))
         return 0
     if not sessions:
         print("agentpager: no Claude Code, Codex or Gemini CLI sessions found.", file=sys.stderr)

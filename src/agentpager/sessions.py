@@ -18,16 +18,15 @@ keeps every session's summary and calls.
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, NamedTuple
 
-from agentpager.transcripts import TranscriptError, open_transcript
-from agentpager.transcripts.formats import COLLECTORS, Collector, Parsed, feed
-from agentpager.transcripts.records import Location, Record, json_line
-from agentpager.transcripts.skim import Skimmer
+if TYPE_CHECKING:  # imported where a session is summed up: listing unchanged sessions needs none of it
+    from agentpager.transcripts.formats import Collector, Parsed
+    from agentpager.transcripts.records import Record
 
 EDGE_BYTES = 64 * 1024
 TITLE_CHARS = 200
@@ -54,6 +53,7 @@ class SessionInfo:
     """The first prompt, on one line."""
     size: int = 0
     subagents: int = 0
+    """Subagents with transcripts of their own (known once the session's calls are read)."""
     problem: str = ""
     """Why the session could not be summed up (it is still listed)."""
     counted: bool = False
@@ -64,8 +64,7 @@ class SessionInfo:
     """The git branch, where the log says."""
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     path: str
     agent: str
     project_hint: str
@@ -88,19 +87,37 @@ def agent_homes(home: str | None = None) -> dict[str, str]:
 def find_sessions(home: str | None = None) -> Iterator[Found]:
     """Every session file of every agent under ``home`` (default: the user's home)."""
     homes = agent_homes(home)
-    claude = os.path.join(glob.escape(homes["claude-code"]), "projects")
-    for path in glob.iglob(os.path.join(claude, "*", "*.jsonl")):
-        if not os.path.basename(path).startswith("agent-"):
-            yield Found(path, "claude-code", os.path.basename(os.path.dirname(path)))
-    codex = os.path.join(glob.escape(homes["codex"]), "sessions")
-    for pattern in ("*/*/*/rollout-*.jsonl", "rollout-*.jsonl", "rollout-*.json"):
-        for path in glob.iglob(os.path.join(codex, pattern)):
+    for project, name, path in _files(os.path.join(homes["claude-code"], "projects"), 1, "", (".jsonl",)):
+        if not name.startswith("agent-"):
+            yield Found(path, "claude-code", project)
+    codex = os.path.join(homes["codex"], "sessions")
+    for depth, suffixes in ((3, (".jsonl",)), (0, (".jsonl", ".json"))):
+        for _, _, path in _files(codex, depth, "rollout-", suffixes):
             yield Found(path, "codex", "")
-    gemini = os.path.join(glob.escape(homes["gemini"]), "tmp")
-    for pattern in ("*/chats/session-*.jsonl", "*/chats/session-*.json"):
-        for path in glob.iglob(os.path.join(gemini, pattern)):
-            project = os.path.dirname(os.path.dirname(path))
-            yield Found(path, "gemini", _project_root(project) or os.path.basename(project))
+    for project, _, chats in _files(os.path.join(homes["gemini"], "tmp"), 1, "chats", ("chats",)):
+        project_directory = os.path.dirname(chats)
+        hint = _project_root(project_directory) or project
+        for _, _, path in _files(chats, 0, "session-", (".jsonl", ".json")):
+            yield Found(path, "gemini", hint)
+
+
+def _files(
+    directory: str, depth: int, prefix: str, suffixes: tuple[str, ...], parent: str = ""
+) -> Iterator[tuple[str, str, str]]:
+    """(the name of its directory, its name, its path) of each entry named ``prefix*suffix``
+    ``depth`` levels of directories below ``directory``, as ``glob`` finds them (hidden names left
+    out), walked with ``os.scandir`` (a third of glob's time for the 20,000 sessions of a listing)."""
+    try:
+        with os.scandir(directory) as entries:
+            found = [(entry.name, entry.path, entry) for entry in entries if entry.name[0] != "."]
+    except OSError:
+        return
+    name_of = os.path.basename(directory) if not depth else ""
+    for name, path, entry in found:
+        if depth and entry.is_dir():
+            yield from _files(path, depth - 1, prefix, suffixes, name)
+        elif not depth and name.startswith(prefix) and name.endswith(suffixes):
+            yield parent or name_of, name, path
 
 
 def _project_root(directory: str) -> str:
@@ -113,16 +130,17 @@ def _project_root(directory: str) -> str:
 
 def summarize(found: Found, size: int) -> SessionInfo:
     """A session's summary from its first and last EDGE_BYTES (whole when it is not bigger than both)."""
+    from agentpager.transcripts.formats import COLLECTORS
+
     if found.path.endswith(".json"):
         return _summarize_document(found, size)
     whole = size <= 2 * EDGE_BYTES
-    with open(found.path, "rb") as file:
-        head = file.read(size if whole else EDGE_BYTES)
-        if whole:
-            tail = head
-        else:
-            file.seek(size - EDGE_BYTES)
-            tail = file.read(EDGE_BYTES)
+    descriptor = os.open(found.path, os.O_RDONLY)  # os.pread: a third less than a buffered file's read
+    try:
+        head = os.pread(descriptor, size if whole else EDGE_BYTES, 0)
+        tail = head if whole else os.pread(descriptor, EDGE_BYTES, size - EDGE_BYTES)
+    finally:
+        os.close(descriptor)
     first = _head_facts(found.agent, head, cut_end=not whole)
     last, turn = _tail_facts(found.agent, tail, cut_start=not whole, model_known=bool(first.parsed.model))
     prompt = next((event.text for event in first.parsed.events if event.kind == "prompt"), "")
@@ -141,7 +159,6 @@ def summarize(found: Found, size: int) -> SessionInfo:
         turn,
         title_of(prompt),
         size,
-        len(COLLECTORS[found.agent].subagent_files(found.path, {})),
         counted=whole,
         cwd=cwd,
         branch=tail_facts.branch or head_facts.branch,
@@ -158,6 +175,10 @@ def _head_facts(agent: str, head: bytes, cut_end: bool) -> Collector:
     """A collector fed the session's first record and then, up to its first prompt, the records
     that can hold one (found by the format's ``prompt_markers``; HEAD_RECORDS at most). A first
     line longer than the head is skimmed: its members before the cut are what is needed."""
+    from agentpager.transcripts.formats import COLLECTORS, feed
+    from agentpager.transcripts.records import Location, Record
+    from agentpager.transcripts.skim import Skimmer
+
     collector_class = COLLECTORS[agent]
     collector = collector_class()
     if cut_end and b"\n" not in head:
@@ -189,6 +210,8 @@ def _tail_facts(agent: str, tail: bytes, cut_start: bool, model_known: bool) -> 
     """What the session's last record says (when it ended, the agent's version, the model), and the
     context plus output of its last model turn that records usage: only the lines that hold one of
     the format's ``turn_markers`` are parsed, from the end back."""
+    from agentpager.transcripts.formats import COLLECTORS, Parsed, feed
+
     collector_class = COLLECTORS[agent]
     facts = Parsed(agent)
     first = tail.find(b"\n") + 1 if cut_start else 0
@@ -233,6 +256,8 @@ def _line_before(data: bytes, end: int, first: int) -> tuple[int, int] | None:
 
 
 def _record(line: bytes, number: int) -> Record | None:
+    from agentpager.transcripts.records import Location, Record, json_line
+
     try:
         return Record(json_line(line), Location(line=number))
     except ValueError:
@@ -241,7 +266,11 @@ def _record(line: bytes, number: int) -> Record | None:
 
 def _summarize_document(found: Found, size: int) -> SessionInfo:
     """A session that is one JSON document (the older, smaller formats): read whole when it is
-    small, else summed up from its head (its counts wait for ``count_sessions``)."""
+    small, else summed up from its head (its calls are counted when the index reads it whole)."""
+    from agentpager.transcripts.formats import COLLECTORS, feed
+    from agentpager.transcripts.records import Location, Record
+    from agentpager.transcripts.skim import Skimmer
+
     if size <= 2 * EDGE_BYTES:
         return _whole_document(found, size)
     with open(found.path, "rb") as file:
@@ -255,6 +284,8 @@ def _summarize_document(found: Found, size: int) -> SessionInfo:
 
 
 def _whole_document(found: Found, size: int) -> SessionInfo:
+    from agentpager.transcripts import TranscriptError, open_transcript
+
     try:
         transcript = open_transcript(found.path, subagents=False)
     except TranscriptError as error:

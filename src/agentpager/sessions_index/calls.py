@@ -157,6 +157,7 @@ def _read_lines(task: Task, records: RecordFile) -> Read:
     read.prompts = [event.where.line for event in parsed.events if event.kind == "prompt"]
     total = before + len(parsed.calls) - len(carried)
     read.facts = _facts(parsed, total, end == st.st_size, state)
+    read.facts["subagents"] = len(type(collector).subagent_files(task.path, parsed.subagent_ids))
     read.resume = _resume_state(collector, numbers, total, answered, turns, pending)
     return read
 

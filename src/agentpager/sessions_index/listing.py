@@ -10,7 +10,7 @@ import os
 
 from agentpager.sessions import Found, SessionInfo, agent_homes, find_sessions, summarize
 from agentpager.sessions_index.pool import worker_count, worker_pool
-from agentpager.sessions_index.store import IndexStore, info_of
+from agentpager.sessions_index.store import IndexStore, session_json
 
 PARALLEL_FROM = 256
 """Fewer sessions to sum up than this are summed up in this process."""
@@ -22,16 +22,10 @@ def home_key(home: str | None) -> str:
     return "\n".join(agent_homes(home).values())
 
 
-def newest_first(sessions: list[SessionInfo]) -> list[SessionInfo]:
-    sessions.sort(key=lambda info: (info.ended or info.started, info.started), reverse=True)
-    return sessions
-
-
 def indexed_sessions(home: str | None = None, store: IndexStore | None = None) -> list[SessionInfo]:
     """The sessions of ``home`` as the index last listed them, newest first, without looking at their
     files (what a browser shows first, while ``list_sessions`` looks)."""
-    store = store or IndexStore()
-    return newest_first([info_of(row) for row in store.rows(home_key(home)).values()])
+    return (store or IndexStore()).sessions(home_key(home))
 
 
 def list_sessions(
@@ -40,9 +34,14 @@ def list_sessions(
     """Every session of ``home`` (default: the user's), newest first. ``workers``: processes that sum
     up a first listing (default: one per processor; 0: this process)."""
     store = store or IndexStore()
+    refresh(home, store, workers)
+    return store.sessions(home_key(home))
+
+
+def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> None:
+    """Sum up again the sessions of ``home`` whose files changed, sum up the new ones, forget those gone."""
     key = home_key(home)
-    rows = store.rows(key)
-    found: list[SessionInfo] = []
+    known = store.stamps(key)
     changed: list[tuple[Found, os.stat_result]] = []
     seen = set()
     for item in find_sessions(home):
@@ -51,49 +50,38 @@ def list_sessions(
         except OSError:
             continue
         seen.add(item.path)
-        row = rows.get(item.path)
-        if row is None or (row["dev"], row["inode"], row["size"], row["mtime_ns"]) != (
-            st.st_dev,
-            st.st_ino,
-            st.st_size,
-            st.st_mtime_ns,
-        ):
+        if known.get(item.path) != (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
             changed.append((item, st))
-        else:
-            found.append(info_of(row))
-    gone = [path for path in rows if path not in seen]
+    gone = [path for path in known if path not in seen]
     if changed or gone:
         store.close()  # not carried into forked workers
         summaries = summarize_all(changed, worker_count() if workers is None else workers)
         store.save_summaries(key, summaries, gone)
-        found.extend(info for info, _ in summaries)
-    return newest_first(found)
 
 
 def summarize_all(
     changed: list[tuple[Found, os.stat_result]], workers: int
-) -> list[tuple[SessionInfo, os.stat_result]]:
-    """Each session's summary, with the version of its file it was made from."""
+) -> list[tuple[SessionInfo, os.stat_result, str]]:
+    """Each session's summary and its JSON, with the version of its file they were made from."""
     if not workers or len(changed) < PARALLEL_FROM:
-        return [
-            (info, st)
-            for info, (_, st) in zip(summarized([(item, st.st_size) for item, st in changed]), changed, strict=True)
-        ]
+        done = summarized([(item, st.st_size) for item, st in changed])
+        return [(info, st, text) for (info, text), (_, st) in zip(done, changed, strict=True)]
     chunks = [changed[start : start + CHUNK] for start in range(0, len(changed), CHUNK)]
-    summaries: list[tuple[SessionInfo, os.stat_result]] = []
+    summaries: list[tuple[SessionInfo, os.stat_result, str]] = []
     with worker_pool(workers) as pool:
         results = pool.map(summarized, [[(item, st.st_size) for item, st in chunk] for chunk in chunks])
-        for chunk, infos in zip(chunks, results, strict=True):
-            summaries.extend((info, st) for info, (_, st) in zip(infos, chunk, strict=True))
+        for chunk, done in zip(chunks, results, strict=True):
+            summaries.extend((info, st, text) for (info, text), (_, st) in zip(done, chunk, strict=True))
     return summaries
 
 
-def summarized(items: list[tuple[Found, int]]) -> list[SessionInfo]:
-    """Each session's summary; one that cannot be read is listed with its problem."""
-    infos = []
+def summarized(items: list[tuple[Found, int]]) -> list[tuple[SessionInfo, str]]:
+    """Each session's summary and its JSON; one that cannot be read is listed with its problem."""
+    done = []
     for item, size in items:
         try:
-            infos.append(summarize(item, size))
+            info = summarize(item, size)
         except (OSError, ValueError) as error:
-            infos.append(SessionInfo(item.path, item.agent, item.project_hint, size=size, problem=str(error)))
-    return infos
+            info = SessionInfo(item.path, item.agent, item.project_hint, size=size, problem=str(error))
+        done.append((info, session_json(info)))
+    return done

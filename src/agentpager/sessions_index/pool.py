@@ -7,11 +7,13 @@ from a fork server, since forking a process with threads can copy a lock while i
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported when a pool is made: a listing of unchanged sessions makes none
+    from concurrent.futures import ProcessPoolExecutor
 
 
 def worker_count() -> int:
@@ -27,6 +29,9 @@ def background_workers() -> int:
 
 @contextlib.contextmanager
 def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     method = "fork" if threading.active_count() == 1 else "forkserver"
     executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
     try:

@@ -25,14 +25,13 @@ from typing import Any, Literal
 
 from agentpager.sessions import SessionInfo
 from agentpager.sessions_index.listing import home_key
-from agentpager.sessions_index.store import _SUMMARY, IndexStore, info_of
+from agentpager.sessions_index.store import _SUMMARY, IndexStore, info_of, newest_first
 
 Kind = Literal["prompt", "arguments", "output"]
 BLOCK_BYTES = 8 << 20
 EXCERPT_CHARS = 120
 _SINCE = re.compile(r"(\d+)([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-_ORDER = "coalesce(nullif(s.ended, ''), s.started) DESC, s.path"
 
 
 class SearchError(ValueError):
@@ -140,9 +139,8 @@ def sessions_with(store: IndexStore, home: str | None, filters: Filters) -> list
 
     def read(db: sqlite3.Connection) -> list[SessionInfo]:
         cursor = db.execute(
-            f"SELECT {columns} FROM sessions s WHERE {where} ORDER BY {_ORDER}", [home_key(home), *values]
+            f"SELECT {columns} FROM sessions s WHERE {where} ORDER BY {newest_first('s.')}", [home_key(home), *values]
         )
-        cursor.row_factory = sqlite3.Row
         return [info_of(row) for row in cursor]
 
     return store.run(read)
@@ -166,14 +164,11 @@ def reads_of(
     def read(db: sqlite3.Connection) -> list[ReadCall]:
         cursor = db.execute(
             f"SELECT {columns}, c.number, c.tool, c.first_line, c.last_line, c.line FROM calls c "
-            f"JOIN sessions s ON s.id = c.session WHERE {where} ORDER BY {_ORDER}, c.number",
+            f"JOIN sessions s ON s.id = c.session WHERE {where} ORDER BY {newest_first('s.')}, c.number",
             [home_key(home), *values],
         )
-        cursor.row_factory = sqlite3.Row
-        return [
-            ReadCall(info_of(row), row["number"], row["tool"], row["first_line"], row["last_line"], row["line"])
-            for row in cursor
-        ]
+        width = len(_SUMMARY)
+        return [ReadCall(info_of(row[:width]), *row[width:]) for row in cursor]
 
     return store.run(read)
 

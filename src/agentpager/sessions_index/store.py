@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import sqlite3
 import time
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agentpager.engine.cache import cache_root
-from agentpager.sessions import SessionInfo
+from agentpager.sessions import SessionInfo, duration_of
 
 FILE_NAME = "sessions.db"
 APPLICATION_ID = 0x61705358
@@ -32,7 +33,8 @@ BUSY_SECONDS = 10.0
 TRIES = 3
 
 _SUMMARY = [field.name for field in fields(SessionInfo)]
-"""The summary's columns, in SessionInfo's order."""
+SUMMARY = ", ".join(_SUMMARY)
+"""The summary's columns, in SessionInfo's order (``path`` first)."""
 _SCHEMA = f"""
 CREATE TABLE sessions(
     id INTEGER PRIMARY KEY,
@@ -44,6 +46,7 @@ CREATE TABLE sessions(
         for name in _SUMMARY
     )
 },
+    json TEXT NOT NULL DEFAULT '',
     indexed_stamp TEXT,
     indexed_size INTEGER NOT NULL DEFAULT 0,
     indexed_lines INTEGER NOT NULL DEFAULT 0,
@@ -51,7 +54,7 @@ CREATE TABLE sessions(
     resume TEXT,
     UNIQUE(path)
 );
-CREATE INDEX sessions_by_home ON sessions(home);
+CREATE INDEX sessions_stamps ON sessions(home, path, dev, inode, size, mtime_ns);
 CREATE TABLE calls(
     session INTEGER NOT NULL,
     number INTEGER NOT NULL,
@@ -218,43 +221,83 @@ class IndexStore:
                     raise
         raise AssertionError("unreachable")
 
-    def rows(self, home: str) -> dict[str, sqlite3.Row]:
-        """Every session row of ``home``, by path."""
+    def stamps(self, home: str) -> dict[str, tuple[int, int, int, int]]:
+        """The version of each session file of ``home`` the index has: path -> (dev, inode, size, mtime_ns)."""
 
-        def read(db: sqlite3.Connection) -> dict[str, sqlite3.Row]:
-            cursor = db.execute(
-                f"SELECT id, dev, inode, mtime_ns, indexed_size, {', '.join(_SUMMARY)} FROM sessions WHERE home = ?",
-                (home,),
-            )
-            cursor.row_factory = sqlite3.Row
-            return {row["path"]: row for row in cursor}
+        def read(db: sqlite3.Connection) -> dict[str, tuple[int, int, int, int]]:
+            cursor = db.execute("SELECT path, dev, inode, size, mtime_ns FROM sessions WHERE home = ?", (home,))
+            return {row[0]: row[1:] for row in cursor}
 
         return self.run(read)
 
-    def sessions_of(self, rows: dict[str, sqlite3.Row]) -> list[SessionInfo]:
-        return [info_of(row) for row in rows.values()]
+    def sessions(self, home: str) -> list[SessionInfo]:
+        """The summaries of ``home``'s sessions, newest first."""
+
+        def read(db: sqlite3.Connection) -> list[SessionInfo]:
+            cursor = db.execute(f"SELECT {SUMMARY} FROM sessions WHERE home = ? ORDER BY {newest_first()}", (home,))
+            return [info_of(row) for row in cursor]
+
+        return self.run(read)
+
+    def json_lines(self, home: str) -> tuple[list[bytes], int]:
+        """``session_json`` of each of ``home``'s sessions in UTF-8, newest first (kept with the
+        summary), and how many are not counted yet. Bytes: as text, 20,000 of them took 100 MB (one
+        emoji makes a string four bytes a character)."""
+
+        def read(db: sqlite3.Connection) -> tuple[list[bytes], int]:
+            cursor = db.execute(
+                f"SELECT CAST(json AS BLOB) FROM sessions WHERE home = ? ORDER BY {newest_first()}", (home,)
+            )
+            lines = [row[0] for row in cursor]
+            (uncounted,) = db.execute(
+                "SELECT count(*) FROM sessions WHERE home = ? AND NOT counted", (home,)
+            ).fetchone()
+            return lines, uncounted
+
+        return self.run(read)
 
     def save_summaries(
-        self, home: str, summaries: Sequence[tuple[SessionInfo, os.stat_result]], gone: Sequence[str]
+        self, home: str, summaries: Sequence[tuple[SessionInfo, os.stat_result, str]], gone: Sequence[str]
     ) -> None:
-        """Store these summaries of ``home``'s sessions (keeping what was read of their calls when the
-        file only grew) and forget the sessions whose files are ``gone``."""
+        """Store these summaries of ``home``'s sessions, made from these versions of their files, with
+        their ``session_json`` (keeping what was read of their calls: the call reads compare), and forget
+        the sessions whose files are ``gone``."""
         columns = ", ".join(_SUMMARY)
         marks = ", ".join("?" * len(_SUMMARY))
-        updates = ", ".join(f"{name} = excluded.{name}" for name in _SUMMARY)
+        updates = ", ".join(f"{name} = excluded.{name}" for name in (*_SUMMARY, "json"))
 
         def write(db: sqlite3.Connection) -> None:
             for path in gone:
                 forget(db, path)
-            for info, st in summaries:
-                db.execute(
-                    f"INSERT INTO sessions (home, dev, inode, mtime_ns, {columns}) VALUES (?, ?, ?, ?, {marks}) "
-                    f"ON CONFLICT(path) DO UPDATE SET home = excluded.home, dev = excluded.dev, "
-                    f"inode = excluded.inode, mtime_ns = excluded.mtime_ns, {updates}",
-                    (home, st.st_dev, st.st_ino, st.st_mtime_ns, *(getattr(info, name) for name in _SUMMARY)),
-                )
+            db.executemany(
+                f"INSERT INTO sessions (home, dev, inode, mtime_ns, json, {columns}) VALUES (?, ?, ?, ?, ?, {marks}) "
+                f"ON CONFLICT(path) DO UPDATE SET home = excluded.home, dev = excluded.dev, "
+                f"inode = excluded.inode, mtime_ns = excluded.mtime_ns, {updates}",
+                [
+                    (home, st.st_dev, st.st_ino, st.st_mtime_ns, text, *astuple_shallow(info))
+                    for info, st, text in summaries
+                ],
+            )
 
         self.run(write, write=True)
+
+
+def newest_first(table: str = "") -> str:
+    """The order sessions are listed in (``table``: the alias of the sessions table, with its dot)."""
+    return f"coalesce(nullif({table}ended, ''), {table}started) DESC, {table}started DESC, {table}path"
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def session_json(info: SessionInfo) -> str:
+    """A session as ``agentpager sessions --json`` writes it (one line, without its end)."""
+    return _ENCODE(vars(info) | {"duration_seconds": duration_of(info)})
+
+
+def astuple_shallow(info: SessionInfo) -> tuple[Any, ...]:
+    """The summary's values in column order (``dataclasses.astuple`` copies deeply: slower)."""
+    return tuple(vars(info).values())
 
 
 def forget(db: sqlite3.Connection, path: str) -> None:
@@ -270,9 +313,9 @@ def clear_calls(db: sqlite3.Connection, session: int) -> None:
     db.execute("DELETE FROM prompts WHERE session = ?", (session,))
 
 
-def info_of(row: sqlite3.Row | Sequence[Any]) -> SessionInfo:
-    """The summary in a row that holds the summary's columns (by name)."""
-    info = SessionInfo(*(row[name] for name in _SUMMARY))  # type: ignore[call-overload]
+def info_of(values: Sequence[Any]) -> SessionInfo:
+    """The summary whose SUMMARY columns are ``values``."""
+    info = SessionInfo(*values)
     info.counted = bool(info.counted)
     return info
 

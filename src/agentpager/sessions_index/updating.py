@@ -15,7 +15,16 @@ from agentpager.sessions import SessionInfo
 from agentpager.sessions_index.calls import Read, Task, read_sessions
 from agentpager.sessions_index.listing import home_key
 from agentpager.sessions_index.pool import worker_count, worker_pool
-from agentpager.sessions_index.store import _SUMMARY, CALL_COLUMNS, IndexStore, clear_calls, info_of
+from agentpager.sessions_index.store import (
+    _SUMMARY,
+    CALL_COLUMNS,
+    SUMMARY,
+    IndexStore,
+    clear_calls,
+    info_of,
+    newest_first,
+    session_json,
+)
 
 PARALLEL_BYTES = 64 << 20
 """Less than this to read is read in this process."""
@@ -34,7 +43,7 @@ def stale(store: IndexStore, home: str | None) -> list[tuple[Task, int, str]]:
         rows = db.execute(
             f"SELECT id, path, agent, indexed_size, indexed_lines, indexed_mark, resume, size, {_STAMP} "
             f"FROM sessions WHERE home = ? AND indexed_stamp IS NOT {_STAMP} "
-            "ORDER BY coalesce(nullif(ended, ''), started) DESC",
+            f"ORDER BY {newest_first()}",
             (home_key(home),),
         )
         return [(Task(*row[:7]), row[7], row[8]) for row in rows]
@@ -155,10 +164,11 @@ def save_reads(store: IndexStore, reads: list[Read], stamps: dict[int, str]) -> 
                 ),
             )
         cursor = db.execute(
-            f"SELECT {', '.join(_SUMMARY)} FROM sessions WHERE id IN ({', '.join('?' * len(reads))})",
+            f"SELECT id, {SUMMARY} FROM sessions WHERE id IN ({', '.join('?' * len(reads))})",
             [read.session for read in reads],
         )
-        cursor.row_factory = sqlite3.Row
-        return [info_of(row) for row in cursor]
+        changed = [(row[0], info_of(row[1:])) for row in cursor]
+        db.executemany("UPDATE sessions SET json = ? WHERE id = ?", [(session_json(info), id) for id, info in changed])
+        return [info for _, info in changed]
 
     return store.run(write, write=True) if reads else []

@@ -3,6 +3,7 @@ asked, in a worker; choosing a call opens its session at that call."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -111,7 +112,7 @@ class ReadsScreen(ReportsFailures, ModalScreen[bool]):
         self.query_one("#note", Static).update(note)
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(read_row(read)) for read in event.reads])
+        options.add_options([Option(Text(read_row(read))) for read in event.reads])  # Text: no markup
         if event.reads:
             options.highlighted = 0
 

@@ -161,7 +161,7 @@ class SessionsScreen(ReportsFailures, Screen[None]):
         Binding("enter,o", "open_session", "Open"),
         Binding("slash", "search", "Search", id="search"),
         Binding("E", "export", "Export", id="export_session"),
-        Binding("r", "reload", "Refresh"),
+        Binding("r", "reload", "Refresh", show=False),
         Binding("escape,w", "back", "Back"),
         Binding("q", "app.quit", "Quit"),
     ]

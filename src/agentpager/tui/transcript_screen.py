@@ -279,7 +279,11 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         calls.focus()
         if self.transcript.calls:
             first = next(
-                (n for n, call in enumerate(self.transcript.calls) if call.source == 0 and call.where.line == self.at_line),
+                (
+                    n
+                    for n, call in enumerate(self.transcript.calls)
+                    if call.source == 0 and call.where.line == self.at_line
+                ),
                 0,
             )
             calls.cursor = first

@@ -109,9 +109,9 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         .viewer--mark-lost { color: $error; }
         .viewer--mark-match { color: $warning; text-style: bold; }
         .viewer--message { color: $text-muted; }
-        .viewer--reads-1 { background: $primary 15%; }
-        .viewer--reads-2 { background: $primary 35%; }
-        .viewer--reads-3 { background: $primary 60%; color: $text; }
+        .viewer--reads-1 { background: $primary 30%; }
+        .viewer--reads-2 { background: $primary 50%; }
+        .viewer--reads-3 { background: $primary 75%; color: $text; }
     }
     """
     COMPONENT_CLASSES = {
