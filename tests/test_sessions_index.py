@@ -100,16 +100,16 @@ def test_the_rows_of_a_new_session(tmp_path: Path) -> None:
     write_log(tmp_path, "s", SESSION)
     store = indexed(tmp_path)
     assert rows(store) == [
-        (0, "Read", '{"file_path": "src/app.py", "offset": 10, "limit": 5}', "ok", 46, 90, "src/app.py", 10, 14),
-        (1, "Read", '{"file_path": "src/app.py"}', "error", 12, 190, "src/app.py", 1, None),
+        (0, "Read", '{"file_path": "src/app.py", "offset": 10, "limit": 5}', "ok", 46, 90, f"{CWD}/src/app.py", 10, 14),
+        (1, "Read", '{"file_path": "src/app.py"}', "error", 12, 190, f"{CWD}/src/app.py", 1, None),
         (2, "Grep", '{"pattern": "needle", "path": "src"}', "ok", 10, 90, None, None, None),
         (3, "Bash", '{"command": "echo \\"quoted\\" *"}', "no result", None, None, None, None, None),
     ]
-    assert rows(store, "file_abs, line, result_line, result_block, call_id") == [
-        (f"{CWD}/src/app.py", 2, 3, 0, "a"),
-        (f"{CWD}/src/app.py", 4, 5, 0, "b"),
-        (None, 6, 7, 0, "c"),
-        (None, 8, None, None, "d"),
+    assert rows(store, "line, result_line, result_block, turn, timestamp") == [
+        (2, 3, 0, 1, "2026-01-01T10:00:00Z"),
+        (4, 5, 0, 1, "2026-01-01T10:00:00Z"),
+        (6, 7, 0, 1, "2026-01-01T10:00:00Z"),
+        (8, None, None, 1, "2026-01-01T10:00:00Z"),
     ]
     assert store.run(lambda db: db.execute("SELECT session, line FROM prompts").fetchall()) == [(1, 1)]
 
@@ -165,7 +165,7 @@ def test_a_log_still_being_written_is_read_to_its_last_whole_line(tmp_path: Path
     with path.open("a") as file:
         file.write(json.dumps(call("b", "Read", {"file_path": "x"}, 1100))[40:] + "\n")
     indexed(tmp_path, store)
-    assert rows(store, "number, tool, file") == [(0, "Read", "src/app.py"), (1, "Read", "x")]
+    assert rows(store, "number, tool, file") == [(0, "Read", f"{CWD}/src/app.py"), (1, "Read", f"{CWD}/x")]
 
 
 @pytest.mark.parametrize(
@@ -199,10 +199,9 @@ def _foreign(path: Path) -> None:
 
 
 def _torn(path: Path) -> None:
-    """Pages past the header overwritten: SQLite finds the file malformed."""
+    """Cut after its first page (the schema): its tables' pages are gone, SQLite finds it malformed."""
     with path.open("r+b") as file:
-        file.seek(4096)
-        file.write(b"\xff" * 8192)
+        file.truncate(4096)
 
 
 def _index_again(home: str, cache: str, rounds: int) -> int:

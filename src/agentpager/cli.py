@@ -269,9 +269,9 @@ def _sessions(options: argparse.Namespace) -> int:
 
 def _read_calls(home: str | None, store: Any) -> None:
     """Bring the index's calls up to date (saying how far it got on a terminal)."""
-    from agentpager.sessions_index.updating import stale, update_calls
+    from agentpager.sessions_index.updating import unread, update_calls
 
-    left = len(stale(store, home))
+    left = len(unread(store, home))
     tell = sys.stderr.isatty() and left > 0
     for done in update_calls(home, store):
         left -= len(done)
@@ -322,6 +322,11 @@ def _session_list(sessions: list, as_json: bool) -> int:
     return 0
 
 
+def _session_fields(info: Any) -> dict[str, Any]:
+    """What a search's or a read's JSON line says of its session."""
+    return {"session_id": info.session_id, "agent": info.agent, "project": info.project, "started": info.started}
+
+
 def _search(options: argparse.Namespace, store: Any, filters: Any) -> int:
     """One line per prompt, call arguments or call output that holds the text."""
     from agentpager.sessions_index.search import SearchError, search
@@ -331,19 +336,9 @@ def _search(options: argparse.Namespace, store: Any, filters: Any) -> int:
         for hit in search(store, options.home, options.search, filters):
             info = hit.session
             if options.json:
-                record = {
-                    "path": info.path,
-                    "line": hit.line,
-                    "kind": hit.kind,
-                    "call": hit.call,
-                    "tool": hit.tool or None,
-                    "excerpt": hit.excerpt,
-                    "session_id": info.session_id,
-                    "agent": info.agent,
-                    "project": info.project,
-                    "started": info.started,
-                }
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                record = {"path": info.path, "line": hit.line, "kind": hit.kind, "call": hit.call}
+                record |= {"tool": hit.tool or None, "excerpt": hit.excerpt}
+                out.write(json.dumps(record | _session_fields(info), ensure_ascii=False) + "\n")
             else:
                 call = "" if hit.call is None else f"#{hit.call} {hit.tool}"
                 out.write(
@@ -364,19 +359,9 @@ def _reads(options: argparse.Namespace, store: Any, filters: Any) -> int:
         info = read.session
         last = "end" if read.last_line is None else str(read.last_line)
         if options.json:
-            record = {
-                "path": info.path,
-                "line": read.line,
-                "call": read.call,
-                "tool": read.tool,
-                "first_line": read.first_line,
-                "last_line": read.last_line,
-                "session_id": info.session_id,
-                "agent": info.agent,
-                "project": info.project,
-                "started": info.started,
-            }
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            record = {"path": info.path, "line": read.line, "call": read.call, "tool": read.tool}
+            record |= {"first_line": read.first_line, "last_line": read.last_line}
+            out.write(json.dumps(record | _session_fields(info), ensure_ascii=False) + "\n")
         else:
             out.write(
                 f"{info.started[:16].replace('T', ' '):<16}  {info.agent:<11} {info.path}:{read.line}  "

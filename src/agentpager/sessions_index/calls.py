@@ -3,9 +3,10 @@
 For each call: its tool; its arguments (absolute paths under the agent's directory written relative
 to it, each text cut at ARGUMENT_CHARS: the log keeps them whole); its status as recorded (``ok``,
 ``error``, ``unchanged``, ``no result``); the recorded output's size (characters, or the bytes of
-its record when the output was only skimmed); its tokens; and what it read of a file, as the
-profile that replays it says (``replay.plan_of``, then ``Profile.coverage``). The file is not at
-hand (it may be on another machine, or changed since), so a read to a file's end is open-ended.
+its record when the output was only skimmed); its tokens; and what it read of a file (its absolute
+path, where the log says the agent's directory), as the profile that replays it says
+(``replay.plan_of``, then ``Profile.coverage``). The file is not at hand (it may be on another
+machine, or changed since), so a read to a file's end is open-ended.
 
 Tokens come from the usage the log records: the context of the model turn after an output, less
 the context and output of the turn before, shared among the outputs in between by their sizes;
@@ -34,7 +35,7 @@ from agentpager.transcripts.formats import COLLECTORS, Collector, Parsed, ToolCa
 from agentpager.transcripts.records import BadRecord, Location, RecordFile
 from agentpager.transcripts.replay import plan_of
 
-ARGUMENT_CHARS = 300
+ARGUMENT_CHARS = 120
 OPEN_END = 1 << 62
 """The line count the index gives a file it does not have: a read to its end covers up to here."""
 MARK_BYTES = 32
@@ -55,7 +56,7 @@ class Task:
 
 
 @dataclass
-class Read:
+class SessionRead:
     """What reading a session's log gave: rows for the index."""
 
     session: int
@@ -76,7 +77,7 @@ class Read:
     resume: str | None = None
 
 
-def read_session(task: Task) -> Read:
+def read_session(task: Task) -> SessionRead:
     """The rows of a session's calls not in the index yet; a log that cannot be read keeps its rows
     and says why in ``facts['problem']``."""
     try:
@@ -85,7 +86,7 @@ def read_session(task: Task) -> Read:
             return _read_lines(task, records)
         return _read_document(task)
     except (OSError, TranscriptError, ValueError) as error:
-        return Read(
+        return SessionRead(
             task.session,
             False,
             facts={"problem": str(error)},
@@ -96,16 +97,16 @@ def read_session(task: Task) -> Read:
         )
 
 
-def read_sessions(tasks: list[Task]) -> list[Read]:
+def read_sessions(tasks: list[Task]) -> list[SessionRead]:
     """``read_session`` for each (a worker process's share)."""
     return [read_session(task) for task in tasks]
 
 
-def _read_document(task: Task) -> Read:
+def _read_document(task: Task) -> SessionRead:
     size = os.stat(task.path).st_size
     transcript = open_transcript(task.path, subagents=False)
     parsed = transcript.parsed
-    read = Read(task.session, True, indexed_size=size)
+    read = SessionRead(task.session, True, indexed_size=size)
     numbers = {call: number for number, call in enumerate(parsed.calls)}
     by_number = output_tokens(
         [(numbers[call], _size(call)) for call in _answered(parsed.calls)], _usage_turns(parsed, 0)
@@ -117,7 +118,7 @@ def _read_document(task: Task) -> Read:
     return read
 
 
-def _read_lines(task: Task, records: RecordFile) -> Read:
+def _read_lines(task: Task, records: RecordFile) -> SessionRead:
     st = os.stat(task.path)
     resume = _carried(task, st)
     collector = COLLECTORS[task.agent]()
@@ -144,7 +145,7 @@ def _read_lines(task: Task, records: RecordFile) -> Read:
     if state["last_turn"] is not None:
         turns.insert(0, (*state["last_turn"], 0))
     tokens = output_tokens([*pending, *((numbers[call], _size(call)) for call in answered)], turns)
-    read = Read(task.session, resume is None, indexed_size=end, indexed_lines=lines)
+    read = SessionRead(task.session, resume is None, indexed_size=end, indexed_lines=lines)
     read.indexed_mark = _mark(st, tail)
     rows = _Rows(parsed.format or task.agent, parsed.version, parsed.cwd or "")
     for call in parsed.calls[len(carried) :]:
@@ -311,9 +312,8 @@ class _Rows:
         result = call.result
         covered = coverage_of(call, self.format, call.version or self.version, cwd)
         file, first, last = covered if covered is not None else (None, None, None)
-        absolute = None
-        if file is not None and (cwd or os.path.isabs(file)):
-            absolute = os.path.normpath(os.path.join(cwd, file))
+        if file is not None and cwd:
+            file = os.path.normpath(os.path.join(cwd, file))
         return (
             number,
             call.turn,
@@ -325,11 +325,9 @@ class _Rows:
             file,
             first,
             last,
-            absolute,
             call.where.line,
             None if result is None else result.where.line,
             None if result is None else result.block,
-            call.call_id,
             call.timestamp,
         )
 

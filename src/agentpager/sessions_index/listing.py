@@ -7,6 +7,7 @@ Many files to sum up (the first listing) are shared between worker processes.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 from agentpager.sessions import Found, SessionInfo, agent_homes, find_sessions, summarize
 from agentpager.sessions_index.pool import worker_count, worker_pool
@@ -15,6 +16,8 @@ from agentpager.sessions_index.store import IndexStore, session_json
 PARALLEL_FROM = 256
 """Fewer sessions to sum up than this are summed up in this process."""
 CHUNK = 64
+WRITE_BATCH = 2000
+"""Summaries written in one transaction (another process's writes may come between two)."""
 
 
 def home_key(home: str | None) -> str:
@@ -39,7 +42,8 @@ def list_sessions(
 
 
 def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> None:
-    """Sum up again the sessions of ``home`` whose files changed, sum up the new ones, forget those gone."""
+    """Sum up again the sessions of ``home`` whose files changed, sum up the new ones, forget those
+    gone. Summaries are written a batch at a time while the others are summed up."""
     key = home_key(home)
     known = store.stamps(key)
     changed: list[tuple[Found, os.stat_result]] = []
@@ -53,26 +57,32 @@ def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> 
         if known.get(item.path) != (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
             changed.append((item, st))
     gone = [path for path in known if path not in seen]
-    if changed or gone:
+    if gone:
+        store.forget(gone)
+    if changed:
         store.close()  # not carried into forked workers
-        summaries = summarize_all(changed, worker_count() if workers is None else workers)
-        store.save_summaries(key, summaries, gone)
+        batch: list[tuple[SessionInfo, os.stat_result, str]] = []
+        for summary in summarize_all(changed, worker_count() if workers is None else workers):
+            batch.append(summary)
+            if len(batch) == WRITE_BATCH:
+                store.save_summaries(key, batch)
+                batch = []
+        store.save_summaries(key, batch)
 
 
 def summarize_all(
     changed: list[tuple[Found, os.stat_result]], workers: int
-) -> list[tuple[SessionInfo, os.stat_result, str]]:
-    """Each session's summary and its JSON, with the version of its file they were made from."""
+) -> Iterator[tuple[SessionInfo, os.stat_result, str]]:
+    """Each session's summary and its JSON, with the version of its file they were made from, in order."""
     if not workers or len(changed) < PARALLEL_FROM:
         done = summarized([(item, st.st_size) for item, st in changed])
-        return [(info, st, text) for (info, text), (_, st) in zip(done, changed, strict=True)]
+        yield from ((info, st, text) for (info, text), (_, st) in zip(done, changed, strict=True))
+        return
     chunks = [changed[start : start + CHUNK] for start in range(0, len(changed), CHUNK)]
-    summaries: list[tuple[SessionInfo, os.stat_result, str]] = []
     with worker_pool(workers) as pool:
         results = pool.map(summarized, [[(item, st.st_size) for item, st in chunk] for chunk in chunks])
         for chunk, done in zip(chunks, results, strict=True):
-            summaries.extend((info, st, text) for (info, text), (_, st) in zip(done, chunk, strict=True))
-    return summaries
+            yield from ((info, st, text) for (info, text), (_, st) in zip(done, chunk, strict=True))
 
 
 def summarized(items: list[tuple[Found, int]]) -> list[tuple[SessionInfo, str]]:

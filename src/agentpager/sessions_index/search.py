@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from agentpager.sessions import SessionInfo
 from agentpager.sessions_index.listing import home_key
-from agentpager.sessions_index.store import _SUMMARY, IndexStore, info_of, newest_first
+from agentpager.sessions_index.store import SUMMARY_FIELDS, IndexStore, info_of, newest_first
 
 Kind = Literal["prompt", "arguments", "output"]
 BLOCK_BYTES = 8 << 20
@@ -135,7 +135,7 @@ def sessions_with(store: IndexStore, home: str | None, filters: Filters) -> list
     if filters.tool:
         where += " AND EXISTS (SELECT 1 FROM calls c WHERE c.session = s.id AND c.tool = ?)"
         values.append(filters.tool)
-    columns = ", ".join(f"s.{name}" for name in _SUMMARY)
+    columns = ", ".join(f"s.{name}" for name in SUMMARY_FIELDS)
 
     def read(db: sqlite3.Connection) -> list[SessionInfo]:
         cursor = db.execute(
@@ -151,7 +151,7 @@ def reads_of(
 ) -> list[ReadCall]:
     """The calls that read the file at ``path`` (absolute), or its line ``line``, newest session first."""
     where, values = filters.where()
-    where += " AND c.file_abs = ?"
+    where += " AND c.file = ?"
     values.append(os.path.normpath(path))
     if filters.tool:
         where += " AND c.tool = ?"
@@ -159,7 +159,7 @@ def reads_of(
     if line is not None:
         where += " AND c.first_line <= ? AND (c.last_line IS NULL OR c.last_line >= ?)"
         values += [line, line]
-    columns = ", ".join(f"s.{name}" for name in _SUMMARY)
+    columns = ", ".join(f"s.{name}" for name in SUMMARY_FIELDS)
 
     def read(db: sqlite3.Connection) -> list[ReadCall]:
         cursor = db.execute(
@@ -167,7 +167,7 @@ def reads_of(
             f"JOIN sessions s ON s.id = c.session WHERE {where} ORDER BY {newest_first('s.')}, c.number",
             [home_key(home), *values],
         )
-        width = len(_SUMMARY)
+        width = len(SUMMARY_FIELDS)
         return [ReadCall(info_of(row[:width]), *row[width:]) for row in cursor]
 
     return store.run(read)
@@ -179,7 +179,7 @@ def read_counts(store: IndexStore, home: str | None, path: str, first: int, last
     def read(db: sqlite3.Connection) -> list[tuple[int, int | None]]:
         return db.execute(
             "SELECT c.first_line, c.last_line FROM calls c JOIN sessions s ON s.id = c.session "
-            "WHERE s.home = ? AND c.file_abs = ? AND c.first_line <= ? AND (c.last_line IS NULL OR c.last_line >= ?)",
+            "WHERE s.home = ? AND c.file = ? AND c.first_line <= ? AND (c.last_line IS NULL OR c.last_line >= ?)",
             (home_key(home), os.path.normpath(path), last, first),
         ).fetchall()
 
@@ -209,7 +209,7 @@ def read_summary(store: IndexStore, home: str | None, path: str, line_count: int
     def read(db: sqlite3.Connection) -> list[tuple[int, int, int | None]]:
         return db.execute(
             "SELECT c.session, c.first_line, c.last_line FROM calls c JOIN sessions s ON s.id = c.session "
-            "WHERE s.home = ? AND c.file_abs = ? ORDER BY c.first_line",
+            "WHERE s.home = ? AND c.file = ? ORDER BY c.first_line",
             (home_key(home), os.path.normpath(path)),
         ).fetchall()
 
@@ -239,6 +239,7 @@ class TextMatch:
         self.folded = text.lower() if self.ignore_case else text
         once = json.dumps(text, ensure_ascii=False)[1:-1]
         forms = dict.fromkeys([once, json.dumps(once, ensure_ascii=False)[1:-1], json.dumps(text)[1:-1]])
+        self.longest = max(len(form.encode()) for form in forms)
         try:
             self.find = literal_finder(list(forms), self.ignore_case)
         except PatternError as error:
@@ -282,31 +283,62 @@ def search(
 
 
 def hit_lines(path: str, match: TextMatch) -> dict[int, tuple[int, int]]:
-    """The lines of a file where one of the text's forms occurs: line number -> (start, end) bytes."""
+    """The lines of a file where one of the text's forms occurs: line number -> (start, end) bytes.
+
+    The file is searched a block at a time (blocks overlap by a form's length, so a form across two
+    is found; one line's other hits are passed over); only a file with a hit is read a second time,
+    to number its lines. A long line is never held whole.
+    """
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        hits = _hit_offsets(descriptor, match)
+        return _numbered(descriptor, hits) if hits else {}
+    finally:
+        os.close(descriptor)
+
+
+def _hit_offsets(descriptor: int, match: TextMatch) -> list[int]:
+    """Where the first hit of each line with one is, in bytes."""
+    hits: list[int] = []
+    offset, overlap, skipping = 0, b"", False  # skipping: the rest of a line that has its hit
+    while block := os.read(descriptor, BLOCK_BYTES):
+        data, base = overlap + block, offset - len(overlap)
+        position = 0
+        if skipping:
+            position = data.find(b"\n", len(overlap)) + 1
+            skipping = position == 0
+        while not skipping and (span := match.find(data, position)) is not None:
+            hits.append(base + span[0])
+            position = data.find(b"\n", span[1]) + 1
+            skipping = position == 0
+        offset += len(block)
+        overlap = b"" if skipping else data[max(position, len(data) - match.longest + 1) :]
+    return hits
+
+
+def _numbered(descriptor: int, hits: list[int]) -> dict[int, tuple[int, int]]:
+    """Each hit's line: its number and its (start, end) bytes, read in order up to the last hit's line."""
     found: dict[int, tuple[int, int]] = {}
-    line, offset, carried = 1, 0, b""
-    with open(path, "rb") as file:
-        while True:
-            block = file.read(BLOCK_BYTES)
-            data = carried + block
-            cut = len(data) if not block else data.rfind(b"\n") + 1
-            if cut == 0 and block:
-                carried = data  # a line longer than the block: read on
-                continue
-            position = counted = 0
-            while (span := match.find(data, position)) is not None and span[0] < cut:
-                line += data.count(b"\n", counted, span[0])
-                counted = span[0]
-                start = data.rfind(b"\n", 0, span[0]) + 1
-                end = data.find(b"\n", span[0])
-                end = len(data) if end < 0 else end
-                found[line] = (offset + start, offset + end)
-                position = end + 1
-            line += data.count(b"\n", counted, cut)
-            offset += cut
-            carried = data[cut:]
-            if not block:
-                return found
+    line, offset, start = 1, 0, 0  # ``start``: where the line ``offset`` is in begins
+    for hit in hits:
+        while offset < hit:  # count the lines up to the hit
+            data = os.pread(descriptor, min(BLOCK_BYTES, hit - offset), offset)
+            newlines = data.count(b"\n")
+            if newlines:
+                line += newlines
+                start = offset + data.rfind(b"\n") + 1
+            offset += len(data)
+            if not data:
+                break
+        end = hit
+        while data := os.pread(descriptor, BLOCK_BYTES, end):  # the hit's line goes on to its newline
+            at = data.find(b"\n")
+            if at >= 0:
+                end += at
+                break
+            end += len(data)
+        found[line] = (start, end)
+    return found
 
 
 def _hits_in(

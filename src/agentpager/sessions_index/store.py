@@ -32,8 +32,8 @@ BUSY_SECONDS = 10.0
 """How long a write waits for another process's write (SQLite's busy timeout), per try."""
 TRIES = 3
 
-_SUMMARY = [field.name for field in fields(SessionInfo)]
-SUMMARY = ", ".join(_SUMMARY)
+SUMMARY_FIELDS = [field.name for field in fields(SessionInfo)]
+SUMMARY = ", ".join(SUMMARY_FIELDS)
 """The summary's columns, in SessionInfo's order (``path`` first)."""
 _SCHEMA = f"""
 CREATE TABLE sessions(
@@ -43,10 +43,9 @@ CREATE TABLE sessions(
     {
     ", ".join(
         f"{name} {'INTEGER' if name in ('calls', 'tokens', 'size', 'subagents', 'counted') else 'TEXT'}"
-        for name in _SUMMARY
+        for name in SUMMARY_FIELDS
     )
 },
-    json TEXT NOT NULL DEFAULT '',
     indexed_stamp TEXT,
     indexed_size INTEGER NOT NULL DEFAULT 0,
     indexed_lines INTEGER NOT NULL DEFAULT 0,
@@ -67,16 +66,18 @@ CREATE TABLE calls(
     file TEXT,
     first_line INTEGER,
     last_line INTEGER,
-    file_abs TEXT,
     line INTEGER NOT NULL,
     result_line INTEGER,
     result_block INTEGER,
-    call_id TEXT NOT NULL,
     timestamp TEXT NOT NULL,
     PRIMARY KEY(session, number)
 ) WITHOUT ROWID;
-CREATE INDEX calls_by_file ON calls(file_abs, first_line) WHERE file_abs IS NOT NULL;
+CREATE INDEX calls_by_file ON calls(file, first_line) WHERE file IS NOT NULL;
 CREATE INDEX calls_by_tool ON calls(tool, session);
+CREATE TABLE lines(
+    session INTEGER PRIMARY KEY,
+    json BLOB NOT NULL
+);
 CREATE TABLE prompts(
     session INTEGER NOT NULL,
     line INTEGER NOT NULL,
@@ -86,8 +87,8 @@ PRAGMA application_id = {APPLICATION_ID};
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 CALL_COLUMNS = (
-    "session, number, turn, tool, arguments, status, size, tokens, file, first_line, last_line, file_abs, "
-    "line, result_line, result_block, call_id, timestamp"
+    "session, number, turn, tool, arguments, status, size, tokens, file, first_line, last_line, line, "
+    "result_line, result_block, timestamp"
 )
 _DAMAGED = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
 _BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
@@ -246,7 +247,9 @@ class IndexStore:
 
         def read(db: sqlite3.Connection) -> tuple[list[bytes], int]:
             cursor = db.execute(
-                f"SELECT CAST(json AS BLOB) FROM sessions WHERE home = ? ORDER BY {newest_first()}", (home,)
+                f"SELECT l.json FROM sessions s JOIN lines l ON l.session = s.id WHERE s.home = ? "
+                f"ORDER BY {newest_first('s.')}",
+                (home,),
             )
             lines = [row[0] for row in cursor]
             (uncounted,) = db.execute(
@@ -256,28 +259,39 @@ class IndexStore:
 
         return self.run(read)
 
-    def save_summaries(
-        self, home: str, summaries: Sequence[tuple[SessionInfo, os.stat_result, str]], gone: Sequence[str]
-    ) -> None:
+    def save_summaries(self, home: str, summaries: Sequence[tuple[SessionInfo, os.stat_result, str]]) -> None:
         """Store these summaries of ``home``'s sessions, made from these versions of their files, with
-        their ``session_json`` (keeping what was read of their calls: the call reads compare), and forget
-        the sessions whose files are ``gone``."""
-        columns = ", ".join(_SUMMARY)
-        marks = ", ".join("?" * len(_SUMMARY))
-        updates = ", ".join(f"{name} = excluded.{name}" for name in (*_SUMMARY, "json"))
+        their ``session_json`` (what was read of their calls is kept: the next call read compares)."""
+        columns = ", ".join(SUMMARY_FIELDS)
+        marks = ", ".join("?" * len(SUMMARY_FIELDS))
+        updates = ", ".join(f"{name} = excluded.{name}" for name in SUMMARY_FIELDS)
 
         def write(db: sqlite3.Connection) -> None:
-            for path in gone:
-                forget(db, path)
             db.executemany(
-                f"INSERT INTO sessions (home, dev, inode, mtime_ns, json, {columns}) VALUES (?, ?, ?, ?, ?, {marks}) "
+                f"INSERT INTO sessions (home, dev, inode, mtime_ns, {columns}) VALUES (?, ?, ?, ?, {marks}) "
                 f"ON CONFLICT(path) DO UPDATE SET home = excluded.home, dev = excluded.dev, "
                 f"inode = excluded.inode, mtime_ns = excluded.mtime_ns, {updates}",
-                [
-                    (home, st.st_dev, st.st_ino, st.st_mtime_ns, text, *astuple_shallow(info))
-                    for info, st, text in summaries
-                ],
+                [(home, st.st_dev, st.st_ino, st.st_mtime_ns, *astuple_shallow(info)) for info, st, _ in summaries],
             )
+            lines = [
+                (db.execute("SELECT id FROM sessions WHERE path = ?", (info.path,)).fetchone()[0], text)
+                for info, _, text in summaries
+            ]
+            save_lines(db, lines)
+
+        if summaries:
+            self.run(write, write=True)
+
+    def forget(self, paths: Sequence[str]) -> None:
+        """Remove the sessions of these files, and their calls."""
+
+        def write(db: sqlite3.Connection) -> None:
+            for path in paths:
+                found = db.execute("SELECT id FROM sessions WHERE path = ?", (path,)).fetchone()
+                if found is not None:
+                    clear_calls(db, found[0])
+                    db.execute("DELETE FROM lines WHERE session = ?", found)
+                    db.execute("DELETE FROM sessions WHERE id = ?", found)
 
         self.run(write, write=True)
 
@@ -300,12 +314,12 @@ def astuple_shallow(info: SessionInfo) -> tuple[Any, ...]:
     return tuple(vars(info).values())
 
 
-def forget(db: sqlite3.Connection, path: str) -> None:
-    """Remove a session and its calls."""
-    found = db.execute("SELECT id FROM sessions WHERE path = ?", (path,)).fetchone()
-    if found is not None:
-        clear_calls(db, found[0])
-        db.execute("DELETE FROM sessions WHERE id = ?", found)
+def save_lines(db: sqlite3.Connection, lines: Sequence[tuple[int, str]]) -> None:
+    """Keep each session's ``session_json`` (UTF-8: a listing writes it as it is)."""
+    db.executemany(
+        "INSERT OR REPLACE INTO lines (session, json) VALUES (?, ?)",
+        [(session, text.encode("utf-8", "surrogatepass")) for session, text in lines],
+    )
 
 
 def clear_calls(db: sqlite3.Connection, session: int) -> None:

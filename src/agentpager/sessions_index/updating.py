@@ -12,17 +12,18 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 
 from agentpager.sessions import SessionInfo
-from agentpager.sessions_index.calls import Read, Task, read_sessions
+from agentpager.sessions_index.calls import SessionRead, Task, read_sessions
 from agentpager.sessions_index.listing import home_key
 from agentpager.sessions_index.pool import worker_count, worker_pool
 from agentpager.sessions_index.store import (
-    _SUMMARY,
     CALL_COLUMNS,
     SUMMARY,
+    SUMMARY_FIELDS,
     IndexStore,
     clear_calls,
     info_of,
     newest_first,
+    save_lines,
     session_json,
 )
 
@@ -35,7 +36,7 @@ WRITE_SECONDS = 0.25
 _STAMP = "dev || ':' || inode || ':' || size || ':' || mtime_ns"
 
 
-def stale(store: IndexStore, home: str | None) -> list[tuple[Task, int, str]]:
+def unread(store: IndexStore, home: str | None) -> list[tuple[Task, int, str]]:
     """The sessions of ``home`` whose calls are not read as far as the log goes, newest first, each
     with its size and the version of its file listed."""
 
@@ -62,7 +63,7 @@ def update_calls(
     ``workers``: processes that read them when there is much to read (default: one per processor;
     0: this process)."""
     store = store or IndexStore()
-    tasks = stale(store, home)
+    tasks = unread(store, home)
     if not tasks:
         return
     stamps = {task.session: stamp for task, _, stamp in tasks}
@@ -70,7 +71,7 @@ def update_calls(
     total = sum(size - task.indexed_size for task, size, _ in tasks)
     chunks = _chunks(tasks)
     if not workers or total < PARALLEL_BYTES or len(chunks) < 2:
-        results: Iterable[list[Read]] = (read_sessions(chunk) for chunk in chunks)
+        results: Iterable[list[SessionRead]] = (read_sessions(chunk) for chunk in chunks)
         yield from _written(store, results, stamps, cancel)
         return
     store.close()
@@ -90,10 +91,12 @@ def _chunks(tasks: list[tuple[Task, int, str]]) -> list[list[Task]]:
     return [chunk for chunk in chunks if chunk]
 
 
-def _as_done(pool, chunks: list[list[Task]], workers: int, cancel: threading.Event | None) -> Iterator[list[Read]]:  # noqa: ANN001 - a ProcessPoolExecutor
+def _as_done(
+    pool, chunks: list[list[Task]], workers: int, cancel: threading.Event | None
+) -> Iterator[list[SessionRead]]:  # noqa: ANN001 - a ProcessPoolExecutor
     """The chunks' reads as they finish, a few chunks in flight at a time (so that memory holds few)."""
     waiting = iter(chunks)
-    running: set[Future[list[Read]]] = set()
+    running: set[Future[list[SessionRead]]] = set()
     for chunk in waiting:
         running.add(pool.submit(read_sessions, chunk))
         if len(running) >= 2 * workers:
@@ -110,9 +113,9 @@ def _as_done(pool, chunks: list[list[Task]], workers: int, cancel: threading.Eve
 
 
 def _written(
-    store: IndexStore, results: Iterable[list[Read]], stamps: dict[int, str], cancel: threading.Event | None
+    store: IndexStore, results: Iterable[list[SessionRead]], stamps: dict[int, str], cancel: threading.Event | None
 ) -> Iterator[list[SessionInfo]]:
-    pending: list[Read] = []
+    pending: list[SessionRead] = []
     written = time.monotonic()
     for reads in results:
         pending.extend(reads)
@@ -125,7 +128,7 @@ def _written(
         yield save_reads(store, pending, stamps)
 
 
-def save_reads(store: IndexStore, reads: list[Read], stamps: dict[int, str]) -> list[SessionInfo]:
+def save_reads(store: IndexStore, reads: list[SessionRead], stamps: dict[int, str]) -> list[SessionInfo]:
     """Write the reads' rows; the summaries they changed."""
     marks = ", ".join("?" * len(CALL_COLUMNS.split(",")))
 
@@ -148,7 +151,7 @@ def save_reads(store: IndexStore, reads: list[Read], stamps: dict[int, str]) -> 
             db.executemany(
                 "INSERT OR IGNORE INTO prompts VALUES (?, ?)", [(read.session, line) for line in read.prompts]
             )
-            facts = {name: value for name, value in read.facts.items() if name in _SUMMARY}
+            facts = {name: value for name, value in read.facts.items() if name in SUMMARY_FIELDS}
             assignments = "".join(f"{name} = ?, " for name in facts)
             db.execute(
                 f"UPDATE sessions SET {assignments}indexed_stamp = ?, indexed_size = ?, indexed_lines = ?, "
@@ -168,7 +171,7 @@ def save_reads(store: IndexStore, reads: list[Read], stamps: dict[int, str]) -> 
             [read.session for read in reads],
         )
         changed = [(row[0], info_of(row[1:])) for row in cursor]
-        db.executemany("UPDATE sessions SET json = ? WHERE id = ?", [(session_json(info), id) for id, info in changed])
+        save_lines(db, [(session, session_json(info)) for session, info in changed])
         return [info for _, info in changed]
 
     return store.run(write, write=True) if reads else []

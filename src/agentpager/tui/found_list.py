@@ -7,7 +7,7 @@ from rich.text import Text
 
 from agentpager.sessions import SessionInfo
 from agentpager.sessions_index.search import Hit, ReadCall
-from agentpager.tui.rows import HeadedRows
+from agentpager.tui.rows import HeadedRows, headed_rows_classes, headed_rows_css
 
 Found = Hit | ReadCall
 AGENT_NAMES = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}
@@ -34,17 +34,8 @@ class FoundList(HeadedRows[Found]):
     """The rows a search found; Enter opens the session at the call."""
 
     PREFIX = "foundlist"
-    DEFAULT_CSS = """
-    FoundList {
-        height: 1fr;
-        overflow-x: hidden;
-        .foundlist--cursor { background: $accent 40%; }
-        .foundlist--heading { color: $primary; text-style: bold; }
-        .foundlist--muted { color: $text-muted; }
-        .foundlist--problem { color: $warning; }
-    }
-    """
-    COMPONENT_CLASSES = {"foundlist--cursor", "foundlist--heading", "foundlist--muted", "foundlist--problem"}
+    DEFAULT_CSS = headed_rows_css("FoundList", PREFIX)
+    COMPONENT_CLASSES = headed_rows_classes(PREFIX)
 
     def row_text(self, row: Found, width: int) -> Text:
         text = Text(no_wrap=True, end="", overflow="ellipsis")

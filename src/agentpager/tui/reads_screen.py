@@ -18,7 +18,7 @@ from agentpager.sessions_index.listing import list_sessions
 from agentpager.sessions_index.pool import background_workers
 from agentpager.sessions_index.search import ReadCall, reads_of
 from agentpager.sessions_index.store import IndexStore
-from agentpager.sessions_index.updating import stale, update_calls
+from agentpager.sessions_index.updating import unread, update_calls
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.found_list import AGENT_NAMES
 from agentpager.wording import plural
@@ -89,7 +89,7 @@ class ReadsScreen(ReportsFailures, ModalScreen[bool]):
         worker = get_current_worker()
         store = IndexStore()
         list_sessions(self.home, store, workers=background_workers())
-        left = len(stale(store, self.home))
+        left = len(unread(store, self.home))
         for batch in update_calls(self.home, store, background_workers(), worker.cancelled_event):
             left = max(0, left - len(batch))
             self.post_message(self._Progress(left))

@@ -40,11 +40,33 @@ def row_styles(widget: Widget) -> dict[str, Style]:
     return styles
 
 
+ROW_PARTS = ("cursor", "heading", "muted", "problem")
+
+
+def headed_rows_css(widget: str, prefix: str) -> str:
+    """A HeadedRows subclass's DEFAULT_CSS: its component classes, ``<prefix>--<part>``."""
+    return f"""
+    {widget} {{
+        height: 1fr;
+        overflow-x: hidden;
+        .{prefix}--cursor {{ background: $accent 40%; }}
+        .{prefix}--heading {{ color: $primary; text-style: bold; }}
+        .{prefix}--muted {{ color: $text-muted; }}
+        .{prefix}--problem {{ color: $warning; }}
+    }}
+    """
+
+
+def headed_rows_classes(prefix: str) -> set[str]:
+    """A HeadedRows subclass's COMPONENT_CLASSES."""
+    return {f"{prefix}--{part}" for part in ROW_PARTS}
+
+
 class HeadedRows(ScrollView, Generic[Row], can_focus=True, inherit_bindings=False):
     """Rows under headings (strings), drawn a line at a time; the cursor moves over the rows only.
 
     Subclasses say how a row reads (``row_text``) and name their component classes with their own
-    prefix: ``<prefix>--cursor``, ``--heading``, ``--muted``, ``--problem``.
+    prefix (``<prefix>--cursor``, ``--heading``, ``--muted``, ``--problem``: ``headed_rows_css``).
     """
 
     BINDINGS = CURSOR_BINDINGS

@@ -33,10 +33,10 @@ from agentpager.sessions_index.listing import indexed_sessions, list_sessions
 from agentpager.sessions_index.pool import background_workers
 from agentpager.sessions_index.search import SearchError, TextMatch, parse_query, reads_of, search
 from agentpager.sessions_index.store import IndexStore
-from agentpager.sessions_index.updating import stale, update_calls
+from agentpager.sessions_index.updating import unread, update_calls
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.found_list import AGENT_NAMES, Found, FoundList, found_lines
-from agentpager.tui.rows import HeadedRows
+from agentpager.tui.rows import HeadedRows, headed_rows_classes, headed_rows_css
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.wording import plural
 
@@ -101,17 +101,8 @@ class SessionList(HeadedRows[SessionInfo]):
     """Project headings and their sessions; the cursor moves over sessions only."""
 
     PREFIX = "sessionlist"
-    DEFAULT_CSS = """
-    SessionList {
-        height: 1fr;
-        overflow-x: hidden;
-        .sessionlist--cursor { background: $accent 40%; }
-        .sessionlist--heading { color: $primary; text-style: bold; }
-        .sessionlist--muted { color: $text-muted; }
-        .sessionlist--problem { color: $warning; }
-    }
-    """
-    COMPONENT_CLASSES = {"sessionlist--cursor", "sessionlist--heading", "sessionlist--muted", "sessionlist--problem"}
+    DEFAULT_CSS = headed_rows_css("SessionList", PREFIX)
+    COMPONENT_CLASSES = headed_rows_classes(PREFIX)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -243,7 +234,7 @@ class SessionsScreen(ReportsFailures, Screen[None]):
         sessions = list_sessions(self.home, store, workers=background_workers())
         if worker.is_cancelled:
             return
-        left = len(stale(store, self.home))
+        left = len(unread(store, self.home))
         self.post_message(self._Listed(sessions, left))
         self._read_calls(store, left)
 
@@ -318,7 +309,7 @@ class SessionsScreen(ReportsFailures, Screen[None]):
         query = parse_query(text)
         store = IndexStore()
         list_sessions(self.home, store, workers=background_workers())
-        self._read_calls(store, len(stale(store, self.home)))
+        self._read_calls(store, len(unread(store, self.home)))
         found: list[Found] = []
         posted = time.monotonic()
         if query.read is not None:
@@ -360,7 +351,7 @@ class SessionsScreen(ReportsFailures, Screen[None]):
     def _resume(self) -> None:
         """Read on the calls a search's cancel interrupted."""
         store = IndexStore()
-        self._read_calls(store, len(stale(store, self.home)))
+        self._read_calls(store, len(unread(store, self.home)))
 
     # -- a session ----------------------------------------------------------------------------------
 
