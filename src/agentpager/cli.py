@@ -257,14 +257,29 @@ def _sessions(options: argparse.Namespace) -> int:
         from agentpager.sessions_index.search import sessions_with
 
         return _session_list(sessions_with(store, options.home, filters), options.json)
-    if options.json:  # each session's line as the index keeps it
-        lines, uncounted = store.json_lines(home_key(options.home))
-        _tell_uncounted(uncounted)
-        sys.stdout.flush()
-        for line in lines:
-            sys.stdout.buffer.write(line + b"\n")
-        return 0
-    return _session_list(store.sessions(home_key(options.home)), False)
+    lines, uncounted = store.listing(home_key(options.home), "json" if options.json else "text")
+    _tell_uncounted(uncounted)
+    if not lines and not options.json:
+        print("agentpager: no Claude Code, Codex or Gemini CLI sessions found.", file=sys.stderr)
+    _write_lines(lines, headings=not options.json)
+    return 0
+
+
+def _write_lines(lines: list[tuple[str, bytes]], headings: bool) -> None:
+    """Each session's line as the index keeps it, by project under a heading when ``headings``."""
+    from agentpager.wording import plural
+
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    if not headings:
+        out.write(b"".join(line + b"\n" for _, line in lines))
+        return
+    by_project: dict[str, list[bytes]] = {}
+    for project, line in lines:
+        by_project.setdefault(project, []).append(line)
+    for project, rows in by_project.items():
+        out.write(f"{project}  ({plural(len(rows), 'session')})\n".encode("utf-8", "surrogatepass"))
+        out.write(b"".join(row + b"\n" for row in rows))
 
 
 def _read_calls(home: str | None, store: Any) -> None:
@@ -293,32 +308,12 @@ def _tell_uncounted(uncounted: int) -> None:
 
 
 def _session_list(sessions: list, as_json: bool) -> int:
-    from agentpager.sessions import duration_of
-    from agentpager.sessions_index.store import session_json
-    from agentpager.wording import plural
+    """Sessions a filter let through, as a listing writes them."""
+    from agentpager.sessions_index.lines import session_json, session_text
 
-    out = sys.stdout
     _tell_uncounted(sum(not info.counted for info in sessions))
-    if as_json:
-        out.write("".join(session_json(info) + "\n" for info in sessions))
-        return 0
-    if not sessions:
-        print("agentpager: no Claude Code, Codex or Gemini CLI sessions found.", file=sys.stderr)
-        return 0
-    by_project: dict[str, list] = {}
-    for info in sessions:
-        by_project.setdefault(info.project, []).append(info)
-    for project, infos in by_project.items():
-        out.write(f"{project}  ({plural(len(infos), 'session')})\n")
-        for info in infos:
-            seconds = duration_of(info)
-            took = "" if seconds is None else _duration_text(seconds)
-            tokens = "" if info.tokens is None else plural(info.tokens, "token")
-            calls = "… calls" if info.calls is None else plural(info.calls, "call")
-            out.write(
-                f"  {info.started[:16].replace('T', ' '):<16}  {took:>7}  {info.agent:<11} {info.version:<8} "
-                f"{info.model[:24]:<24} {calls:>10}  {tokens:>14}  {info.title[:60]}\n"
-            )
+    line = session_json if as_json else session_text
+    _write_lines([(info.project, line(info).encode("utf-8", "surrogatepass")) for info in sessions], not as_json)
     return 0
 
 
@@ -394,12 +389,6 @@ def _session_path(session_id: str, home: str | None) -> str:
         how = "no session has" if not found else f"{len(found)} sessions have"
         raise CommandError(f"{session_id}: not a file, and {how} that id (agentpager sessions lists them).")
     return (exact or found)[0].path
-
-
-def _duration_text(seconds: float) -> str:
-    minutes, second = divmod(int(seconds), 60)
-    hours, minute = divmod(minutes, 60)
-    return f"{hours}h{minute:02d}m" if hours else f"{minute}m{second:02d}s"
 
 
 def _settings() -> Any:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from agentpager.sessions import Found, SessionInfo, agent_homes, find_sessions, summarize
 from agentpager.sessions_index.pool import worker_count, worker_pool
-from agentpager.sessions_index.store import IndexStore, session_json
+from agentpager.sessions_index.store import IndexStore
 
 PARALLEL_FROM = 256
 """Fewer sessions to sum up than this are summed up in this process."""
@@ -61,7 +61,7 @@ def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> 
         store.forget(gone)
     if changed:
         store.close()  # not carried into forked workers
-        batch: list[tuple[SessionInfo, os.stat_result, str]] = []
+        batch: list[tuple[SessionInfo, os.stat_result]] = []
         for summary in summarize_all(changed, worker_count() if workers is None else workers):
             batch.append(summary)
             if len(batch) == WRITE_BATCH:
@@ -72,26 +72,24 @@ def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> 
 
 def summarize_all(
     changed: list[tuple[Found, os.stat_result]], workers: int
-) -> Iterator[tuple[SessionInfo, os.stat_result, str]]:
-    """Each session's summary and its JSON, with the version of its file they were made from, in order."""
+) -> Iterator[tuple[SessionInfo, os.stat_result]]:
+    """Each session's summary, with the version of its file it was made from, in order."""
     if not workers or len(changed) < PARALLEL_FROM:
-        done = summarized([(item, st.st_size) for item, st in changed])
-        yield from ((info, st, text) for (info, text), (_, st) in zip(done, changed, strict=True))
+        yield from zip(summarized([(item, st.st_size) for item, st in changed]), (st for _, st in changed), strict=True)
         return
     chunks = [changed[start : start + CHUNK] for start in range(0, len(changed), CHUNK)]
     with worker_pool(workers) as pool:
         results = pool.map(summarized, [[(item, st.st_size) for item, st in chunk] for chunk in chunks])
-        for chunk, done in zip(chunks, results, strict=True):
-            yield from ((info, st, text) for (info, text), (_, st) in zip(done, chunk, strict=True))
+        for chunk, infos in zip(chunks, results, strict=True):
+            yield from zip(infos, (st for _, st in chunk), strict=True)
 
 
-def summarized(items: list[tuple[Found, int]]) -> list[tuple[SessionInfo, str]]:
-    """Each session's summary and its JSON; one that cannot be read is listed with its problem."""
-    done = []
+def summarized(items: list[tuple[Found, int]]) -> list[SessionInfo]:
+    """Each session's summary; one that cannot be read is listed with its problem."""
+    infos = []
     for item, size in items:
         try:
-            info = summarize(item, size)
+            infos.append(summarize(item, size))
         except (OSError, ValueError) as error:
-            info = SessionInfo(item.path, item.agent, item.project_hint, size=size, problem=str(error))
-        done.append((info, session_json(info)))
-    return done
+            infos.append(SessionInfo(item.path, item.agent, item.project_hint, size=size, problem=str(error)))
+    return infos

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import sqlite3
 import time
@@ -22,7 +21,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agentpager.engine.cache import cache_root
-from agentpager.sessions import SessionInfo, duration_of
+from agentpager.sessions import SessionInfo
+from agentpager.sessions_index.lines import session_json, session_text
 
 FILE_NAME = "sessions.db"
 APPLICATION_ID = 0x61705358
@@ -76,7 +76,8 @@ CREATE INDEX calls_by_file ON calls(file, first_line) WHERE file IS NOT NULL;
 CREATE INDEX calls_by_tool ON calls(tool, session);
 CREATE TABLE lines(
     session INTEGER PRIMARY KEY,
-    json BLOB NOT NULL
+    json BLOB NOT NULL,
+    text BLOB NOT NULL
 );
 CREATE TABLE prompts(
     session INTEGER NOT NULL,
@@ -240,18 +241,18 @@ class IndexStore:
 
         return self.run(read)
 
-    def json_lines(self, home: str) -> tuple[list[bytes], int]:
-        """``session_json`` of each of ``home``'s sessions in UTF-8, newest first (kept with the
-        summary), and how many are not counted yet. Bytes: as text, 20,000 of them took 100 MB (one
-        emoji makes a string four bytes a character)."""
+    def listing(self, home: str, column: str) -> tuple[list[tuple[str, bytes]], int]:
+        """What a listing writes for each of ``home``'s sessions, newest first: (project, its ``json``
+        or ``text`` line in UTF-8), and how many sessions are not counted yet. Bytes: as text, 20,000
+        lines took 100 MB (one emoji makes a string four bytes a character)."""
 
-        def read(db: sqlite3.Connection) -> tuple[list[bytes], int]:
+        def read(db: sqlite3.Connection) -> tuple[list[tuple[str, bytes]], int]:
             cursor = db.execute(
-                f"SELECT l.json FROM sessions s JOIN lines l ON l.session = s.id WHERE s.home = ? "
-                f"ORDER BY {newest_first('s.')}",
+                f"SELECT s.project, l.{'json' if column == 'json' else 'text'} FROM sessions s "
+                f"JOIN lines l ON l.session = s.id WHERE s.home = ? ORDER BY {newest_first('s.')}",
                 (home,),
             )
-            lines = [row[0] for row in cursor]
+            lines = cursor.fetchall()
             (uncounted,) = db.execute(
                 "SELECT count(*) FROM sessions WHERE home = ? AND NOT counted", (home,)
             ).fetchone()
@@ -259,9 +260,9 @@ class IndexStore:
 
         return self.run(read)
 
-    def save_summaries(self, home: str, summaries: Sequence[tuple[SessionInfo, os.stat_result, str]]) -> None:
+    def save_summaries(self, home: str, summaries: Sequence[tuple[SessionInfo, os.stat_result]]) -> None:
         """Store these summaries of ``home``'s sessions, made from these versions of their files, with
-        their ``session_json`` (what was read of their calls is kept: the next call read compares)."""
+        their listing lines (what was read of their calls is kept: the next call read compares)."""
         columns = ", ".join(SUMMARY_FIELDS)
         marks = ", ".join("?" * len(SUMMARY_FIELDS))
         updates = ", ".join(f"{name} = excluded.{name}" for name in SUMMARY_FIELDS)
@@ -271,11 +272,11 @@ class IndexStore:
                 f"INSERT INTO sessions (home, dev, inode, mtime_ns, {columns}) VALUES (?, ?, ?, ?, {marks}) "
                 f"ON CONFLICT(path) DO UPDATE SET home = excluded.home, dev = excluded.dev, "
                 f"inode = excluded.inode, mtime_ns = excluded.mtime_ns, {updates}",
-                [(home, st.st_dev, st.st_ino, st.st_mtime_ns, *astuple_shallow(info)) for info, st, _ in summaries],
+                [(home, st.st_dev, st.st_ino, st.st_mtime_ns, *astuple_shallow(info)) for info, st in summaries],
             )
             lines = [
-                (db.execute("SELECT id FROM sessions WHERE path = ?", (info.path,)).fetchone()[0], text)
-                for info, _, text in summaries
+                (db.execute("SELECT id FROM sessions WHERE path = ?", (info.path,)).fetchone()[0], info)
+                for info, _ in summaries
             ]
             save_lines(db, lines)
 
@@ -301,24 +302,23 @@ def newest_first(table: str = "") -> str:
     return f"coalesce(nullif({table}ended, ''), {table}started) DESC, {table}started DESC, {table}path"
 
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def session_json(info: SessionInfo) -> str:
-    """A session as ``agentpager sessions --json`` writes it (one line, without its end)."""
-    return _ENCODE(vars(info) | {"duration_seconds": duration_of(info)})
-
-
 def astuple_shallow(info: SessionInfo) -> tuple[Any, ...]:
     """The summary's values in column order (``dataclasses.astuple`` copies deeply: slower)."""
     return tuple(vars(info).values())
 
 
-def save_lines(db: sqlite3.Connection, lines: Sequence[tuple[int, str]]) -> None:
-    """Keep each session's ``session_json`` (UTF-8: a listing writes it as it is)."""
+def save_lines(db: sqlite3.Connection, sessions: Sequence[tuple[int, SessionInfo]]) -> None:
+    """Keep what a listing writes for each session (UTF-8: it is written as it is)."""
     db.executemany(
-        "INSERT OR REPLACE INTO lines (session, json) VALUES (?, ?)",
-        [(session, text.encode("utf-8", "surrogatepass")) for session, text in lines],
+        "INSERT OR REPLACE INTO lines (session, json, text) VALUES (?, ?, ?)",
+        [
+            (
+                session,
+                session_json(info).encode("utf-8", "surrogatepass"),
+                session_text(info).encode("utf-8", "surrogatepass"),
+            )
+            for session, info in sessions
+        ],
     )
 
 

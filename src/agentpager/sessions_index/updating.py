@@ -24,7 +24,6 @@ from agentpager.sessions_index.store import (
     info_of,
     newest_first,
     save_lines,
-    session_json,
 )
 
 PARALLEL_BYTES = 64 << 20
@@ -171,7 +170,7 @@ def save_reads(store: IndexStore, reads: list[SessionRead], stamps: dict[int, st
             [read.session for read in reads],
         )
         changed = [(row[0], info_of(row[1:])) for row in cursor]
-        save_lines(db, [(session, session_json(info)) for session, info in changed])
+        save_lines(db, changed)
         return [info for _, info in changed]
 
     return store.run(write, write=True) if reads else []

@@ -29,6 +29,7 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from agentpager.sessions import SessionInfo, duration_of
+from agentpager.sessions_index.lines import duration_text
 from agentpager.sessions_index.listing import indexed_sessions, list_sessions
 from agentpager.sessions_index.pool import background_workers
 from agentpager.sessions_index.search import SearchError, TextMatch, parse_query, reads_of, search
@@ -42,14 +43,6 @@ from agentpager.wording import plural
 
 UPDATE_SECONDS = 0.25
 """Counts are posted to the list at most this often (a batch at a time)."""
-
-
-def _took(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    minutes, second = divmod(int(seconds), 60)
-    hours, minute = divmod(minutes, 60)
-    return f"{hours}h{minute:02d}m" if hours else f"{minute}m{second:02d}s"
 
 
 @dataclass(frozen=True)
@@ -71,7 +64,7 @@ def _tokens(info: SessionInfo) -> str:
 
 
 STARTED = Column("started", 16, lambda info: info.started[:16].replace("T", " "))
-TOOK = Column("took", 6, lambda info: _took(duration_of(info)), right=True)
+TOOK = Column("took", 6, lambda info: duration_text(duration_of(info)), right=True)
 AGENT = Column("agent", 6, lambda info: AGENT_NAMES.get(info.agent, info.agent))
 CALLS = Column("calls", 5, _calls, right=True)
 TOKENS = Column("tokens", 7, _tokens, right=True)
