@@ -272,14 +272,16 @@ def _write_lines(lines: list[tuple[str, bytes]], headings: bool) -> None:
     sys.stdout.flush()
     out = sys.stdout.buffer
     if not headings:
-        out.write(b"".join(line + b"\n" for _, line in lines))
+        for _, line in lines:
+            out.write(line + b"\n")
         return
     by_project: dict[str, list[bytes]] = {}
     for project, line in lines:
         by_project.setdefault(project, []).append(line)
     for project, rows in by_project.items():
         out.write(f"{project}  ({plural(len(rows), 'session')})\n".encode("utf-8", "surrogatepass"))
-        out.write(b"".join(row + b"\n" for row in rows))
+        for row in rows:
+            out.write(row + b"\n")
 
 
 def _read_calls(home: str | None, store: Any) -> None:
