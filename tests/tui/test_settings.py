@@ -17,6 +17,7 @@ from agentpager import Workspace
 from agentpager.cli import main
 from agentpager.config import KEYS, load_config
 from agentpager.tui.app import AgentPagerApp
+from agentpager.tui.sessions_screen import SessionsScreen
 from agentpager.tui.themes import ThemeError, load_themes, read_theme, shipped_themes_dir, theme_from
 from agentpager.tui.tool_panel import ToolPanel
 from agentpager.tui.tree import WorkspaceTree
@@ -287,7 +288,7 @@ async def test_the_command_palette_key_can_be_remapped(workspace_dir: Path, isol
 
 def test_every_remappable_key_is_a_binding_with_that_id_and_default() -> None:
     bindings: dict[str, Binding] = {}
-    for owner in (AgentPagerApp, FileViewer, WorkspaceTree, ToolPanel):
+    for owner in (AgentPagerApp, FileViewer, WorkspaceTree, ToolPanel, SessionsScreen):
         for binding in owner.BINDINGS:
             if isinstance(binding, Binding) and binding.id:
                 bindings[binding.id] = binding

@@ -35,17 +35,16 @@ TRIES = 3
 SUMMARY_FIELDS = [field.name for field in fields(SessionInfo)]
 SUMMARY = ", ".join(SUMMARY_FIELDS)
 """The summary's columns, in SessionInfo's order (``path`` first)."""
+_SUMMARY_COLUMNS = ", ".join(
+    f"{name} {'INTEGER' if name in ('calls', 'tokens', 'size', 'subagents', 'counted') else 'TEXT'}"
+    for name in SUMMARY_FIELDS
+)
 _SCHEMA = f"""
 CREATE TABLE sessions(
     id INTEGER PRIMARY KEY,
     home TEXT NOT NULL,
     dev INTEGER NOT NULL, inode INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    {
-    ", ".join(
-        f"{name} {'INTEGER' if name in ('calls', 'tokens', 'size', 'subagents', 'counted') else 'TEXT'}"
-        for name in SUMMARY_FIELDS
-    )
-},
+    {_SUMMARY_COLUMNS},
     indexed_stamp TEXT,
     indexed_size INTEGER NOT NULL DEFAULT 0,
     indexed_lines INTEGER NOT NULL DEFAULT 0,
