@@ -33,12 +33,13 @@ import asyncio, json, sys, time
 started = float(sys.argv[1])
 from pathlib import Path
 from agentpager.config import load_config
+from agentpager.tui.app import remappable_keys
 from agentpager.demo import build_demo, parse_size
 from agentpager.tui import demo_app
 
 demo = build_demo(Path(sys.argv[2]), parse_size(sys.argv[3]))
 built = time.time() - started
-app = demo_app(demo, load_config())
+app = demo_app(demo, load_config(keys=remappable_keys()))
 app.animation_level = "none"
 times = {"built": built, "reused": demo.reused}
 

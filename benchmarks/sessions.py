@@ -137,7 +137,7 @@ start = time.perf_counter()
 from agentpager import Workspace
 from agentpager.sessions_index.listing import list_sessions
 from agentpager.tui.app import AgentPagerApp
-from agentpager.tui.sessions_screen import SessionsScreen
+from agentpager.tui.screens.sessions import SessionsScreen
 imported = time.perf_counter() - start
 start = time.perf_counter()
 listed = len(list_sessions(sys.argv[1]))

@@ -1,17 +1,20 @@
-"""Shell reads replayed on a 1 GB, 10M-line file, each against the real program in the same run.
+"""Shell reads replayed on a 1 GB, 10M-line file and a 256 MB file that is one line, each against
+the real program in the same run.
 
     python benchmarks/shell.py [--data DIR] [--quick]
 
-Uses (and makes once) the lines file of ``benchmarks/run.py`` in DIR (default:
-$AGENTPAGER_BENCH_DIR, else the temp dir). Each row is a median of interleaved runs; the emulation
-runs in this process with a fresh ContentStore (so ``sed -n`` pays for indexing up to its window),
-the real program through ``bash -c``. ``--quick`` uses the 125 MB file.
+Uses (and makes once) the files of ``benchmarks/run.py`` in DIR (default: $AGENTPAGER_BENCH_DIR,
+else the temp dir). Each row is a median of interleaved runs; the emulation runs in this process
+with a fresh ContentStore (so ``sed -n`` pays for indexing up to its window), the real program
+through ``bash -c``; the one-line rows also give this process's peak anonymous memory (GNU grep
+holds the whole line: about 514 MB for ``grep -c a``). ``--quick`` uses the 125 MB lines file.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from run import interleaved, make_lines_file, median_time  # noqa: E402
+from run import interleaved, make_lines_file, make_one_line_file, median_time  # noqa: E402
 
 from agentpager.engine.content import ContentStore  # noqa: E402
 from agentpager.tools.paths import Root  # noqa: E402
@@ -40,6 +43,25 @@ def emulated(root: Path, cache: Path, command: str, fresh: bool) -> Callable[[],
 def real(root: Path, command: str) -> Callable[[], object]:
     # Into a pipe: grep notices a stdout on /dev/null and stops at the first match.
     return lambda: subprocess.run(["bash", "-c", command], cwd=root, check=False, stdout=subprocess.PIPE)
+
+
+_EMULATE = """
+import sys
+from pathlib import Path
+from agentpager.engine.content import ContentStore
+from agentpager.tools.paths import Root
+from agentpager.tools.shell import emulate
+root = Path(sys.argv[1])
+emulate(Root.of(root), ContentStore(root / ".bench-cache"), sys.argv[2])
+"""
+
+
+def peak_mb(argv: list[str], cwd: Path) -> int:
+    """The peak resident memory of a process (and of what it waited for), in MB."""
+    process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL)
+    _, _, usage = os.wait4(process.pid, 0)
+    process.returncode = 0
+    return usage.ru_maxrss >> 10
 
 
 def main() -> int:
@@ -72,6 +94,25 @@ def main() -> int:
         window = f"sed -n '{middle},{middle + 200}p' {name}"
         again = median_time(emulated(options.data, Path(cache), window, fresh=False), 20)
         print(f"{'the same sed window again (index kept)':<58} {again * 1000:>8.2f}ms")
+        one_line = "one-line-256M.txt"
+        make_one_line_file(options.data / one_line, 256 << 20)
+        print(f"{'one line of 256 MB':<58} {'emulated':>10} {'real':>10} {'ratio':>7} {'peak':>7} {'real':>7}")
+        for command in [
+            f"grep -c a {one_line}",
+            f"grep -c -v '~$' {one_line}",
+            f"sed -n '/~$/=' {one_line}",
+            f"nl -ba {one_line} | head -c 100",
+            *([f"rg -c 'a.c' {one_line}"] if shutil.which("rg") else []),
+        ]:
+            mine, theirs = interleaved(
+                emulated(options.data, Path(cache), command, True), real(options.data, command), 3
+            )
+            peaks = [
+                peak_mb([sys.executable, "-c", _EMULATE, str(options.data), command], options.data),
+                peak_mb(["bash", "-c", command], options.data),
+            ]
+            print(f"{command:<58} {mine * 1000:>8.1f}ms {theirs * 1000:>8.1f}ms {mine / theirs:>7.3f} ", end="")
+            print(f"{peaks[0]:>5}MB {peaks[1]:>5}MB")
     return 0
 
 

@@ -33,7 +33,7 @@ from agentpager import Workspace  # noqa: E402
 from agentpager.transcripts import open_transcript  # noqa: E402
 from agentpager.tui.app import AgentPagerApp  # noqa: E402
 from agentpager.tui.screens.find_file import FindFile  # noqa: E402
-from agentpager.tui.transcript_screen import CallList, TranscriptScreen  # noqa: E402
+from agentpager.tui.screens.transcript import CallList, TranscriptScreen  # noqa: E402
 from agentpager.tui.tree import WorkspaceTree  # noqa: E402
 
 SIZE = (200, 55)

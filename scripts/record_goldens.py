@@ -24,15 +24,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from goldens.corpus import TARGETS, build, cases_of  # noqa: E402
 from goldens.golden import Golden, GoldenCase, load, with_placeholders, with_root  # noqa: E402
 
-from agentpager.agents import AgentNotInstalled, find, install, probe  # noqa: E402
-from agentpager.agents.catalog import get_agent  # noqa: E402
+from agentpager.agents import get_agent  # noqa: E402
+from agentpager.probe import AgentNotInstalled, Program, find, install, probe  # noqa: E402
+
+
+def program_of(agent: str) -> Program:
+    program = get_agent(agent).program()
+    if program is None:
+        raise SystemExit(f"agentpager cannot run {agent}")
+    return program
 
 
 def record(agent: str, version: str, model: str, only: set[str], attempts: int) -> Golden:
+    program = program_of(agent)
     try:
-        installed = find(agent, version)
+        installed = find(program, version)
     except AgentNotInstalled:
-        installed = install(agent, version, progress=lambda m: print(m, file=sys.stderr))
+        installed = install(program, version, progress=lambda m: print(m, file=sys.stderr))
     spec = cases_of(agent, version, model)
     cases, offered = [], []
     for case in spec.cases:
@@ -40,11 +48,11 @@ def record(agent: str, version: str, model: str, only: set[str], attempts: int) 
             continue
         for attempt in range(1, attempts + 1):
             with tempfile.TemporaryDirectory(prefix="agentpager-corpus-") as temp:
-                root = build(Path(temp) / "corpus")
+                root = build(Path(temp) / "corpus", spec.extra_files)
                 started = time.monotonic()
                 try:
                     result = probe(
-                        agent, case.tool, with_root(case.arguments, root), root, model=model, installed=installed
+                        program, case.tool, with_root(case.arguments, root), root, model=model, installed=installed
                     )
                 except Exception as error:  # report and retry: one flaky start must not lose the run
                     print(f"  {case.name}: attempt {attempt} failed: {error}", file=sys.stderr)
@@ -100,7 +108,7 @@ def main() -> int:
         and (options.model in (None, target.model))
     ]
     if not targets and options.agent and options.version:
-        model = options.model or get_agent(options.agent).default_model
+        model = options.model or program_of(options.agent).default_model
         targets = [(options.agent, options.version, model)]
     for agent, version, model in targets:
         print(f"{agent} {version} {model}", file=sys.stderr)

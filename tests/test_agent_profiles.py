@@ -160,7 +160,7 @@ def test_claude_2_0_reports_a_file_read_in_part_as_changed(root: Path) -> None:
 
 
 def test_claude_versions_by_number() -> None:
-    from agentpager.tools.claude_code import version_profile
+    from agentpager.agents.claude_code.profiles import version_profile
     from agentpager.tools.js.strings import js_trim
 
     assert [version_profile(v).name for v in ("1.0.98", "2.0.21", "2.1.12", "2.1.84", "2.1.123", "2.1.330")] == [

@@ -6,6 +6,7 @@ The stream framing is checked against the APIs' own shapes; the runner is driven
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -17,16 +18,23 @@ from pathlib import Path
 
 import pytest
 
-from agentpager.agents import AgentNotInstalled, Cancelled, ProbeError, find, install, install_hint, probe
-from agentpager.agents.anthropic import AnthropicMessages, estimated_tokens
-from agentpager.agents.catalog import get_agent
-from agentpager.agents.gemini import GEMINI_CALL_ID, GeminiAPI
-from agentpager.agents.installation import cached_versions
-from agentpager.agents.mock import CALL_ID, MockServer, Request, sse
-from agentpager.agents.responses import RESPONSES_CALL_ID, OpenAIResponses
-from agentpager.agents.volatile import compare
+from agentpager.agents import get_agent, probed_agents
+from agentpager.probe import AgentNotInstalled, Cancelled, ProbeError, Program, find, install, install_hint, probe
+from agentpager.probe.anthropic import AnthropicMessages, estimated_tokens
+from agentpager.probe.gemini import GEMINI_CALL_ID, GeminiAPI
+from agentpager.probe.installation import cached_versions
+from agentpager.probe.mock import CALL_ID, MockServer, Request, ToolResult, sse
+from agentpager.probe.program import Launch
+from agentpager.probe.responses import RESPONSES_CALL_ID, OpenAIResponses
+from agentpager.tools.volatile import compare
 
 FAKE_AGENT = Path(__file__).parent / "fake_agent.py"
+
+
+def program(agent: str) -> Program:
+    found = get_agent(agent).program()
+    assert found is not None
+    return found
 
 
 def events(body: bytes) -> list[tuple[str | None, dict]]:
@@ -181,7 +189,7 @@ def test_gemini_streams_data_lines_and_records_the_function_response() -> None:
 
 
 def test_gemini_read_many_files_is_what_follows_the_prompt() -> None:
-    prompt_tool = get_agent("gemini-cli").prompt_tools["read_many_files"]
+    prompt_tool = program("gemini-cli").prompt_tools["read_many_files"]
     prompt = prompt_tool.prompt({"include": ["a.txt", "b c.txt"]})
     assert prompt == "@a.txt @b c.txt"
     parts = [
@@ -208,14 +216,14 @@ def no_agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_a_missing_agent_says_how_to_install_it(no_agents: Path) -> None:
     with pytest.raises(AgentNotInstalled) as raised:
-        find("claude-code", "2.1.84")
+        find(program("claude-code"), "2.1.84")
     expected = (
         f"npm install --prefix {no_agents}/claude-code@2.1.84 --no-audit --no-fund @anthropic-ai/claude-code@2.1.84"
     )
     assert raised.value.hint == expected
-    assert install_hint("codex", None).endswith("@openai/codex@latest")
+    assert install_hint(program("codex"), None).endswith("@openai/codex@latest")
     with pytest.raises(AgentNotInstalled):
-        find("gemini-cli")
+        find(program("gemini-cli"))
 
 
 def test_versions_in_the_cache_are_found_newest_first(no_agents: Path) -> None:
@@ -225,8 +233,8 @@ def test_versions_in_the_cache_are_found_newest_first(no_agents: Path) -> None:
         (package / "bundle" / "gemini.js").write_text("")
         (package / "package.json").write_text(json.dumps({"version": version}))
     (no_agents / "gemini-cli@1.0.0").mkdir()  # an install that failed: no entry point
-    assert cached_versions("gemini-cli") == ["0.9.0", "0.10.0", "0.61.0"]
-    found = find("gemini-cli")
+    assert cached_versions(program("gemini-cli")) == ["0.9.0", "0.10.0", "0.61.0"]
+    found = find(program("gemini-cli"))
     assert found.version == "0.61.0"
     assert found.command[1].endswith("gemini-cli@0.61.0/node_modules/@google/gemini-cli/bundle/gemini.js")
 
@@ -235,7 +243,12 @@ def test_probe_runs_the_agent_against_the_mock_and_returns_its_result(tmp_path: 
     (tmp_path / "a.txt").write_text("héllo\n")
     messages: list[str] = []
     result = probe(
-        "claude-code", "Read", {"file_path": "a.txt"}, tmp_path, version=str(FAKE_AGENT), progress=messages.append
+        program("claude-code"),
+        "Read",
+        {"file_path": "a.txt"},
+        tmp_path,
+        version=str(FAKE_AGENT),
+        progress=messages.append,
     )
     assert (result.text, result.is_error, result.agent, result.version) == ("HÉLLO\n", False, "claude-code", "9.8.7")
     assert result.model == "claude-fake-default", "left to the agent, the model is the one it asked for"
@@ -244,28 +257,46 @@ def test_probe_runs_the_agent_against_the_mock_and_returns_its_result(tmp_path: 
         {"name": "Read", "description": "Reads a file.", "input_schema": {"type": "object"}},
     )
     assert messages[0].startswith("Starting claude-code 9.8.7 (its default model) against http://127.0.0.1:")
-    missing = probe("claude-code", "Read", {"file_path": "nope"}, tmp_path, version=str(FAKE_AGENT), model="claude-x")
+    missing = probe(
+        program("claude-code"), "Read", {"file_path": "nope"}, tmp_path, version=str(FAKE_AGENT), model="claude-x"
+    )
     assert missing.model == "claude-x" and json.loads(missing.raw_request)["model"] == "claude-x"
     assert (missing.text, missing.is_error) == ("<tool_use_error>No such file or directory</tool_use_error>", True)
 
 
+def test_an_agent_whose_api_does_not_say_is_asked_its_own_records_once_it_exited(tmp_path: Path) -> None:
+    """``Program.outcome`` gets the agent's home (still there) and the result sent, and its answer is the
+    probe's; it also answers for a run that ended without sending one (no request carried it then)."""
+    (tmp_path / "a.txt").write_text("x\n")
+    seen: list[tuple[bool, str | None]] = []
+
+    def outcome(home: Path, sent: ToolResult | None) -> ToolResult | None:
+        seen.append(((home / "agent.log").is_file(), None if sent is None else sent.text))
+        return ToolResult(sent.text if sent else "refused by its own rules", True)
+
+    claude_code = dataclasses.replace(program("claude-code"), outcome=outcome)
+    result = probe(claude_code, "Read", {"file_path": "a.txt"}, tmp_path, version=str(FAKE_AGENT))
+    assert (result.text, result.is_error) == ("X\n", True) and json.loads(result.raw_request)["messages"]
+    silent = dataclasses.replace(claude_code, launch=lambda *args: Launch(["--no-prompt"], {}))
+    refused = probe(silent, "Read", {"file_path": "a.txt"}, tmp_path, version=str(FAKE_AGENT))
+    assert (refused.text, refused.is_error, refused.raw_request) == ("refused by its own rules", True, b"")
+    assert seen == [(True, "X\n"), (True, None)]
+
+
 @pytest.fixture
-def hanging_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+def hanging_agent() -> Program:
     """The fake agent, started as Claude Code, starts a sleeping child and sleeps itself."""
-    from agentpager.agents import catalog
-
-    agent = catalog.AGENTS["claude-code"]
-    hanging = lambda *args: catalog.Launch(
-        agent.launch(*args).arguments, {**agent.launch(*args).env, "FAKE_AGENT_MODE": "hang"}
+    claude_code = program("claude-code")
+    hanging = lambda *args: Launch(
+        claude_code.launch(*args).arguments, {**claude_code.launch(*args).env, "FAKE_AGENT_MODE": "hang"}
     )  # noqa: E731
-    monkeypatch.setitem(catalog.AGENTS, "claude-code", catalog.Agent(**{**agent.__dict__, "launch": hanging}))
+    return dataclasses.replace(claude_code, launch=hanging)
 
 
-@pytest.mark.usefixtures("hanging_agent")
-def test_an_agent_that_never_answers_is_killed_with_its_children(tmp_path: Path) -> None:
+def test_an_agent_that_never_answers_is_killed_with_its_children(tmp_path: Path, hanging_agent: Program) -> None:
     before = set(os.listdir("/proc"))
     with pytest.raises(ProbeError, match="no tool result within 2 s"):
-        probe("claude-code", "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), timeout=2)
+        probe(hanging_agent, "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), timeout=2)
     sleepers = [
         pid
         for pid in set(os.listdir("/proc")) - before
@@ -303,7 +334,9 @@ def test_cli_probe_without_the_agent_exits_2_with_the_npm_command(tmp_path: Path
         in done.stderr.decode()
     )
     unknown = agentpager("probe", "cursor", "read", env=env)
-    assert unknown.returncode == 2 and b"Agents: claude-code, codex, gemini-cli." in unknown.stderr
+    assert unknown.returncode == 2
+    choices = ", ".join(f"'{agent.id}'" for agent in probed_agents())
+    assert f"invalid choice: 'cursor' (choose from {choices})".encode() in unknown.stderr
 
 
 def test_answers_compare_byte_for_byte_but_for_the_agents_volatile_parts() -> None:
@@ -339,7 +372,7 @@ def test_install_hands_on_each_line_npm_writes_and_says_why_it_failed(no_agents:
     npm_stand_in(no_agents.parent / "bin", "echo fetching\necho 'npm error 404 Not Found' >&2\nexit 1\n")
     lines: list[str] = []
     with pytest.raises(RuntimeError) as raised:
-        install("claude-code", "2.1.84", progress=lines.append)
+        install(program("claude-code"), "2.1.84", progress=lines.append)
     assert lines == [
         f"Installing @anthropic-ai/claude-code@2.1.84 into {no_agents}/claude-code@2.1.84 ...",
         "fetching",
@@ -357,7 +390,7 @@ def test_a_cancelled_install_stops_npm_and_its_children(no_agents: Path) -> None
 
     before = set(os.listdir("/proc"))
     with pytest.raises(Cancelled):
-        install("claude-code", "2.1.84", progress=line, cancel=cancel)
+        install(program("claude-code"), "2.1.84", progress=line, cancel=cancel)
     sleepers = [
         pid
         for pid in set(os.listdir("/proc")) - before
@@ -371,16 +404,15 @@ def test_a_version_not_in_the_cache_is_the_one_on_path_when_it_is_that_version(n
     claude.parent.mkdir()
     claude.write_text("#!/bin/sh\necho '2.1.330 (Claude Code)'\n")
     claude.chmod(0o755)
-    assert find("claude-code", "2.1.330").command == (str(claude),)
+    assert find(program("claude-code"), "2.1.330").command == (str(claude),)
     with pytest.raises(AgentNotInstalled) as raised:
-        find("claude-code", "2.1.84")
+        find(program("claude-code"), "2.1.84")
     assert raised.value.reason == (
         f"claude-code 2.1.84 is not installed in {no_agents}/claude-code@2.1.84 (claude on PATH is 2.1.330)."
     )
 
 
-@pytest.mark.usefixtures("hanging_agent")
-def test_a_cancelled_probe_stops_the_agent_and_its_children(tmp_path: Path) -> None:
+def test_a_cancelled_probe_stops_the_agent_and_its_children(tmp_path: Path, hanging_agent: Program) -> None:
     before = set(os.listdir("/proc"))
 
     def sleepers() -> list[str]:
@@ -405,6 +437,6 @@ def test_a_cancelled_probe_stops_the_agent_and_its_children(tmp_path: Path) -> N
 
     threading.Thread(target=cancel_once_its_child_sleeps).start()
     with pytest.raises(Cancelled):
-        probe("claude-code", "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), cancel=cancel)
+        probe(hanging_agent, "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), cancel=cancel)
     assert seen, "the agent had started its child"
     assert sleepers() == []

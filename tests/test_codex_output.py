@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agentpager.agents.codex.output import BYTES_PER_TOKEN, cut_chars, cut_tokens, measure
 from agentpager.engine.lazytext import LazyText
-from agentpager.tools.codex.output import BYTES_PER_TOKEN, cut_chars, cut_tokens, measure
 
 LONG = "this is an example of a long output that should be truncated"
 

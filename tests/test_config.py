@@ -13,7 +13,6 @@ from agentpager import __version__
 from agentpager.cli import main
 from agentpager.config import (
     DEFAULT_BUDGET,
-    KEYS,
     Config,
     ConfigError,
     config_path,
@@ -23,6 +22,10 @@ from agentpager.config import (
     load_config,
     save_setting,
 )
+from agentpager.profiles import profile_names
+from agentpager.tui.app import remappable_keys
+
+KEYS = remappable_keys()
 
 
 def write(config_dir: Path, text: str) -> Path:
@@ -36,7 +39,7 @@ def test_the_config_dir_comes_from_the_environment(isolated_config: Path) -> Non
 
 
 def test_no_file_gives_the_defaults_and_no_problem(isolated_config: Path) -> None:
-    config = load_config()
+    config = load_config(keys=KEYS)
     assert (config.profile, config.theme, config.budget, config.pair_format) == ("qq", None, DEFAULT_BUDGET, "openai")
     assert config.keys == {} and config.settings == {} and config.problems == []
     assert config.path == isolated_config / "config.toml"
@@ -49,7 +52,7 @@ def test_valid_settings_are_used(isolated_config: Path) -> None:
         '[settings]\nline_format = "arrow"\nreminder = "Be careful."\n'
         '[keys]\ncopy_output = "x"\nhelp = "?,f1"\n',
     )
-    config = load_config()
+    config = load_config(keys=KEYS)
     assert config.problems == []
     assert (config.profile, config.theme, config.budget, config.pair_format) == ("vault", "dusk", 32000, "anthropic")
     assert config.profile_settings() == {"line_format": "arrow", "reminder": "Be careful."}
@@ -61,10 +64,7 @@ def test_valid_settings_are_used(isolated_config: Path) -> None:
     [
         (
             'profile = "qqq"',
-            "profile: expected a profile (qq, forge, crush, vault, claude-code, claude-code@2.1.84, claude-code@2.0, "
-            "gemini-cli, codex, codex@0.60, codex@read_file, "
-            'openhands, swe-agent), got "qqq"; '
-            'using "qq".',
+            f'profile: expected a profile ({", ".join(profile_names())}), got "qqq"; using "qq".',
         ),
         ("budget = -5", "budget: expected the context window in tokens, a whole number above 0, got -5; using 200000."),
         ("budget = true", "budget: expected the context window in tokens, a whole number above 0, got true"),
@@ -87,7 +87,7 @@ def test_a_wrong_value_names_file_key_and_what_is_expected_and_falls_back(
     isolated_config: Path, text: str, expected: str
 ) -> None:
     path = write(isolated_config, text + "\n")
-    config = load_config()
+    config = load_config(keys=KEYS)
     assert len(config.problems) == 1, config.problems
     assert config.problems[0].startswith(f"{path}: ")
     assert expected in config.problems[0]
@@ -103,27 +103,27 @@ def test_a_wrong_value_names_file_key_and_what_is_expected_and_falls_back(
 
 def test_one_wrong_value_does_not_lose_the_others(isolated_config: Path) -> None:
     write(isolated_config, 'profile = "nope"\nbudget = 1000\n[keys]\nsearch = "s"\nquit = "bad key"\n')
-    config = load_config()
+    config = load_config(keys=KEYS)
     assert config.budget == 1000 and config.keys == {"search": "s"} and config.profile == "qq"
     assert len(config.problems) == 2
 
 
 def test_invalid_toml_says_where_and_uses_the_defaults(isolated_config: Path) -> None:
     path = write(isolated_config, 'profile = "vault"\nbudget = \n')
-    config = load_config()
+    config = load_config(keys=KEYS)
     assert config.profile == "qq"
     assert config.problems == [f"{path}: not valid TOML: Invalid value (at line 2, column 10); using the defaults."]
 
 
 def test_an_unreadable_file_is_a_problem_not_a_crash(isolated_config: Path) -> None:
     (isolated_config / "config.toml").mkdir()
-    config = load_config()
+    config = load_config(keys=KEYS)
     assert config.profile == "qq" and "cannot be read (Is a directory)" in config.problems[0]
 
 
 def test_a_key_taken_from_another_action_keeps_the_default(isolated_config: Path) -> None:
     write(isolated_config, '[keys]\ncopy_output = "q"\nsearch = "?"\ncopy_call = "Y"\n')
-    config = load_config()
+    config = load_config(keys=KEYS)
     assert config.keys == {"copy_call": "Y"}
     assert any("keys.copy_output: 'q' is already the key of quit; using \"c\"." in p for p in config.problems)
     assert any("keys.search: 'question_mark' is already the key of help" in p for p in config.problems)
@@ -131,7 +131,7 @@ def test_a_key_taken_from_another_action_keeps_the_default(isolated_config: Path
 
 def test_a_key_another_action_has_by_default_is_refused_whatever_the_order(isolated_config: Path) -> None:
     path = write(isolated_config, '[keys]\nquit = "c"\n')
-    config = load_config()
+    config = load_config(keys=KEYS)
     assert config.keys == {}
     assert config.problems == [f"{path}: keys.quit: 'c' is already the key of copy_output; using \"q\"."]
     assert 'quit = "q"  # default' in describe(config) and 'quit = "c"' not in describe(config)
@@ -139,14 +139,14 @@ def test_a_key_another_action_has_by_default_is_refused_whatever_the_order(isola
 
 def test_two_remappings_to_one_key_keep_the_first(isolated_config: Path) -> None:
     path = write(isolated_config, '[keys]\nwrap = "x"\nfollow = "x"\n')
-    config = load_config()
+    config = load_config(keys=KEYS)
     assert config.keys == {"wrap": "x"}
     assert config.problems == [f"{path}: keys.follow: 'x' is already the key of wrap; using \"f\"."]
 
 
 def test_a_refused_remapping_takes_back_its_default_from_another(isolated_config: Path) -> None:
     path = write(isolated_config, '[keys]\ncopy_output = "q"\nquit = "?"\n')
-    config = load_config()
+    config = load_config(keys=KEYS)
     assert config.keys == {}
     assert config.problems == [
         f"{path}: keys.quit: 'question_mark' is already the key of help; using \"q\".",
@@ -156,47 +156,47 @@ def test_a_refused_remapping_takes_back_its_default_from_another(isolated_config
 
 def test_moving_an_action_away_frees_its_key(isolated_config: Path) -> None:
     write(isolated_config, '[keys]\ncopy_output = "x"\nquit = "c"\n')
-    assert load_config().keys == {"copy_output": "x", "quit": "c"}
+    assert load_config(keys=KEYS).keys == {"copy_output": "x", "quit": "c"}
 
 
 def test_the_default_file_is_valid_toml_with_every_setting_commented_out(isolated_config: Path) -> None:
-    text = default_text()
+    text = default_text(KEYS)
     assert tomllib.loads(text) == {"settings": {}, "keys": {}}
     for key in ("profile", "theme", "budget", "pair_format", "line_format", "reminder", *KEYS):
         assert f"# {key} = " in text, key
 
 
 def test_init_writes_the_default_file_once(isolated_config: Path) -> None:
-    path = init_config()
-    assert path.read_text() == default_text()
+    path = init_config(KEYS)
+    assert path.read_text() == default_text(KEYS)
     path.write_text('profile = "crush"\n')
     with pytest.raises(ConfigError, match="already exists"):
-        init_config()
+        init_config(KEYS)
     assert path.read_text() == 'profile = "crush"\n', "an existing file is never overwritten"
 
 
 def test_saving_the_theme_keeps_every_other_line(isolated_config: Path) -> None:
-    path = init_config()
-    save_setting(path, "theme", "paper")
+    path = init_config(KEYS)
+    save_setting(path, "theme", "paper", KEYS)
     text = path.read_text()
-    assert '# theme = "textual-dark"\ntheme = "paper"\n' in text, "placed under its commented default"
-    assert text.replace('theme = "paper"\n', "", 1) == default_text()
-    save_setting(path, "theme", "dusk")
+    assert '# pair_format = "openai"\ntheme = "paper"\n\n[settings]\n' in text, "after the top-level settings"
+    assert text.replace('theme = "paper"\n', "", 1) == default_text(KEYS)
+    save_setting(path, "theme", "dusk", KEYS)
     assert path.read_text().count("theme = ") == 2 and 'theme = "dusk"\n' in path.read_text()
-    assert load_config().theme == "dusk"
+    assert load_config(keys=KEYS).theme == "dusk"
 
 
 def test_saving_into_a_hand_written_file_goes_before_its_tables(isolated_config: Path) -> None:
     path = write(isolated_config, '# mine\nbudget = 1000\n[keys]\nsearch = "s"\n')
-    save_setting(path, "theme", "nord")
-    assert path.read_text() == '# mine\nbudget = 1000\n\ntheme = "nord"\n\n[keys]\nsearch = "s"\n'
-    assert load_config().keys == {"search": "s"}
+    save_setting(path, "theme", "nord", KEYS)
+    assert path.read_text() == '# mine\nbudget = 1000\ntheme = "nord"\n\n[keys]\nsearch = "s"\n'
+    assert load_config(keys=KEYS).keys == {"search": "s"}
 
 
 def test_saving_without_a_file_creates_the_commented_one(isolated_config: Path) -> None:
     path = isolated_config / "sub" / "config.toml"
-    save_setting(path, "theme", "phosphor")
-    assert load_config(path).theme == "phosphor" and "# budget = " in path.read_text()
+    save_setting(path, "theme", "phosphor", KEYS)
+    assert load_config(path, keys=KEYS).theme == "phosphor" and "# budget = " in path.read_text()
 
 
 def test_saving_through_a_symlinked_config_keeps_the_link(isolated_config: Path, tmp_path: Path) -> None:
@@ -205,20 +205,20 @@ def test_saving_through_a_symlinked_config_keeps_the_link(isolated_config: Path,
     dotfiles.write_text("budget = 1000\n")
     link = isolated_config / "config.toml"
     link.symlink_to(dotfiles)
-    save_setting(link, "theme", "dusk")
-    assert link.is_symlink() and dotfiles.read_text() == 'budget = 1000\n\ntheme = "dusk"\n'
+    save_setting(link, "theme", "dusk", KEYS)
+    assert link.is_symlink() and dotfiles.read_text() == 'budget = 1000\ntheme = "dusk"\n'
 
 
 def test_a_broken_file_is_not_touched_when_saving(isolated_config: Path) -> None:
     path = write(isolated_config, "budget = \n# my notes\n")
     with pytest.raises(ConfigError, match="not valid TOML"):
-        save_setting(path, "theme", "paper")
+        save_setting(path, "theme", "paper", KEYS)
     assert path.read_text() == "budget = \n# my notes\n"
 
 
 def test_describe_shows_the_effective_settings_and_which_are_defaults(isolated_config: Path) -> None:
     write(isolated_config, 'budget = 5000\nprofile = "nope"\n[keys]\nsearch = "s"\n')
-    text = describe(load_config())
+    text = describe(load_config(keys=KEYS))
     assert "budget = 5000\n" in text and 'profile = "qq"  # default\n' in text
     assert 'search = "s"\n' in text and 'quit = "q"  # default\n' in text
     assert tomllib.loads(text)["keys"]["search"] == "s"
@@ -231,7 +231,7 @@ def test_config_path_and_init_commands(isolated_config: Path, capsys: pytest.Cap
     assert main(["config", "--path"]) == 0
     assert capsys.readouterr().out == f"{isolated_config / 'config.toml'}\n"
     assert main(["config", "--init"]) == 0
-    assert (isolated_config / "config.toml").read_text() == default_text()
+    assert (isolated_config / "config.toml").read_text() == default_text(KEYS)
     assert main(["config", "--init"]) == 2
     assert "already exists" in capsys.readouterr().err
 

@@ -130,7 +130,7 @@ GEMINI_MESSAGES = [
 def check_gemini(path: Path) -> None:
     transcript = open_transcript(str(path))
     assert (transcript.format, transcript.parsed.model, transcript.parsed.session_id) == (
-        "gemini",
+        "gemini-cli",
         "gemini-2.5-pro",
         "9c90babd",
     )

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentpager import Workspace
-from agentpager.tools.gemini_cli.content import is_binary_head, text_lines
+from agentpager.agents.gemini_cli.content import is_binary_head, text_lines
 from agentpager.tools.js.collation import sort_key
 from agentpager.tools.js.ignore import Ignore
 from agentpager.transcripts import open_transcript

@@ -13,6 +13,7 @@ import pytest
 from scanners import scanner
 
 import agentpager
+from agentpager.agents import AGENTS
 
 CHECK = """
 import importlib, pkgutil, sys
@@ -35,6 +36,51 @@ def test_call_path_imports_no_textual_markitdown_or_mcp(root: Path) -> None:
     done = subprocess.run([sys.executable, "-c", CHECK, str(root)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == "0 []", "small files are read without numpy, Textual, markitdown or mcp"
+
+
+CALL_OF = """
+import sys
+from agentpager import cli
+cli.main(["call", "--root", sys.argv[1], "--profile", sys.argv[2], sys.argv[3], sys.argv[4]])
+print(" ".join(sorted(name for name in sys.modules if name.startswith("agentpager.agents"))), file=sys.stderr)
+"""
+
+
+AGENT_PACKAGES = [agent.profiles_at.split(":")[0].rsplit(".", 1)[0] for agent in AGENTS]
+"""Each agent's package (``agentpager.agents.codex``): the list of agents imports them all."""
+
+
+@pytest.mark.parametrize(
+    ("profile", "tool", "arguments", "agents_loaded"),
+    [
+        ("qq", "read_file", '{"path": "a.txt"}', ""),
+        (
+            "claude-code",
+            "Read",
+            '{"file_path": "a.txt"}',
+            " ".join(
+                sorted(
+                    [
+                        "agentpager.agents",
+                        "agentpager.agents.base",
+                        *AGENT_PACKAGES,
+                        *(f"agentpager.agents.claude_code.{module}" for module in ("bash", "profiles", "read")),
+                    ]
+                )
+            ),
+        ),
+    ],
+)
+def test_a_call_loads_its_own_agents_profiles_alone(
+    root: Path, profile: str, tool: str, arguments: str, agents_loaded: str
+) -> None:
+    """A contract profile's call loads no agent; an agent's loads the list of agents (their light
+    descriptions) and its own profiles, none of another agent's."""
+    (root / "a.txt").write_text("small file\n")
+    done = subprocess.run(
+        [sys.executable, "-c", CALL_OF, str(root), profile, tool, arguments], capture_output=True, text=True, timeout=60
+    )
+    assert done.stderr.strip() == agents_loaded
 
 
 def imported_modules(source: str) -> set[str]:
@@ -61,6 +107,21 @@ def test_the_tui_reads_through_workspace_and_fileview_only() -> None:
         if module in below or module.startswith(tuple(name + "." for name in below))
     }
     assert reaching_down == set()
+
+
+def test_the_agents_import_only_what_lies_below_them() -> None:
+    """An agent's package is loaded by what reads it (the registries in ``profiles``, ``transcripts``,
+    ``sessions``, the probe's screen), by ``module:attribute``: it imports only the layers below
+    (``logs``, ``probe``, ``tools``, ``engine``) and the agents', so no import runs back up into a circle."""
+    package = Path(agentpager.__file__).parent / "agents"
+    below = tuple(f"agentpager.{name}" for name in ("agents", "logs", "probe", "tools", "engine"))
+    reaching_up = {
+        f"{path.relative_to(package)}: {module}"
+        for path in sorted(package.rglob("*.py"))
+        for module in imported_modules(path.read_text(encoding="utf-8"))
+        if module.split(".")[0] == "agentpager" and ".".join(module.split(".")[:2]) not in below
+    }
+    assert reaching_up == set()
 
 
 LEAN = """
@@ -96,3 +157,96 @@ def test_a_call_on_a_file_whose_index_is_saved_loads_nothing_heavy(root: Path, c
         assert first["scan threads"] > 0, "the first one scans"
     assert first["heavy"] == ([] if counter == "with C" else ["numpy"]), first
     assert second == {"heavy": [], "scan threads": 0}, "the second one does not scan"
+
+
+def _modules_of(package: Path) -> dict[str, tuple[Path, bool]]:
+    """Every module of the package by dotted name: its file, and whether it is a package's ``__init__``."""
+    modules = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        modules[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return modules
+
+
+def _imports_within(name: str, path: Path, is_package: bool, modules: dict[str, tuple[Path, bool]]) -> set[str]:
+    """The package's modules that module ``name`` imports: every import, at the top, inside functions,
+    and under ``if TYPE_CHECKING`` (an annotation's import ties modules as much as any); relative
+    imports resolved; ``from a import b`` names the module ``a.b`` when there is one (importing it
+    runs ``a`` first, as any dotted import runs its parents: that is not counted as an edge). A module
+    that calls ``importlib.import_module`` imports each module its string literals name."""
+    found: set[str] = set()
+    literals: set[str] = set()
+    dynamic = False
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = name.split(".")[: None if is_package else -1]
+                base = ".".join(parent[: len(parent) - node.level + 1] + ([node.module] if node.module else []))
+            found.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names)
+        elif isinstance(node, ast.Attribute) and node.attr == "import_module":
+            dynamic = True
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            literals.add(node.value)
+    if dynamic:
+        found |= literals
+    return {module for module in found if module in modules and module != name}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+    for start in graph:
+        if start in order:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        order[start] = low[start] = len(order)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            for target in edges:
+                if target not in order:
+                    order[target] = low[target] = len(order)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], order[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == order[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        circles.append(sorted(component))
+    return circles
+
+
+def test_the_package_imports_in_no_circle() -> None:
+    """No module of agentpager imports, through others, a module that imports it: the layers stay
+    layers. TYPE_CHECKING imports count too (they are how a circle hides)."""
+    modules = _modules_of(Path(agentpager.__file__).parent)
+    graph = {name: _imports_within(name, path, is_package, modules) for name, (path, is_package) in modules.items()}
+    assert sum(map(len, graph.values())) > 200, "the imports were read"
+    assert _circles(graph) == []
+
+
+def test_circles_are_found() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}, "f": {"d"}}
+    assert _circles(graph) == [["a", "b", "c"]]

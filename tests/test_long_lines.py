@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agentpager.transcripts import open_transcript, records
-from agentpager.transcripts.records import RecordFile
+from agentpager.logs import records
+from agentpager.logs.records import RecordFile
+from agentpager.transcripts import open_transcript
 
 BIG = "".join(f'{n:>6}\t    const value{n} = compute("item", {n});\n' for n in range(1, 2001))
 """An output of 101,786 characters: its line is far past LONG_LINE."""
@@ -161,7 +162,7 @@ def test_codex_outputs(tmp_path: Path) -> None:
 
 
 def test_the_call_list_shows_a_skimmed_output_by_its_line_until_it_is_read(tmp_path: Path) -> None:
-    from agentpager.tui.transcript_screen import _recorded_size
+    from agentpager.tui.screens.transcript import _recorded_size
 
     transcript = open_transcript(str(write(tmp_path / "s.jsonl", claude_lines([BIG]))))
     (call,) = transcript.calls

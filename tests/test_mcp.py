@@ -16,7 +16,7 @@ from samples import png_bytes  # noqa: E402
 
 from agentpager import Workspace  # noqa: E402
 from agentpager.mcp_server import ToolServer  # noqa: E402
-from agentpager.tools import profile_names  # noqa: E402
+from agentpager.profiles import profile_names  # noqa: E402
 
 CALLS = {
     "read_file": [
@@ -50,6 +50,9 @@ CALLS = {
     "exec_command": [{"cmd": "sed -n '1,2p' a.txt"}, {"cmd": "make"}, {"cmd": "cat a.txt", "tty": True}],
     "shell_command": [{"command": "cat a.txt", "workdir": "sub"}, {"command": "nl -ba a.txt"}],
     "shell": [{"command": ["cat", "a.txt"]}, {"command": "cat a.txt"}],
+    "read": [{"filePath": "a.txt", "offset": 2, "limit": 1}, {"filePath": "sub"}, {"filePath": "nope"}],
+    "glob": [{"pattern": "*.txt"}, {"pattern": "*", "path": "a.txt"}],
+    "grep": [{"pattern": "a", "include": "*.txt"}, {"pattern": "("}],
 }
 
 

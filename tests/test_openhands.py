@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentpager import Workspace
+from agentpager.agents.openhands.profiles import PROFILE, TEXT_NOTICE, clip
 from agentpager.tools.base import Coverage, RecordedCall
-from agentpager.tools.openhands import PROFILE, TEXT_NOTICE, clip
 
 AGENT_ROOT = "/workspace/project"
 ERROR = "[An error occurred during execution.]\n"

@@ -12,7 +12,8 @@ import pytest
 
 import agentpager
 from agentpager import Workspace
-from agentpager.tools import all_profiles, profile_names
+from agentpager.agents import AGENTS
+from agentpager.profiles import all_profiles, profile_names
 from agentpager.tools.base import Coverage, RecordedCall
 
 
@@ -270,9 +271,16 @@ def test_a_claim_maps_paths_under_the_cwd_and_reads_settings_off_the_output() ->
     )
 
 
-def _profile_name_comparisons(source: str) -> list[int]:
-    """Lines where code compares something with a profile's name (``== "qq"``, ``in ("vault", ...)``)."""
-    names = set(profile_names())
+AGENT_PACKAGES = {agent.profiles_at.split(".")[2] for agent in AGENTS}
+"""The agents' package names (``claude_code``...): each package may name its own agent."""
+
+
+def _names_of_profiles_and_agents(source: str) -> list[int]:
+    """Lines where code branches on a profile's name or an agent's id (``== "qq"``, ``in ("vault",
+    ...)``, a ``case``) or keeps a table by them (a dict keyed by ``"codex"``), or names an agent's
+    own module (``import agentpager.agents.codex``, ``"agentpager.agents.codex.profiles"``)."""
+    names = set(profile_names()) | {agent.id for agent in AGENTS}
+    modules = tuple(f"agentpager.agents.{package}" for package in AGENT_PACKAGES)
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Compare):
@@ -284,22 +292,49 @@ def _profile_name_comparisons(source: str) -> list[int]:
             value = node.pattern.value
             if isinstance(value, ast.Constant) and value.value in names:
                 found.append(value.lineno)
-    return found
+        if isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value in names for k in node.keys):
+            found.append(node.lineno)
+        imported = (
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else [f"{node.module}.{alias.name}" for alias in node.names]
+            if isinstance(node, ast.ImportFrom)
+            else [node.value]
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            else []
+        )
+        if any(
+            name == module or name.startswith((module + ".", module + ":")) for name in imported for module in modules
+        ):
+            found.append(node.lineno)
+    return sorted(set(found))
 
 
-def test_nothing_above_the_tools_branches_on_profile_names() -> None:
+def test_nothing_above_the_agents_names_a_profile_or_an_agent() -> None:
+    """Profiles' names and agents' ids are theirs: nothing but the contract's profiles (``tools``) and
+    the agents' own packages says them, but the list of agents (``agents/__init__.py``) names the packages."""
     package = Path(agentpager.__file__).parent
     offenders = {
         str(path.relative_to(package)): lines
         for path in package.rglob("*.py")
-        if "tools" not in path.relative_to(package).parts
-        and (lines := _profile_name_comparisons(path.read_text(encoding="utf-8")))
+        if not _owns_names(path.relative_to(package))
+        and (lines := _names_of_profiles_and_agents(path.read_text(encoding="utf-8")))
     }
     assert offenders == {}
 
 
-def test_the_check_finds_a_branch_on_a_profile_name() -> None:
-    assert _profile_name_comparisons('if profile == "vault":\n    pass\nok = p in ("qq", "x")\n') == [1, 3]
+def _owns_names(path: Path) -> bool:
+    """The contract's profiles, each agent's package, and the list of agents (which imports them)."""
+    parts = path.parts
+    return parts[0] == "tools" or (parts[0] == "agents" and (parts[1] in AGENT_PACKAGES or parts[1] == "__init__.py"))
+
+
+def test_the_check_finds_names_of_profiles_and_agents() -> None:
+    source = (
+        'if profile == "vault":\n    pass\nok = p in ("qq", "x")\nshort = {"gemini-cli": "gemini"}\n'
+        "from agentpager.agents.codex.shell import SHELL_TOOLS\nlater = 'agentpager.agents.codex.profiles:PROFILES'\n"
+    )
+    assert _names_of_profiles_and_agents(source) == [1, 3, 4, 5, 6]
 
 
 def test_the_listing_call_an_agent_makes_first(big: Path) -> None:
@@ -433,7 +468,7 @@ def test_the_files_a_file_finder_offers_are_the_files_list_files_lists(big: Path
 
 
 def test_a_real_agent_is_one_agentpager_can_run_at_a_version_its_goldens_were_recorded_from() -> None:
-    from agentpager.agents import AGENT_NAMES
+    from agentpager.agents import probed_agents
 
     goldens = Path(__file__).parent / "goldens"
     real = {profile.name: profile.real_agent for profile in all_profiles() if profile.real_agent is not None}
@@ -446,7 +481,7 @@ def test_a_real_agent_is_one_agentpager_can_run_at_a_version_its_goldens_were_re
         "codex@0.60": ("codex", "0.60.1"),
     }.items()
     for agent in real.values():
-        assert agent.agent in AGENT_NAMES
+        assert agent.agent in {agent.id for agent in probed_agents()}
         assert (goldens / agent.agent / agent.version).is_dir()
     for name in ("qq", "forge", "crush", "vault", "openhands", "swe-agent", "codex@read_file"):
         assert name not in real

@@ -22,8 +22,8 @@ from scanners import SCANNERS, scanner
 from agentpager import Workspace
 from agentpager.engine import lineindex, utf8
 from agentpager.engine.patterns import compile_regex
-from agentpager.tools import all_profiles
-from agentpager.transcripts import skim
+from agentpager.logs import skim
+from agentpager.profiles import all_profiles
 from agentpager.workspace import INTERNAL_ERROR
 
 FRAGMENTS = [

@@ -23,9 +23,9 @@ import pytest
 from samples import write_docx
 
 from agentpager import Workspace
+from agentpager.agents.gemini_cli.profiles import NOTHING_READ, REFERENCES_START
 from agentpager.engine import beneath
 from agentpager.engine.content import ContentStore
-from agentpager.tools.gemini_cli import NOTHING_READ, REFERENCES_START
 from agentpager.tools.paths import Root
 from agentpager.tools.shell import ShellRun, emulate
 
@@ -48,11 +48,17 @@ READS: list[tuple[str, str, Callable[[str], dict[str, Any]]]] = [
     ("swe-agent", "open", lambda path: {"path": path}),
     ("gemini-cli", "read_file", lambda path: {"file_path": path}),
     ("gemini-cli", "read_many_files", lambda path: {"include": [path]}),
+    ("opencode", "read", lambda path: {"filePath": path}),
 ]
 """Every profile's tools that read a file: the profile, the tool, and its arguments for a path."""
-OUTSIDE_ANSWERS = ("outside the workspace", "Path not in workspace", "is ignored by configured ignore patterns")
+OUTSIDE_ANSWERS = (
+    "outside the workspace",
+    "Path not in workspace",
+    "is ignored by configured ignore patterns",
+    "The user rejected permission to use this specific tool call.",
+)
 """How the profiles refuse a path that leads outside: the contract's words, Gemini CLI's (which also
-ignores a symlink that leads out of the project)."""
+ignores a symlink that leads out of the project), OpenCode's (a permission its run mode refuses)."""
 
 
 def _exchange_function() -> Callable[[Path, Path], int]:

@@ -3,6 +3,9 @@ command line."""
 
 from __future__ import annotations
 
+import dataclasses
+import fnmatch
+import glob
 import json
 import os
 import subprocess
@@ -11,11 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from agentpager.sessions import EDGE_BYTES
+from agentpager.agents import AGENTS, get_agent
+from agentpager.agents.base import Sessions
+from agentpager.logs.records import RecordFile
+from agentpager.sessions import EDGE_BYTES, find_sessions
 from agentpager.sessions_index.listing import list_sessions
 from agentpager.sessions_index.store import IndexStore
 from agentpager.sessions_index.updating import update_calls
-from agentpager.transcripts.records import RecordFile
 
 
 def read_calls(home: Path) -> dict[str, tuple]:
@@ -146,7 +151,7 @@ def test_sessions_of_every_agent(tmp_path: Path, isolated_cache: Path) -> None:
     gemini_session(tmp_path, "/home/me/notes")
     sessions = list_sessions(str(tmp_path))
     assert [(s.agent, s.project, s.calls, s.tokens, s.version, s.model) for s in sessions] == [
-        ("gemini", "/home/me/notes", 0, None, "", ""),
+        ("gemini-cli", "/home/me/notes", 0, None, "", ""),
         ("codex", "/home/me/shop", 1, 520, "0.60.1", "gpt-5.1-codex"),
         ("claude-code", "/home/me/shop", 3, 1017, "2.1.130", "claude-sonnet-4-5"),
     ]
@@ -154,6 +159,57 @@ def test_sessions_of_every_agent(tmp_path: Path, isolated_cache: Path) -> None:
     assert (sessions[2].cwd, sessions[2].branch) == ("/home/me/shop", "main")
     assert (sessions[1].started, sessions[1].ended) == ("2026-02-03T09:00:00Z", "2026-02-03T09:02:04Z")
     assert (sessions[0].started, sessions[0].ended) == ("2026-03-01T00:00:00Z", "2026-03-01T00:10:00Z")
+
+
+def test_sessions_are_found_as_glob_finds_each_agents_patterns(tmp_path: Path, isolated_cache: Path) -> None:
+    """The walk finds what ``glob`` finds with each agent's patterns, less its ``ignored`` names: hidden
+    names and a subagent's own log left out, a file where a directory is expected passed over."""
+    claude = tmp_path / ".claude" / "projects"
+    for name in ("-p/s1.jsonl", "-p/agent-a1.jsonl", "-p/.hidden.jsonl", "-p/s1/subagents/agent-a1.jsonl", "x.jsonl"):
+        (claude / name).parent.mkdir(parents=True, exist_ok=True)
+        (claude / name).write_text("{}\n")
+    codex = tmp_path / ".codex" / "sessions"
+    for name in ("2026/01/02/rollout-a.jsonl", "rollout-b.json", "rollout-c.jsonl", "2026/01/notes.jsonl"):
+        (codex / name).parent.mkdir(parents=True, exist_ok=True)
+        (codex / name).write_text("{}\n")
+    gemini_session(tmp_path, "/home/me/notes")
+    expected = [
+        (path, agent.id, agent.sessions.project(path))
+        for agent in AGENTS
+        if agent.sessions is not None and agent.sessions.find is None
+        for pattern in agent.sessions.patterns
+        for path in glob.glob(os.path.join(agent.sessions.directory_in(str(tmp_path)), pattern))
+        if not (agent.sessions.ignored and fnmatch.fnmatch(os.path.basename(path), agent.sessions.ignored))
+    ]
+    found = [tuple(found) for found in find_sessions(str(tmp_path))]
+    assert sorted(found) == sorted(expected)
+    assert sorted(os.path.relpath(path, tmp_path) for path, _, _ in found) == [
+        ".claude/projects/-p/s1.jsonl",
+        ".codex/sessions/2026/01/02/rollout-a.jsonl",
+        ".codex/sessions/rollout-b.json",
+        ".codex/sessions/rollout-c.jsonl",
+        ".gemini/tmp/myproj/chats/session-2026-03-01T00-00-g1.json",
+    ]
+
+
+def test_an_agent_that_keeps_no_file_per_session_finds_them_itself(
+    tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Sessions.find`` is asked with the home and gives the files (and projects) listed; its patterns are not used."""
+    claude_session(tmp_path, "/home/me/shop", "globbed", 1)
+    written = claude_session(tmp_path / "store", "/p", "written", 2)
+    asked: list[str | None] = []
+
+    def find(home: str | None) -> list[tuple[str, str]]:
+        asked.append(home)
+        return [(str(written), "/from/the/store")]
+
+    claude_code = get_agent("claude-code")
+    store = Sessions(".claude", None, ("projects/*/*.jsonl",), find=find)
+    monkeypatch.setattr("agentpager.sessions.AGENTS", (dataclasses.replace(claude_code, sessions=store),))
+    assert [(s.path, s.agent, s.calls) for s in list_sessions(str(tmp_path))] == [(str(written), "claude-code", 2)]
+    assert [found.project_hint for found in find_sessions(str(tmp_path))] == ["/from/the/store"]
+    assert asked == [str(tmp_path)] * 2
 
 
 def test_an_unchanged_file_is_not_read_again(tmp_path: Path, isolated_cache: Path) -> None:

@@ -65,6 +65,7 @@ EXPECTED = {
     "tail -n +3 nonl.txt": ("last", "", 0),
     "tail -n +9 nonl.txt": ("", "", 0),
     "tail -c 3 nonl.txt": ("ast", "", 0),
+    "cat nonl.txt | tail -c 99": ("first\nsecond\nlast", "", 0),
     "tail -n 1 nope.txt": ("", f"tail: cannot open 'nope.txt' for reading: {MISSING}\n", 1),
     # sed: ranges past the end, $, a last line without a newline
     "sed -n '2,3p' nonl.txt": ("second\nlast", "", 0),
@@ -86,6 +87,10 @@ EXPECTED = {
     "sed -n '/class/,/^$/p' code.py": ("class Thing:\n    def __init__(self):\n        self.x = 1\n\n", "", 0),
     "sed -n '/SECOND/Ip' nonl.txt": ("second\n", "", 0),
     "sed '1d;1,2p' nonl.txt": ("second\nsecond\nlast", "", 0),
+    # sed ends its output with a newline when it quits; a file it could not read decides the status
+    "sed '3q' nonl.txt": ("first\nsecond\nlast\n", "", 0),
+    "sed -n '$p;$q' nonl.txt": ("last\n", "", 0),
+    "sed 1q5 nope.txt nonl.txt": ("first\n", f"sed: can't read nope.txt: {MISSING}\n", 2),
     # nl
     "nl -ba nonl.txt": ("     1\tfirst\n     2\tsecond\n     3\tlast\n", "", 0),
     "nl newline.txt code.py": (
@@ -123,6 +128,10 @@ EXPECTED = {
     "rg -n o nonl.txt crlf.txt": ("nonl.txt:2:second\ncrlf.txt:1:one\r\ncrlf.txt:2:two\r\n", "", 0),
     "rg -c o nonl.txt crlf.txt empty.txt": ("nonl.txt:1\ncrlf.txt:2\n", "", 0),
     "rg x nope.txt": ("", f"nope.txt: {MISSING} (os error 2)\n", 2),
+    # an invalid byte is no \W and no \S to either program (it is not a character), nor . nor [^x]
+    "grep -c '\\W' invalid.txt": ("4\n", "", 0),
+    "grep -c '^\\S' invalid.txt": ("3\n", "", 0),
+    "rg -c '^\\D' invalid.txt": ("3\n", "", 0),
     "cat nonl.txt | rg -n t": ("1:first\n3:last\n", "", 0),
     # ls: byte order, files before directories
     "ls sub emptydir": ("emptydir:\n\nsub:\ninner.txt\n", "", 0),
@@ -248,9 +257,8 @@ NOT_REPLAYABLE = {
     "sed -i 's/a/b/' f": "sed: option -i not recognized",
     "sed -n 's/a/b/p' f": "the sed script 's/a/b/p'",
     "sed -n '2{p}' plain.txt": "the sed script '2{p}'",
-    "grep -r x .": "grep: option -r not recognized",
-    "rg -n x": "rg without a path searches the working directory recursively",
-    "rg x sub": "rg on a directory searches it recursively",
+    "grep -R x .": "grep: option -R not recognized",
+    "rg -L x": "rg -L (following symbolic links)",
     "grep x": "grep reads standard input, which is not known",
     "cat nonl.txt &": "a background job",
     "cat nonl.txt |": "a shell syntax error",

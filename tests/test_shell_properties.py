@@ -3,17 +3,20 @@ programs print (stdout, stderr and exit status)."""
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from agentpager.engine import linestream
 from agentpager.engine.content import ContentStore
 from agentpager.tools.paths import Root
-from agentpager.tools.shell import NotReplayable, emulate
+from agentpager.tools.shell import NotReplayable, emulate, io
 from tests.test_shell_real import real
 
 # Text-like bytes with the awkward ones agents meet: CR, tabs, invalid UTF-8, a two-byte character.
@@ -117,3 +120,77 @@ def test_emulation_equals_the_real_programs(first: bytes, second: bytes, command
                 break
             expected = real(root, command)
         assert answer == (expected.stdout, expected.exit_code, expected.stderr)
+
+
+# -- long lines: with limits of a few bytes, every line past them streams, and the output is the same --
+
+_LONG_PIECES = [b"a", b"b", b" ", b"\n", b"\n", b"x" * 9, b"ab" * 7, b"\xc3\xa9", b"\xff", b"A"]
+long_contents = st.lists(st.sampled_from(_LONG_PIECES), max_size=30).map(b"".join)
+long_patterns = st.sampled_from(["a", "b$", "^a", "ab", "x", "a.*b", "[^a ]", "é", "A", "(ab)+$", "xx*b"])
+
+
+def _long_search(program: str) -> st.SearchStrategy[str]:
+    flags = st.lists(st.sampled_from(["-n", "-c", "-v", "-i", "-w", "-x", "-m 2", "-l"]), max_size=2)
+    return st.builds(
+        lambda f, p, names: " ".join([program, *(["-j1"] if program == "rg" else []), *f, shlex.quote(p), names]),
+        flags,
+        long_patterns,
+        files,
+    )
+
+
+long_simple = st.one_of(
+    _long_search("grep"),
+    _long_search("rg") if shutil.which("rg") else _long_search("grep"),
+    st.builds(
+        lambda s, f: f"sed -n {shlex.quote(s)} {f}", st.sampled_from(["/a/p", "/b$/=", "$p", "2p", "/x/p;p"]), files
+    ),
+    st.builds(lambda q, f: f"sed {q} {f}", st.sampled_from(["-E '/(ab)+$/d'", "'2q'", "-n 'p;p'"]), files),
+    st.builds(lambda n, f: f"cat {n} {f}", st.sampled_from(["", "-n"]), files),
+    st.builds(lambda b, f: f"nl {b} {f}", st.sampled_from(["", "-ba", "-bn"]), files),
+    st.builds(lambda o, f: f"wc {o} {f}", st.sampled_from(["", "-l", "-m"]), files),
+)
+long_downstream = st.sampled_from(
+    ["head -c 12", "tail -c 5", "wc -c", "grep -c a", "grep -n b", "sed -n '/a/p'", "nl -ba", "cat -n", "sed -n 1p"]
+)
+long_commands = st.one_of(long_simple, st.builds(lambda a, b: f"{a} | {b}", long_simple, long_downstream))
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(first=long_contents, second=long_contents, command=long_commands)
+@example(first=b"ab" * 7 + b"x" * 9 + b"\nb", second=b"", command="grep -n b f1")
+@example(first=b"x" * 9 + b"\n\n" + b"ab" * 7, second=b"a", command="cat -n f1 f2 | nl -ba")
+def test_long_lines_equal_the_real_programs(first: bytes, second: bytes, command: str) -> None:
+    """Lines over the limit come as the engine's long lines (matched in windows or by the child, printed
+    from their file again, refused when a pipe's must be printed); files are read 3 bytes at a time."""
+    with tempfile.TemporaryDirectory() as directory, small_pieces():
+        root = Path(directory)
+        (root / "f1").write_bytes(first)
+        (root / "f2").write_bytes(second)
+        emulated = emulate(Root.of(root), ContentStore(root / ".cache"), command)
+        if isinstance(emulated, NotReplayable):
+            assert "internal" not in emulated.reason and "NUL" not in emulated.reason, emulated.reason
+            return
+        expected = real(root, command)
+        assert (str(emulated.stdout), emulated.exit_code, emulated.stderr) == (
+            expected.stdout,
+            expected.exit_code,
+            expected.stderr,
+        )
+
+
+@contextlib.contextmanager
+def small_pieces() -> Iterator[None]:
+    """Lines over 8 bytes streamed as long lines, blocks of 8 bytes, files read 3 bytes at a time."""
+    old = linestream.LINE_LIMIT, linestream.BLOCK_BYTES, io.FileBytes.chunks
+    whole = io.FileBytes.chunks
+
+    def chunks(self: io.FileBytes, start: int = 0, end: int | None = None) -> Iterator[bytes]:
+        for chunk in whole(self, start, end):
+            yield from (chunk[n : n + 3] for n in range(0, len(chunk), 3))
+
+    linestream.LINE_LIMIT, linestream.BLOCK_BYTES, io.FileBytes.chunks = 8, 8, chunks  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        linestream.LINE_LIMIT, linestream.BLOCK_BYTES, io.FileBytes.chunks = old  # type: ignore[method-assign]

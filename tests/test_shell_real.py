@@ -2,12 +2,17 @@
 
 Each command runs under ``bash -c`` with ``LANG=C.UTF-8`` in a copy of the corpus and through
 ``emulate``; stdout (decoded as the agent decodes it), stderr and the exit status must agree.
-ripgrep's commands are skipped when ``rg`` is not installed; several files go with ``-j1`` (real
-ripgrep searches them on parallel threads, in no fixed order).
+ripgrep's commands run against every ripgrep release found (skipped when none is): the ``rg`` on
+PATH, and the ones the agents bundle under ``~/.cache/agentpager/rg-sources`` (or
+``$AGENTPAGER_RIPGREP_DIR``), put there with ``npm install --prefix ~/.cache/agentpager/rg-sources
+@openai/codex@0.169.0`` (15.2.0) and ``npm pack @anthropic-ai/claude-code@2.0.21`` unpacked there
+(``vendor/ripgrep``: 14.1.1). Several files go with ``-j1`` (real ripgrep searches them on parallel
+threads, in no fixed order).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -265,6 +270,27 @@ def _has(program: str) -> bool:
     return shutil.which(program) is not None
 
 
+def ripgreps() -> dict[str, Path]:
+    """Each ripgrep release found, by version: the directory that holds its ``rg``."""
+    found: dict[str, Path] = {}
+    sources = Path(os.environ.get("AGENTPAGER_RIPGREP_DIR", Path.home() / ".cache" / "agentpager" / "rg-sources"))
+    candidates = [Path(path) for path in [shutil.which("rg")] if path]
+    if sources.is_dir():
+        candidates += sorted(path for path in sources.rglob("rg") if "linux" in str(path) and "arm" not in str(path))
+    for path in candidates:
+        try:
+            done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        words = done.stdout.split()
+        if done.returncode == 0 and words[:1] == ["ripgrep"]:
+            found.setdefault(words[1], path.parent)
+    return found
+
+
+RIPGREPS = ripgreps()
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build(tmp_path_factory.mktemp("shell-real"))
@@ -275,16 +301,21 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> ContentStore:
     return ContentStore(tmp_path_factory.mktemp("cache"))
 
 
-def real(workspace: Path, command: str) -> ShellRun:
+def real(workspace: Path, command: str, ripgrep: Path | None = None) -> ShellRun:
+    """What the real programs print (``ripgrep``: the directory of the ``rg`` to run)."""
+    env = REAL_ENV | ({"PATH": f"{ripgrep}:{REAL_ENV['PATH']}"} if ripgrep else {})
     done = subprocess.run(
-        ["bash", "-c", command], cwd=workspace, env=REAL_ENV, capture_output=True, stdin=subprocess.DEVNULL
+        ["bash", "-c", command], cwd=workspace, env=env, capture_output=True, stdin=subprocess.DEVNULL
     )
     return ShellRun(done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"), done.returncode)
 
 
-def assert_same(workspace: Path, store: ContentStore, command: str) -> None:
-    expected = real(workspace, command)
-    emulated = emulate(Root.of(workspace), store, command)
+def assert_same(
+    workspace: Path, store: ContentStore, command: str, ripgrep: str = "13.0.0", workdir: str | None = None
+) -> None:
+    """The emulation (as an agent running the ``ripgrep`` release) prints what the real programs print."""
+    expected = real(workspace / workdir if workdir else workspace, command, RIPGREPS.get(ripgrep))
+    emulated = emulate(Root.of(workspace), store, command, workdir, ripgrep=ripgrep)
     assert not isinstance(emulated, NotReplayable), emulated.reason
     assert (str(emulated.stdout), emulated.stderr, emulated.exit_code) == (
         expected.stdout,
@@ -293,11 +324,40 @@ def assert_same(workspace: Path, store: ContentStore, command: str) -> None:
     )
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", [command for command in COMMANDS if "rg " not in command])
 def test_same_as_the_real_program(workspace: Path, store: ContentStore, command: str) -> None:
-    if "rg " in command and not _has("rg"):
-        pytest.skip("ripgrep is not installed")
     assert_same(workspace, store, command)
+
+
+RG_COMMANDS = [command for command in COMMANDS if "rg " in command] + [
+    "rg x nope.txt",
+    "rg -n TODO sub nope",
+    "rg -j1 x nope.txt plain.txt",
+    "rg --threads 1 -n last nonl.txt nope",
+    "rg -n -C 1 -A 0 gamma plain.txt",
+    "rg -n -A 0 -C 1 gamma plain.txt",
+    "rg -n -B1 -C2 'line 10 ' plain.txt",
+    "rg -C1 -A3 -n 'line 10 ' plain.txt",
+    "rg -c -l e nonl.txt",
+    "rg -l -c e nonl.txt",
+    "rg -j1 -l -c e plain.txt nonl.txt",
+    "rg -n -B 1 -B 2 'line 10 ' plain.txt",
+]
+
+
+@pytest.mark.parametrize("release", sorted(RIPGREPS) or ["none"])
+@pytest.mark.parametrize("command", RG_COMMANDS)
+def test_same_as_each_ripgrep_release(workspace: Path, store: ContentStore, command: str, release: str) -> None:
+    """The release each agent bundles prints otherwise (``rg: `` before its messages from 14 on,
+    ``-A``/``-B`` over ``-C``, the last of ``-c``/``-l``): each is emulated as itself."""
+    if release not in RIPGREPS:
+        pytest.skip("no ripgrep found")
+    emulated = emulate(Root.of(workspace), store, command, ripgrep=release)
+    if isinstance(emulated, NotReplayable):  # 13's usage error for an option given twice
+        expected = real(workspace, command, RIPGREPS[release])
+        assert expected.exit_code == 2 and "error:" in expected.stderr, emulated.reason
+        return
+    assert_same(workspace, store, command, release)
 
 
 MERGED = [

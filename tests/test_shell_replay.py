@@ -21,8 +21,7 @@ from pathlib import Path
 import pytest
 
 from agentpager import Workspace
-from agentpager.tools import get_profile
-from agentpager.tools.codex import shell_body
+from agentpager.profiles import get_profile
 from agentpager.transcripts import Transcript, open_transcript
 from agentpager.transcripts.replay import Replayer
 
@@ -45,7 +44,6 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 def test_shell_answers_compare_without_their_timing(profile: str) -> None:
     codex = get_profile(profile)
     recorded = "Exit code: 0\nWall time: 0 seconds\nOutput:\nline 1\n"
-    assert shell_body(recorded) == ("line 1\n", 0)
     assert codex.same_output(recorded, "Exit code: 0\nWall time: 1.2 seconds\nOutput:\nline 1\n")
     assert not codex.same_output(recorded, "Exit code: 1\nWall time: 0 seconds\nOutput:\nline 1\n")
     assert not codex.same_output(recorded, "Exit code: 0\nWall time: 0 seconds\nOutput:\nline 2\n")
@@ -54,10 +52,9 @@ def test_shell_answers_compare_without_their_timing(profile: str) -> None:
     unified = (
         "Chunk ID: 3fa9c1\nWall time: 0.0012 seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\nx\n"
     )
-    assert shell_body(unified) == ("x\n", 0)
     assert codex.same_output(unified, unified.replace("3fa9c1", "000000").replace("0.0012", "0.0000"))
     assert not codex.same_output(unified, unified.replace("code 0", "code 2"))
-    assert shell_body("L1: x") is None and not codex.same_output("L1: x", "L1: y")
+    assert not codex.same_output("L1: x", "L1: y")
 
 
 def test_a_login_shells_own_messages_are_not_the_commands_output() -> None:
@@ -68,6 +65,8 @@ def test_a_login_shells_own_messages_are_not_the_commands_output() -> None:
     assert codex.same_output(f"Exit code: 0\nWall time: 0 seconds\nOutput:\n{zsh}alpha\n", replayed)
     assert not codex.same_output(f"Exit code: 0\nWall time: 0 seconds\nOutput:\n{LOGIN_MESSAGE}alpha\nbeta\n", replayed)
     assert not codex.same_output("Exit code: 0\nWall time: 0 seconds\nOutput:\nsomething: else\nalpha\n", replayed)
+    in_json = '{"output":"%salpha\\n","metadata":{"exit_code":0,"duration_seconds":0.1}}'
+    assert codex.same_output(in_json % zsh.replace("\n", "\\n"), in_json % "")
 
 
 # -- replaying transcripts' shell calls ----------------------------------------------------------
@@ -106,7 +105,7 @@ def test_a_codex_sessions_shell_reads_replay(tmp_path: Path) -> None:
                     call("5", "exec_command", {"cmd": "nl -ba src/a.py | sed -n 3p"}),
                     output(
                         "5",
-                        "Chunk ID: ab12cd\nWall time: 0.0100 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\n     3\tthree\n",
+                        "Chunk ID: ab12cd\nWall time: 0.0100 seconds\nProcess exited with code 0\nOriginal token count: 4\nOutput:\n     3\tthree\n",
                     ),
                 ],
             )
@@ -375,7 +374,8 @@ def test_a_command_that_is_not_run_says_so(tmp_path: Path, profile: str, tool: s
     result = Workspace(tmp_path, profile).call(tool, arguments)
     message = (
         "agentpager did not run this command: it never runs commands, and answers only read-only ones "
-        f"(cat, head, tail, sed -n, nl, wc, grep, rg, ls and pipes of them) from the workspace ({why})."
+        "(cat, head, tail, sed -n, nl, wc, grep, rg, ls, find, git ls-files and pipes of them) from the workspace "
+        f"({why})."
     )
     expected = f"<tool_use_error>{message}</tool_use_error>" if tool == "Bash" else f"{tool} failed: {message}"
     assert (result.text, result.is_error, result.unreplayable) == (expected, True, why)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agentpager import Workspace
+from agentpager.agents.swe_agent.profiles import PROFILE
 from agentpager.tools.base import Coverage, RecordedCall
-from agentpager.tools.swe_agent import PROFILE
 
 REPO = "/repo"
 

@@ -58,7 +58,7 @@ def test_a_text_up_to_the_limit_is_counted_exactly() -> None:
 
 def test_claude_code_samples_a_long_line_by_bytes(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A Read with an offset on a one-line file too big to build counts a sample cut by bytes only."""
-    from agentpager.tools.claude_code import read as claude_code
+    from agentpager.agents.claude_code import read as claude_code
 
     monkeypatch.setattr(claude_code, "BUILD_LIMIT", 1 << 20)
     (root / "one-line.txt").write_text("word " * 400_000)  # 2 MB, one line
@@ -77,7 +77,7 @@ def test_claude_code_samples_a_long_line_by_bytes(root: Path, monkeypatch: pytes
 def test_claude_code_2_0_gives_the_size_of_a_selection_too_big_to_build(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentpager.tools.claude_code import read as claude_code
+    from agentpager.agents.claude_code import read as claude_code
 
     monkeypatch.setattr(claude_code, "BUILD_LIMIT", 1 << 20)
     (root / "one-line.txt").write_text("wörd " * 400_000)

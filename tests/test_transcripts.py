@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from agentpager import Workspace
+from agentpager.agents.claude_code.profiles import settings_shown_by
 from agentpager.engine.patterns import compile_regex
-from agentpager.tools.claude_code import settings_shown_by
 from agentpager.transcripts import ToolCall, TranscriptError, listed_arguments, open_transcript
+from agentpager.transcripts.formats import format_names
 from agentpager.transcripts.replay import Replayer
 
 CWD = "/home/dev/proj"
@@ -242,6 +243,33 @@ def test_openai_messages_as_jsonl(tmp_path: Path, files: Path) -> None:
     assert Replayer(transcript, str(files)).replay(transcript.calls[0]).status == "same"
 
 
+def test_an_agents_transcript_is_replayed_by_its_own_profiles_alone(tmp_path: Path, files: Path) -> None:
+    """The same qq read_file call: from a message log qq replays it; from a Claude Code session it is
+    not one of Claude Code's tools, whatever other profile could take it."""
+    (output,) = qq_outputs(files, 250)
+    arguments = {"path": "big.txt", "start_line": 250}
+    session = jsonl(
+        tmp_path / "s.jsonl",
+        [
+            user("Read big.txt"),
+            assistant("m1", tool_use("t1", "read_file", arguments)),
+            user(tool_result("t1", output)),
+        ],
+    )
+    claude_code = open_transcript(str(session))
+    assert claude_code.format == "claude-code"
+    replay = Replayer(claude_code, str(files)).replay(claude_code.calls[0])
+    assert (replay.plan, replay.status, replay.reason) == (None, "not replayable", "not one of the file tools")
+    call = {"id": "c", "type": "function", "function": {"name": "read_file", "arguments": json.dumps(arguments)}}
+    log = jsonl(
+        tmp_path / "chat.jsonl",
+        [{"role": "assistant", "tool_calls": [call]}, {"role": "tool", "tool_call_id": "c", "content": output}],
+    )
+    openai = open_transcript(str(log))
+    replay = Replayer(openai, str(files)).replay(openai.calls[0])
+    assert (replay.plan.profile if replay.plan else None, replay.status) == ("qq", "same")
+
+
 def test_anthropic_messages(tmp_path: Path, files: Path) -> None:
     forge = Workspace(files, "forge").call("fs_read", {"path": "a.py"}).text
     vault = Workspace(files, "vault").call("read_file", {"path": "a.py"}).text
@@ -270,7 +298,7 @@ def test_not_a_transcript(tmp_path: Path) -> None:
     (tmp_path / "data.json").write_text('{"hello": "world"}\n')
     with pytest.raises(
         TranscriptError,
-        match="not a Claude Code, Codex, Gemini CLI, SWE-agent, OpenHands, OpenAI or Anthropic transcript",
+        match=f"not a {format_names()} transcript",
     ):
         open_transcript(str(tmp_path / "data.json"))
 
@@ -404,8 +432,8 @@ def test_records_of_an_unexpected_shape_are_reported_and_skipped(tmp_path: Path)
 
 
 def test_a_difference_only_the_model_server_can_decide_is_uncertain(tmp_path: Path) -> None:
+    from agentpager.logs.records import Location
     from agentpager.transcripts.formats import ToolCall
-    from agentpager.transcripts.records import Location
     from agentpager.transcripts.replay import Plan, Replay
     from agentpager.workspace import ToolResult
 
@@ -449,8 +477,9 @@ def test_the_root_never_comes_from_the_transcript(tmp_path: Path) -> None:
 def test_the_format_is_decided_by_the_first_record_that_shows_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 12, item 9: one record then N junk lines took 87 s for 80k lines (every record re-counted
     what was seen). Feeding starts at the first record that shows the format, not after all the junk."""
+    from agentpager.agents.claude_code.transcript import ClaudeCode
+    from agentpager.logs.records import BadRecord, Location, Record
     from agentpager.transcripts import formats
-    from agentpager.transcripts.records import BadRecord, Location, Record
 
     pulled = 0
     fed_after: list[int] = []
@@ -463,13 +492,13 @@ def test_the_format_is_decided_by_the_first_record_that_shows_it(monkeypatch: py
             pulled += 1
             yield BadRecord(Location(line=number), "not JSON")
 
-    original = formats.ClaudeCode.feed
+    original = ClaudeCode.feed
 
     def feed(self, record) -> None:  # noqa: ANN001
         fed_after.append(pulled)
         original(self, record)
 
-    monkeypatch.setattr(formats.ClaudeCode, "feed", feed)
+    monkeypatch.setattr(ClaudeCode, "feed", feed)
     parsed = formats.parse(records())
     assert fed_after == [1]
     assert len(parsed.problems) == 10_000 and parsed.problems[-1] == "line 10001: not JSON, skipped"

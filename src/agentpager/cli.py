@@ -11,24 +11,11 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from agentpager import __version__
 
-COMMANDS = (
-    "call",
-    "schema",
-    "profiles",
-    "probe",
-    "replay",
-    "transcript",
-    "sessions",
-    "export",
-    "mcp",
-    "demo",
-    "config",
-)
 PROFILES_HELP = "tool profile (default qq; agentpager profiles lists them)"
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
 VERSION = f"agentpager {__version__}"
@@ -56,9 +43,9 @@ def _call(options: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     workspace = _workspace(options.root, options.profile, max_chars)
-    if workspace.profile.tool(options.tool) is None:
-        names = ", ".join(tool.spec.name for tool in workspace.profile.tools)
-        raise CommandError(f"Profile '{workspace.profile.name}' has no tool '{options.tool}'. Tools: {names}.")
+    if workspace.tool_spec(options.tool) is None:
+        names = ", ".join(workspace.tool_names())
+        raise CommandError(f"Profile '{workspace.profile_name}' has no tool '{options.tool}'. Tools: {names}.")
     result = workspace.call(options.tool, arguments)
     sys.stdout.buffer.write(result.text.encode("utf-8"))
     sys.stdout.buffer.flush()
@@ -67,10 +54,11 @@ def _call(options: argparse.Namespace) -> int:
 
 def _probe(options: argparse.Namespace) -> int:
     """Ask the real agent: its exact answer to one tool call, written as ``call`` writes a result."""
-    from agentpager.agents import AGENT_NAMES, AgentNotInstalled, ProbeError, probe
+    from agentpager.agents import get_agent
+    from agentpager.probe import AgentNotInstalled, ProbeError, probe
 
-    if options.agent not in AGENT_NAMES:
-        raise CommandError(f"Unknown agent '{options.agent}'. Agents: {', '.join(AGENT_NAMES)}.")
+    program = get_agent(options.agent).program()
+    assert program is not None, "the parser's choices are the agents the probe can run"
     try:
         arguments = json.loads(options.arguments)
     except ValueError as error:
@@ -79,7 +67,7 @@ def _probe(options: argparse.Namespace) -> int:
         raise CommandError('JSON arguments must be an object, such as \'{"file_path": "README.md"}\'.')
     progress = (lambda message: print(f"agentpager: {message}", file=sys.stderr)) if options.verbose else None
     try:
-        result = probe(options.agent, options.tool, arguments, options.root, options.version, progress, options.model)
+        result = probe(program, options.tool, arguments, options.root, options.version, progress, options.model)
     except AgentNotInstalled as error:
         raise CommandError(str(error)) from None
     except ProbeError as error:
@@ -119,7 +107,7 @@ def schema_in_format(tools: list[dict[str, Any]], format: str) -> list[dict[str,
 
 
 def _schema(options: argparse.Namespace) -> int:
-    from agentpager.tools import get_profile
+    from agentpager.profiles import get_profile
     from agentpager.tools.base import schema_of
 
     try:
@@ -132,7 +120,7 @@ def _schema(options: argparse.Namespace) -> int:
 
 def _profiles(options: argparse.Namespace) -> int:
     """Each profile's name and what its tools do."""
-    from agentpager.tools import all_profiles
+    from agentpager.profiles import all_profiles
 
     profiles = all_profiles()
     width = max(len(profile.name) for profile in profiles)
@@ -260,7 +248,11 @@ def _sessions(options: argparse.Namespace) -> int:
     lines, uncounted = store.listing(home_key(options.home), "json" if options.json else "text")
     _tell_uncounted(uncounted)
     if not lines and not options.json:
-        print("agentpager: no Claude Code, Codex or Gemini CLI sessions found.", file=sys.stderr)
+        from agentpager.agents import AGENTS
+        from agentpager.wording import listed
+
+        kept = [agent.title for agent in AGENTS if agent.sessions is not None]
+        print(f"agentpager: no {listed(kept, 'or')} sessions found.", file=sys.stderr)
     _write_lines(lines, headings=not options.json)
     return 0
 
@@ -394,10 +386,12 @@ def _session_path(session_id: str, home: str | None) -> str:
 
 
 def _settings() -> Any:
-    """The user's config (``agentpager.config.Config``), for the commands that open the TUI."""
+    """The user's config (``agentpager.config.Config``), for the commands that open the TUI (the keys
+    it may remap are the TUI's)."""
     from agentpager.config import load_config
+    from agentpager.tui.app import remappable_keys
 
-    return load_config()
+    return load_config(keys=remappable_keys())
 
 
 def _themes(config: Any) -> Any:
@@ -434,7 +428,9 @@ def _config(options: argparse.Namespace) -> int:
         return 0
     if options.init:
         try:
-            print(f"agentpager: wrote {init_config()}", file=sys.stderr)
+            from agentpager.tui.app import remappable_keys
+
+            print(f"agentpager: wrote {init_config(remappable_keys())}", file=sys.stderr)
         except ConfigError as error:
             raise CommandError(str(error)) from None
         return 0
@@ -536,58 +532,55 @@ def _tui_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="agentpager",
-        description="See exactly what an LLM agent's file tools return.",
-    )
-    parser.add_argument("--version", action="version", version=VERSION)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    call = commands.add_parser("call", help="run one tool call and print its exact output")
+def _call_arguments(call: argparse.ArgumentParser) -> None:
     call.add_argument("--root", default=".", help="workspace root (default: the current directory)")
     call.add_argument("--profile", default="qq", help=PROFILES_HELP)
     call.add_argument("--max-output-chars", metavar="N", help="output guard limit (default 28000)")
     call.add_argument("tool", metavar="TOOL", help="tool name, such as read_file")
     call.add_argument("arguments", metavar="JSON", nargs="?", default="{}", help="arguments as a JSON object")
-    call.set_defaults(run=_call)
 
-    schema = commands.add_parser("schema", help="print the profile's tool definitions")
+
+def _schema_arguments(schema: argparse.ArgumentParser) -> None:
     schema.add_argument("--profile", default="qq", help=PROFILES_HELP)
     schema.add_argument("--format", choices=SCHEMA_FORMATS, default="openai", help="API shape (default openai)")
-    schema.set_defaults(run=_schema)
 
-    profiles = commands.add_parser("profiles", help="list the tool profiles")
-    profiles.set_defaults(run=_profiles)
 
-    probe = commands.add_parser("probe", help="ask the real agent (installed) for one tool call's exact result")
+def _probe_arguments(probe: argparse.ArgumentParser) -> None:
+    from agentpager.agents import probed_agents
+    from agentpager.wording import listed
+
     probe.add_argument("--root", default=".", help="the directory the agent runs in (default: the current one)")
     probe.add_argument("--version", help="a version installed in the cache (agentpager's npm prefix) or an executable")
     probe.add_argument("--model", help="the model name the agent is told to use (default: the agent's recorded one)")
     probe.add_argument("-v", "--verbose", action="store_true", help="report progress on stderr")
-    probe.add_argument("agent", metavar="AGENT", help="claude-code, codex or gemini-cli")
+    agents = [agent.id for agent in probed_agents()]
+    probe.add_argument("agent", metavar="AGENT", choices=agents, help=listed(agents, "or"))
     probe.add_argument("tool", metavar="TOOL", help="the agent's tool name, such as Read")
     probe.add_argument("arguments", metavar="JSON", nargs="?", default="{}", help="arguments as a JSON object")
-    probe.set_defaults(run=_probe)
 
-    replay = commands.add_parser("replay", help="replay a transcript's file reads against the files now")
-    replay.add_argument(
-        "file",
-        metavar="FILE",
-        help="a Claude Code, Codex, Gemini CLI, SWE-agent, OpenHands, OpenAI or Anthropic transcript",
-    )
-    replay.add_argument("--root", help="workspace root (default: the current directory)")
+
+def _transcript_file(parser: argparse.ArgumentParser) -> None:
+    from agentpager.transcripts.formats import format_names
+
+    parser.add_argument("file", metavar="FILE", help=f"a {format_names()} transcript")
+    parser.add_argument("--root", help="workspace root (default: the current directory)")
+
+
+def _replay_arguments(replay: argparse.ArgumentParser) -> None:
+    _transcript_file(replay)
     replay.add_argument("--json", action="store_true", help="one JSON object per call")
     replay.add_argument(
         "--context", action="store_true", help="each model turn's context fill and the costliest tool outputs"
     )
-    replay.set_defaults(run=_replay)
 
-    sessions = commands.add_parser(
-        "sessions",
-        help="list every Claude Code, Codex and Gemini CLI session, or search them",
-        description="List every session, or search their prompts, call arguments and outputs. The index "
-        "(sessions.db in the cache dir) reads a session again only when its file changed.",
+
+def _sessions_arguments(sessions: argparse.ArgumentParser) -> None:
+    from agentpager.agents import AGENTS
+    from agentpager.wording import listed
+
+    sessions.description = (
+        "List every session, or search their prompts, call arguments and outputs. The index "
+        "(sessions.db in the cache dir) reads a session again only when its file changed."
     )
     sessions.add_argument("--home", help="look in this home directory instead of yours")
     sessions.add_argument("--json", action="store_true", help="one JSON object per line (calls: null until counted)")
@@ -601,11 +594,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     sessions.add_argument("--read", metavar="PATH", help="the calls that read the file PATH, and which lines")
     sessions.add_argument("--tool", help="only calls of this tool (only sessions with one)")
-    sessions.add_argument("--agent", help="only sessions of this agent (claude-code, codex, gemini)")
+    agents = [agent.id for agent in AGENTS if agent.sessions is not None]
+    sessions.add_argument("--agent", help=f"only sessions of this agent ({listed(agents, 'or')})")
     sessions.add_argument("--since", help="only sessions active since: 2026-01-02, 2026-01-02T10:00, 7d, 12h, 30m")
-    sessions.set_defaults(run=_sessions)
 
-    export = commands.add_parser("export", help="write a session as one HTML page or Markdown, to share")
+
+def _export_arguments(export: argparse.ArgumentParser) -> None:
     export.add_argument(
         "session", metavar="SESSION", help="a session's file, or its id (agentpager sessions shows them)"
     )
@@ -614,33 +608,63 @@ def _parser() -> argparse.ArgumentParser:
     written.add_argument("--markdown", metavar="FILE", help="the same as Markdown text")
     export.add_argument("--root", help="replay the calls against this directory (default: the current one)")
     export.add_argument("--home", help="look the id up among this home's sessions instead of yours")
-    export.set_defaults(run=_export)
 
-    transcript = commands.add_parser("transcript", help="open a transcript in the TUI")
-    transcript.add_argument(
-        "file",
-        metavar="FILE",
-        help="a Claude Code, Codex, Gemini CLI, SWE-agent, OpenHands, OpenAI or Anthropic transcript",
-    )
-    transcript.add_argument("--root", help="workspace root (default: the current directory)")
+
+def _transcript_arguments(transcript: argparse.ArgumentParser) -> None:
+    _transcript_file(transcript)
     transcript.add_argument("--theme", help="a Textual theme")
-    transcript.set_defaults(run=_transcript)
 
-    mcp = commands.add_parser("mcp", help="serve the tools over MCP (stdio)")
+
+def _mcp_arguments(mcp: argparse.ArgumentParser) -> None:
     mcp.add_argument("--root", default=".", help="workspace root (default: the current directory)")
     mcp.add_argument("--profile", default="qq", help=PROFILES_HELP)
-    mcp.set_defaults(run=_mcp)
 
-    demo = commands.add_parser("demo", help="build a demo workspace (a 200 MB log, a session, ...) and open it")
+
+def _demo_arguments(demo: argparse.ArgumentParser) -> None:
     demo.add_argument("--dir", help="build it here, and keep it (default: a dir in the temp dir, reused)")
     demo.add_argument("--size", default="200M", help="size of the demo's log, such as 200M, 50MB or 1G (default 200M)")
     demo.add_argument("--no-open", action="store_true", help="only build it, and print its path")
-    demo.set_defaults(run=_demo)
 
-    config = commands.add_parser("config", help="show the settings (the config file's and the defaults)")
+
+def _config_arguments(config: argparse.ArgumentParser) -> None:
     config.add_argument("--path", action="store_true", help="print the config file's path")
     config.add_argument("--init", action="store_true", help="write a commented config file (an existing one is kept)")
-    config.set_defaults(run=_config)
+
+
+def _no_arguments(parser: argparse.ArgumentParser) -> None:
+    pass
+
+
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
+    "call": ("run one tool call and print its exact output", _call_arguments, _call),
+    "schema": ("print the profile's tool definitions", _schema_arguments, _schema),
+    "profiles": ("list the tool profiles", _no_arguments, _profiles),
+    "probe": ("ask the real agent (installed) for one tool call's exact result", _probe_arguments, _probe),
+    "replay": ("replay a transcript's file reads against the files now", _replay_arguments, _replay),
+    "transcript": ("open a transcript in the TUI", _transcript_arguments, _transcript),
+    "sessions": ("list every agent session on this machine, or search them", _sessions_arguments, _sessions),
+    "export": ("write a session as one HTML page or Markdown, to share", _export_arguments, _export),
+    "mcp": ("serve the tools over MCP (stdio)", _mcp_arguments, _mcp),
+    "demo": ("build a demo workspace (a 200 MB log, a session, ...) and open it", _demo_arguments, _demo),
+    "config": ("show the settings (the config file's and the defaults)", _config_arguments, _config),
+}
+"""Each command: its help, what defines its arguments, what runs it."""
+
+
+def _parser(command: str) -> argparse.ArgumentParser:
+    """The command line, with the arguments of ``command`` alone: another command's may name every
+    agent or format, and ``agentpager call`` imports none of them."""
+    parser = argparse.ArgumentParser(
+        prog="agentpager",
+        description="See exactly what an LLM agent's file tools return.",
+    )
+    parser.add_argument("--version", action="version", version=VERSION)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (summary, arguments, run) in COMMANDS.items():
+        subparser = commands.add_parser(name, help=summary)
+        if name == command:
+            arguments(subparser)
+        subparser.set_defaults(run=run)
     return parser
 
 
@@ -655,7 +679,7 @@ def run() -> NoReturn:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser() if arguments and arguments[0] in COMMANDS else _tui_parser()
+    parser = _parser(arguments[0]) if arguments and arguments[0] in COMMANDS else _tui_parser()
     options = parser.parse_args(arguments)
     try:
         return options.run(options)

@@ -3,9 +3,11 @@
 Settings shape the terminal UI only: ``call``, ``schema`` and ``mcp`` take their options alone, so a
 script gives the same answers on every machine. Every key is optional. A value that is wrong is
 reported (file, key, what is expected) and replaced by its default: the app always starts, and
-the file is never rewritten except for the one line a theme choice sets.
+the file is never rewritten except for the one line a theme choice sets. The ``[settings]`` an
+agent's profiles read are the agents' own (``Agent.settings``).
 
-Nothing here imports Textual: ``agentpager config`` and the checks run without it.
+Nothing here imports Textual: the keys a config may remap are declared by the TUI's bindings
+(``agentpager.tui.app.remappable_keys``), and handed to the functions that check or write them.
 """
 
 from __future__ import annotations
@@ -16,13 +18,16 @@ import os
 import re
 import tomllib
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentpager.agents import AGENTS
+from agentpager.agents.base import Setting
 from agentpager.engine.cache import write_atomically
 from agentpager.exchange import PAIR_FORMATS
-from agentpager.tools import profile_names
+from agentpager.profiles import profile_names
 
 CONFIG_ENV = "AGENTPAGER_CONFIG_DIR"
 FILE_NAME = "config.toml"
@@ -31,40 +36,12 @@ DEFAULT_THEME = "textual-dark"
 DEFAULT_BUDGET = 200_000
 DEFAULT_PAIR_FORMAT = "openai"
 
-KEYS: dict[str, tuple[str, str]] = {
-    "quit": ("q", "quit"),
-    "help": ("question_mark", "show every key"),
-    "command_palette": ("ctrl+p", "the command palette"),
-    "copy_output": ("c", "copy the tool output"),
-    "copy_call": ("y", "copy the call as JSON"),
-    "copy_pair": ("C", "copy the call and its result as a message pair"),
-    "toggle_pin": ("p", "pin the call, or follow the viewer again"),
-    "ask_agent": ("a", "ask the real agent for the call, beside the profile's answer"),
-    "transcript": ("t", "show the transcript"),
-    "sessions": ("S", "browse every agent session"),
-    "goto_line": ("colon", "go to a line"),
-    "search": ("slash", "search the file (in the session browser: every session)"),
-    "next_match": ("n", "next search match"),
-    "previous_match": ("N", "previous search match"),
-    "follow": ("f", "follow a growing file"),
-    "reads_here": ("R", "every session's calls that read the line in focus"),
-    "export_session": ("E", "export a session as one HTML page or Markdown (in the session browser)"),
-    "wrap": ("w", "wrap long lines"),
-    "start_of_line": ("0", "scroll back to the start of the lines"),
-    "end_of_line": ("dollar_sign", "scroll to the end of the longest line on screen"),
-    "set_mark": ("m", "mark the top line (then a letter)"),
-    "go_to_mark": ("apostrophe", "go to a mark (then its letter)"),
-    "open_in_editor": ("v", "open the file at this line in $EDITOR"),
-    "edit_call": ("e", "edit the call"),
-    "leave_panel": ("escape", "leave the panel for the viewer"),
-    "open_file": ("o", "open a file by typing letters of its path"),
-    "toggle_tree": ("T", "hide or show the tree"),
-    "refresh_tree": ("r", "read the tree's directories again"),
-}
+KeyTable = Mapping[str, tuple[str, str]]
 """The keys a config can remap: Textual binding id -> (default key, what it does)."""
 
 _TOP_LEVEL = ("profile", "theme", "budget", "pair_format", "settings", "keys")
-_SETTINGS = ("line_format", "reminder")
+SETTINGS: dict[str, Setting] = {setting.key: setting for agent in AGENTS for setting in agent.settings}
+"""The ``[settings]`` the agents' profiles read, by key."""
 _MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
 _KEY_NAME = re.compile(r"[a-z][a-z0-9_]*|[0-9]")
 
@@ -87,11 +64,6 @@ def config_path() -> Path:
     return config_dir() / FILE_NAME
 
 
-def themes_dir() -> Path:
-    """Where user themes live: ``themes/*.toml`` beside the config file."""
-    return config_dir() / "themes"
-
-
 @dataclass
 class Config:
     """The effective settings, each one the file's value when it was valid, else the default."""
@@ -105,6 +77,8 @@ class Config:
     """The Workspace's profile settings: texts that differ between an agent's versions (Claude Code's Read)."""
     keys: dict[str, str] = field(default_factory=dict)
     """Binding id -> keys, for the ids the file remaps."""
+    remappable: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """The keys it was checked against (a KeyTable)."""
     path: Path | None = None
     """The file it came from (or would be saved to); None for the built-in defaults."""
     problems: list[str] = field(default_factory=list)
@@ -116,10 +90,11 @@ class Config:
         return dict(self.settings)
 
 
-def load_config(path: Path | None = None) -> Config:
-    """The config at ``path`` (default: ``config_path()``); a missing file gives the defaults."""
+def load_config(path: Path | None = None, *, keys: KeyTable) -> Config:
+    """The config at ``path`` (default: ``config_path()``), its ``[keys]`` checked against ``keys``; a
+    missing file gives the defaults."""
     path = config_path() if path is None else path
-    config = Config(path=path)
+    config = Config(path=path, remappable=dict(keys))
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -205,27 +180,18 @@ class _Checker:
         return False
 
     def check_settings(self, table: Any) -> None:
-        from agentpager.tools.claude_code import LINE_FORMATS
-
         if not isinstance(table, dict):
             self.wrong("settings", "a table such as [settings]", table, {})
             return
         for key, value in table.items():
-            where = f"settings.{key}"
-            if key == "line_format":
-                if value in LINE_FORMATS:
-                    self.config.settings[key] = value
-                else:
-                    self.wrong(where, '"tab" ({n}\\t{line}) or "arrow" ({n:>6}→{line})', value, LINE_FORMATS[0])
-            elif key == "reminder":
-                if isinstance(value, str):
-                    self.config.settings[key] = value or None
-                elif value is False:
-                    self.config.settings[key] = None
-                else:
-                    self.wrong(where, "the reminder's text, or false for none", value, False)
-            else:
-                self.problem("settings", _unknown("setting", key, _SETTINGS))
+            if key not in SETTINGS:
+                self.problem("settings", _unknown("setting", key, list(SETTINGS)))
+                continue
+            setting = SETTINGS[key]
+            try:
+                self.config.settings[key] = setting.read(value)
+            except ValueError:
+                self.wrong(f"settings.{key}", setting.expected, value, setting.default)
 
     def check_keys(self, table: Any) -> None:
         if not isinstance(table, dict):
@@ -233,13 +199,13 @@ class _Checker:
             return
         for binding_id, value in table.items():
             where = f"keys.{binding_id}"
-            if binding_id not in KEYS:
-                self.problem("keys", _unknown("binding id", binding_id, list(KEYS)))
+            if binding_id not in self.config.remappable:
+                self.problem("keys", _unknown("binding id", binding_id, list(self.config.remappable)))
                 continue
             tokens = [token.strip() for token in value.split(",")] if isinstance(value, str) else []
             bad = [token for token in tokens if not _is_key(token)]
             if not tokens or bad:
-                default = KEYS[binding_id][0]
+                default = self.config.remappable[binding_id][0]
                 expected = (
                     'a key such as "x", "X", "ctrl+x", "f3", "?" or "question_mark" (or several, comma-separated)'
                 )
@@ -258,7 +224,7 @@ class _Checker:
         while True:
             owner = {
                 key: binding_id
-                for binding_id, (default, _) in reversed(KEYS.items())
+                for binding_id, (default, _) in reversed(self.config.remappable.items())
                 if binding_id not in self.config.keys
                 for key in _key_names(default)
             }
@@ -267,7 +233,8 @@ class _Checker:
                 if taken:
                     self.problem(
                         f"keys.{binding_id}",
-                        f"'{taken[0]}' is already the key of {owner[taken[0]]}; using \"{KEYS[binding_id][0]}\".",
+                        f"'{taken[0]}' is already the key of {owner[taken[0]]}; "
+                        f'using "{self.config.remappable[binding_id][0]}".',
                     )
                     del self.config.keys[binding_id]
                     break
@@ -301,11 +268,15 @@ def _key_names(keys: str) -> list[str]:
 # -- writing -----------------------------------------------------------------------------------
 
 
-def default_text() -> str:
+def default_text(keys: KeyTable) -> str:
     """The file ``agentpager config --init`` writes: every setting, commented out at its default."""
+    setting_lines = "\n".join(
+        f"# {key} = {json.dumps(setting.default, ensure_ascii=False):<{18 - len(key)}}  # {setting.comment}"
+        for key, setting in SETTINGS.items()
+    )
     key_lines = "\n".join(
         f"# {binding_id} = {json.dumps(default)}{' ' * (22 - len(binding_id) - len(default))}  # {what}"
-        for binding_id, (default, what) in KEYS.items()
+        for binding_id, (default, what) in keys.items()
     )
     return f"""\
 # agentpager settings (agentpager config prints the effective ones).
@@ -325,11 +296,9 @@ def default_text() -> str:
 # What C copies: the call and its result as an "openai" or "anthropic" message pair.
 # pair_format = "{DEFAULT_PAIR_FORMAT}"
 
-# Texts that changed between versions of an agent: how Claude Code's Read (the claude-code
-# profile) writes its result.
 [settings]
-# line_format = "tab"    # "tab": {{n}}\\t{{line}} (2.1.123 on); "arrow": {{n:>6}}→{{line}} (1.0.x to 2.1.84)
-# reminder = "..."       # text appended to every result in a <system-reminder>, as some versions do
+# Texts that changed between versions of an agent, which its profiles read.
+{setting_lines}
 
 # Keys: binding id = key, or several keys separated by commas. Keys are written as Textual
 # writes them: "x", "X" (shift+x), "ctrl+x", "f3", "escape", "?" or "question_mark".
@@ -338,58 +307,40 @@ def default_text() -> str:
 """
 
 
-def init_config(path: Path | None = None) -> Path:
+def init_config(keys: KeyTable, path: Path | None = None) -> Path:
     """Write the commented default file; ConfigError if one is already there (it is left alone)."""
     path = config_path() if path is None else path
     if path.exists():
         raise ConfigError(f"{path} already exists; it was left as it is.")
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, [default_text().encode()])
+    write_atomically(path, [default_text(keys).encode()])
     return path
 
 
-_TABLE = re.compile(r"\s*\[")
-
-
-def save_setting(path: Path, key: str, value: str) -> None:
-    """Set a top-level string setting in the file, keeping every other line (comments included).
+def save_setting(path: Path, key: str, value: str, keys: KeyTable) -> None:
+    """Set a top-level string setting in the file, keeping every other line (comments included):
+    tomlkit edits the document in place, a new key going after the other top-level ones; a missing
+    file is written as ``default_text(keys)`` first.
 
     Raises ConfigError when the file cannot be read or is not valid TOML: then it is not touched.
     """
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        text = default_text()
+        text = default_text(keys)
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path} cannot be read ({_reason(error)}); {key} was not saved.") from None
     try:
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
+        document = tomlkit.parse(text)
+        document[key] = value
+    except TOMLKitError as error:
         raise ConfigError(f"{path} is not valid TOML ({error}); {key} was not saved.") from None
-    setting = f"{key} = {json.dumps(value)}\n"
-    lines = text.splitlines(keepends=True)
-    first_table = next((n for n, line in enumerate(lines) if _TABLE.match(line)), len(lines))
-    assigned = re.compile(rf"\s*{re.escape(key)}\s*=")
-    commented = re.compile(rf"\s*#\s*{re.escape(key)}\s*=")
-    found = next((n for n in range(first_table) if assigned.match(lines[n])), None)
-    if found is not None:
-        lines[found] = setting
-    else:
-        after = next((n + 1 for n in range(first_table) if commented.match(lines[n])), None)
-        if after is None:  # before the first table, after a blank line
-            after = first_table
-            setting += "\n" if first_table < len(lines) else ""
-            if after and lines[after - 1].strip():
-                setting = "\n" + setting
-        if after and not lines[after - 1].endswith("\n"):
-            lines[after - 1] += "\n"
-        lines.insert(after, setting)
-    new_text = "".join(lines)
-    if tomllib.loads(new_text).get(key) != value:  # a layout this line editing does not understand
-        raise ConfigError(f"{path}: {key} could not be set without rewriting the file; set it by hand.")
     target = path.resolve()  # a symlinked config (dotfiles) stays a symlink
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(target, [new_text.encode()])
+    write_atomically(target, [tomlkit.dumps(document).encode()])
 
 
 def describe(config: Config) -> str:
@@ -409,10 +360,10 @@ def describe(config: Config) -> str:
     ):
         lines.append(line(key, value, config.theme is not None if key == "theme" else key in config.set_in_file))
     lines += ["", "[settings]"]
-    lines.append(line("line_format", config.settings.get("line_format", "tab"), "line_format" in config.settings))
-    reminder = config.settings.get("reminder")
-    lines.append(line("reminder", reminder or False, "reminder" in config.settings))
+    for key, setting in SETTINGS.items():
+        used = config.settings.get(key)
+        lines.append(line(key, setting.default if used is None else used, key in config.settings))
     lines += ["", "[keys]"]
-    for binding_id, (default, _) in KEYS.items():
+    for binding_id, (default, _) in config.remappable.items():
         lines.append(line(binding_id, config.keys.get(binding_id, default), binding_id in config.keys))
     return "\n".join(lines) + "\n"

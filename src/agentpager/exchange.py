@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agentpager.wording import cut_end, cut_middle
+
 PAIR_FORMATS = ("openai", "anthropic")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -58,6 +60,63 @@ def call_and_result(
             },
         ]
     raise ValueError(f"Unknown format '{format}'. Formats: {', '.join(PAIR_FORMATS)}.")
+
+
+def arguments_line(
+    arguments: Mapping[str, Any], width: int | None = None, under: str | None = None, keep_numbers: bool = False
+) -> str:
+    """``path="src/app.py" start_line=450``: arguments on one line, as name=value with JSON values
+    (runs of white space made one space), a path under the directory ``under`` written relative to it.
+
+    Past ``width`` characters, as many arguments as fit are shown from the first (`` …`` for the
+    others), their paths cut in the middle, the longest first, down to the file name (``"…/app.py"``);
+    a number is never cut. ``keep_numbers``: texts are cut past a file name (down to a few characters)
+    before an argument is left out, for a line where the numbers say which lines and the file is
+    named elsewhere. When the first argument alone does not fit, its value and then the line are cut.
+    """
+    prefix = under.rstrip("/") + "/" if under else None
+
+    def relative(value: Any) -> Any:
+        if isinstance(value, str) and prefix and value.startswith(prefix) and len(value) > len(prefix):
+            return value[len(prefix) :]
+        return [relative(item) for item in value] if isinstance(value, list) else value
+
+    names = [f"{name}=" for name in arguments]
+    whole = [" ".join(json.dumps(relative(value), ensure_ascii=False).split()) for value in arguments.values()]
+    texts = {index for index, value in enumerate(arguments.values()) if isinstance(value, str | list)}
+
+    def line(values: list[str]) -> str:
+        shown = " ".join(name + value for name, value in zip(names, values, strict=False))
+        return shown + (" …" if len(values) < len(names) else "")
+
+    if width is None or len(line(whole)) <= width:
+        return line(whole)
+    floors = [_file_name_floor(value) if index in texts else len(value) for index, value in enumerate(whole)]
+    if keep_numbers:
+        floors = [min(floor, _SHORTEST_CUT) if index in texts else floor for index, floor in enumerate(floors)]
+    for kept in range(len(whole), 0, -1):
+        values = whole[:kept]
+        for index in sorted(range(kept), key=lambda index: len(values[index]), reverse=True):
+            excess = len(line(values)) - width
+            if excess > 0 and floors[index] < len(values[index]):
+                values[index] = cut_middle(values[index], max(floors[index], len(values[index]) - excess))
+        if len(line(values)) <= width:
+            return line(values)
+    first = whole[:1]
+    if texts and 0 in texts:
+        first[0] = cut_middle(first[0], max(_SHORTEST_CUT, len(first[0]) - (len(line(first)) - width)))
+    return cut_end(line(first), width)
+
+
+def _file_name_floor(shown: str) -> int:
+    """How short a shown path may be cut: ``"…`` and its last part, the file name (a text that is no
+    path is not cut)."""
+    name_starts = shown.rfind("/", 0, len(shown) - 1)
+    return len(shown) - name_starts + 2 if name_starts >= 0 else len(shown)
+
+
+_SHORTEST_CUT = 8
+"""No value is cut shorter than this (``"ab…yz"``): past it, the line's end is."""
 
 
 def read_call(text: str) -> tuple[str, dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Counts in words: "1 call", "2 calls", "1,024 lines", "462 KB"."""
+"""Counts and lists in words: "1 call", "2 calls", "1,024 lines", "462 KB", "a, b and c"."""
 
 from __future__ import annotations
 
@@ -15,3 +15,25 @@ def byte_size(count: int) -> str:
             value = count / scale
             return f"{value:,.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
     return f"{count} B"
+
+
+def listed(words: list[str], conjunction: str = "and") -> str:
+    """Words in a list for people: ``a, b and c``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {conjunction} {words[-1]}"
+
+
+def cut_end(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters: cut at its end, marked ``…``, when longer."""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"[: max(0, width)]
+
+
+def cut_middle(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, cut in its middle when longer (marked ``…``): a path
+    keeps its last part, the file name, whole when that fits (``src/…/app.py``), else its two ends."""
+    if len(text) <= width:
+        return text
+    if width < 3:
+        return cut_end(text, width)
+    name = text[text.rfind("/", 0, len(text) - 1) :] if "/" in text[:-1] else ""
+    tail = len(name) if name and len(name) <= width - 2 else (width - 1) // 2
+    return text[: width - 1 - tail] + "…" + text[len(text) - tail :]

@@ -16,8 +16,8 @@ from typing import Any
 
 from samples import pdf_bytes, png_bytes
 
-from agentpager.agents.catalog import get_agent
-from agentpager.agents.volatile import Volatile
+from agentpager.agents import get_agent
+from agentpager.tools.volatile import Volatile
 
 ROOT = "⟦root⟧"
 """Stands for the absolute path of the corpus root in arguments and recorded outputs."""
@@ -79,10 +79,10 @@ SYMLINKS = {"link.txt": "plain.txt", "dangling.txt": "nowhere.txt"}
 """Symbolic links: name and (relative) target."""
 
 
-def build(root: Path) -> Path:
-    """Write the corpus into ``root`` (created if needed) and return it."""
+def build(root: Path, extra: dict[str, bytes] | None = None) -> Path:
+    """Write the corpus into ``root`` (created if needed), with an agent's ``extra`` files, and return it."""
     root.mkdir(parents=True, exist_ok=True)
-    for name, data in files().items():
+    for name, data in (files() | (extra or {})).items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
@@ -103,6 +103,12 @@ class Case:
     server_counted: bool = False
     """The answer turns on a count only the model's server makes (Claude's tokenizer): a profile
     must say it is uncertain there, and may differ."""
+    unordered: bool = False
+    """The answer lists files in the order of a parallel walk (ripgrep's), which changes from run to
+    run: a profile must say it is uncertain, and may list them in another order."""
+    argument_check: bool = False
+    """An argument of the wrong type: agentpager refuses it in its own words (``tools/args.py``)
+    before any profile sees it, so only the error compares."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,8 @@ class AgentCases:
     cases: tuple[Case, ...]
     volatile: tuple[Volatile, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    extra_files: dict[str, bytes] = field(default_factory=dict)
+    """Files only this agent's corpus has (the others' listings stay as recorded)."""
 
 
 def _read(name: str, path: str, why: str = "", server_counted: bool = False, **more: Any) -> Case:
@@ -421,12 +429,164 @@ GEMINI_CLI = AgentCases(
     ),
 )
 
+
+def _oc_read(name: str, path: str, why: str = "", **more: Any) -> Case:
+    return Case(name, "read", {"filePath": path, **more}, why)
+
+
+def _oc_glob(name: str, pattern: str, why: str = "", unordered: bool = False, **more: Any) -> Case:
+    return Case(name, "glob", {"pattern": pattern, **more}, why, unordered=unordered)
+
+
+def _oc_grep(name: str, pattern: str, why: str = "", unordered: bool = False, **more: Any) -> Case:
+    return Case(name, "grep", {"pattern": pattern, **more}, why, unordered=unordered)
+
+
+OPENCODE = AgentCases(
+    (
+        _oc_read("plain", "plain.txt", "`N: line`, the end-of-file note"),
+        _oc_read("no_final_newline", "no_final_newline.txt"),
+        _oc_read("crlf", "crlf.txt", "CR before LF"),
+        _oc_read("empty", "empty.txt", "no lines at all"),
+        _oc_read("only_newline", "only_newline.txt"),
+        _oc_read("lone_cr", "lone_cr.txt", "CR alone"),
+        _oc_read("trailing_blank_lines", "trailing_blank_lines.txt"),
+        _oc_read("trailing_spaces", "trailing_spaces.txt"),
+        _oc_read("latin1", "latin1.txt", "bytes that are not UTF-8"),
+        _oc_read("utf16", "utf16.txt", "UTF-16: its NUL bytes"),
+        _oc_read("utf8_bom", "utf8_bom.txt", "TextDecoder drops the BOM?"),
+        _oc_read("unicode", "unicode.txt"),
+        _oc_read("indented", "indented.py"),
+        _oc_read("tabs", "tabs.tsv"),
+        _oc_read("offset_0", "plain.txt", "offset 0 reads from line 1", offset=0),
+        _oc_read("offset_2_limit_1", "plain.txt", offset=2, limit=1),
+        _oc_read("offset_last_line", "plain.txt", offset=3),
+        _oc_read("offset_after_final_newline", "plain.txt", "out of range?", offset=4),
+        _oc_read("offset_past_end", "plain.txt", offset=9),
+        _oc_read("offset_1_empty", "empty.txt", "the empty file's exception", offset=1),
+        _oc_read("offset_2_empty", "empty.txt", offset=2),
+        _oc_read("limit_0", "plain.txt", limit=0),
+        _oc_read("offset_negative", "plain.txt", "the schema's error", offset=-1),
+        Case(
+            "limit_fraction",
+            "read",
+            {"filePath": "plain.txt", "limit": 1.5},
+            "an integer is expected",
+            argument_check=True,
+        ),
+        _oc_read("lines_2600", "lines_2600.txt", "the 2,000-line default"),
+        _oc_read("lines_2600_offset_2590", "lines_2600.txt", offset=2590),
+        _oc_read("lines_2600_offset_2600_limit_5", "lines_2600.txt", offset=2600, limit=5),
+        _oc_read("lines_2600_window", "lines_2600.txt", offset=1000, limit=3),
+        _oc_read("long_lines", "long_lines.txt", "2,000 characters a line"),
+        _oc_read("edge_lines", "edge_lines.txt", "2,000 and 2,001 characters"),
+        _oc_read("emoji_long", "emoji_long.txt", "a cut inside a surrogate pair"),
+        _oc_read("big", "big.txt", "the 50 KB cap"),
+        _oc_read("big_window", "big.txt", offset=1, limit=3),
+        _oc_read("big_from_2900", "big.txt", "the cap counted from the offset", offset=2900),
+        _oc_read("nul", "nul.bin", "binary by extension"),
+        _oc_read("nul_in_txt", "nul.txt", "a NUL byte"),
+        _oc_read("controls", "controls.txt", "over 30% control characters"),
+        _oc_read("few_controls", "few_controls.txt", "under 30% control characters"),
+        _oc_read("dat", "text.dat", "text with a binary extension"),
+        _oc_read("png", "image.png", "an image: an attachment"),
+        _oc_read("pdf", "doc.pdf", "a PDF: an attachment"),
+        _oc_read("ipynb", "notebook.ipynb"),
+        _oc_read("json", "data.json"),
+        _oc_read("directory", "dir", "a directory's entries"),
+        _oc_read("directory_root", ".", "the root: localeCompare order, links"),
+        _oc_read("directory_empty", "empty_dir"),
+        _oc_read("directory_window", "dir", offset=2, limit=1),
+        _oc_read("directory_past_end", "dir", offset=9),
+        _oc_read("missing", "missing.txt"),
+        _oc_read("missing_similar", "lines", "names that contain it"),
+        _oc_read("missing_contained", "dir/sub/c.txt.bak", "a name it contains"),
+        _oc_read("missing_directory", "nowhere/x.txt", "no directory to look in"),
+        _oc_read("symlink", "link.txt"),
+        _oc_read("dangling_symlink", "dangling.txt"),
+        _oc_read("relative_dotdot", "dir/../plain.txt"),
+        _oc_read("absolute", f"{ROOT}/plain.txt"),
+        _oc_read("agents_md", "guide/code.py", "an AGENTS.md between the file and the root"),
+        _oc_read("agents_md_nested", "guide/deeper/notes.txt", "a CLAUDE.md and the AGENTS.md above it"),
+        _oc_read("agents_md_itself", "guide/AGENTS.md", "the instructions file read itself"),
+        _oc_read("outside", "/etc/hostname", "a path outside: the permission is refused"),
+        _oc_glob("glob_txt", "*.txt", "a name glob matches at any depth; hidden and ignored files too", True),
+        _oc_glob("glob_md", "**/*.md", unordered=True),
+        _oc_glob("glob_in_dir", "*", unordered=True, path="dir"),
+        _oc_glob("glob_path_glob", "dir/*.txt", "a glob with a slash is anchored"),
+        _oc_glob("glob_braces", "*.{md,json}", unordered=True),
+        _oc_glob("glob_no_match", "*.nomatch"),
+        _oc_glob("glob_hidden", ".hidden*"),
+        _oc_glob("glob_ignored", "ignored*", "a file .ignore names, matched by the glob"),
+        _oc_glob("glob_path_file", "*", path="plain.txt"),
+        _oc_glob("glob_path_missing", "*", path="nowhere"),
+        _oc_glob("glob_absolute", "*.md", path=f"{ROOT}/dir"),
+        _oc_glob("glob_many", "**/e*", "over 100 results: which 100 is the order's", True),
+        _oc_grep("grep_one", "beta", "one match"),
+        _oc_grep("grep_files", "deep|in dir", "matches in several files", True),
+        _oc_grep("grep_include", "B", unordered=True, include="*.md"),
+        _oc_grep("grep_path_dir", "a", path="dir"),
+        _oc_grep("grep_path_file", "two", "a file path searches its directory", True, path="crlf.txt"),
+        _oc_grep("grep_crlf", "two", "CR kept in the line", include="crlf.txt"),
+        _oc_grep("grep_no_final_newline", "three", include="no_final_newline.txt"),
+        _oc_grep("grep_no_match", "nomatch_anywhere"),
+        _oc_grep("grep_latin1", "caf", "a line that is not UTF-8"),
+        _oc_grep("grep_invalid", "(", "ripgrep's regex error"),
+        _oc_grep("grep_long_line", "b{30}", "a line over 2,000 characters", include="edge_lines.txt"),
+        _oc_grep("grep_huge_line", "zzz", "a JSON record over 64 KiB", include="huge_line.txt"),
+        _oc_grep("grep_many", "line 1", "over 100 matches", include="lines_2600.txt"),
+        _oc_grep("grep_hidden", "hidden", "hidden files are searched, ignored ones not"),
+        _oc_grep("grep_ignored", "secret", "a file .ignore names"),
+        _oc_grep("grep_utf16", "llo", "UTF-16 with a BOM is decoded", include="utf16.txt"),
+        _oc_grep("grep_nul", "more", "a file with a NUL byte is binary", include="nul.*"),
+        _oc_grep("grep_case", "ALPHA", "case-sensitive"),
+        _oc_grep("grep_unicode", "中文", include="unicode.txt"),
+        _oc_grep("grep_path_missing", "deep", path="nowhere"),
+    ),
+    notes=(
+        "Run as `opencode run --pure -m agentpager/agentpager-mock PROMPT` with OPENCODE_CONFIG_CONTENT naming one "
+        "provider, @ai-sdk/openai-compatible with baseURL the mock (agents/opencode/probe.py has the whole "
+        "environment). It streams POST /v1/chat/completions; the output is the tool message's content in the next "
+        "request, is_error whether the session store (opencode.db) has the tool part in 'error' state (the Chat "
+        "Completions wire does not say).",
+        "read: `<path>ABS</path>`, `<type>file</type>`, `<content>` and `N: line` lines (2,000 lines and 50 KB at "
+        "most, lines cut at 2,000 UTF-16 units), then the end or continuation note; a directory gives its entries "
+        "in localeCompare order with `/` after directories; images and PDFs answer 'Image read successfully' and "
+        "'PDF read successfully' (the file goes beside the result as an attachment: this text-only model is told "
+        "it cannot read images in a user message after the tool message). An AGENTS.md, CLAUDE.md or CONTEXT.md "
+        "in a directory between the file and the root is appended as a <system-reminder>.",
+        "glob and grep run ripgrep (here 13.0.0 from PATH: OpenCode uses rg on PATH, else its cached or downloaded "
+        "15.1.0): `rg --files --glob=PATTERN --glob=!**/.git/** .` and `rg --json --hidden --no-messages "
+        "[--glob=INCLUDE] --glob=!**/.git/** -- PATTERN .` in the search directory (a file's directory for a file "
+        "path). ripgrep walks directories in parallel: the order of files varies from run to run.",
+        "A path outside the workspace needs the external_directory permission, which `run` refuses at once: the "
+        "call fails and the run ends without sending anything to the model (outside: the store's error).",
+    ),
+    extra_files={
+        ".hidden.txt": b"hidden\n",
+        ".ignore": b"ignored_by_rg.txt\n",
+        "ignored_by_rg.txt": b"secret\n",
+        "edge_lines.txt": ("a" * 2000 + "\n" + "b" * 2001 + "\n").encode(),
+        "emoji_long.txt": ("x" + "\U0001f600" * 1000 + "\n").encode(),
+        "huge_line.txt": b"z" * 70000 + b"\n",
+        "controls.txt": b"\x01\x02\x03\x04ab\n",
+        "few_controls.txt": b"\x01abcdefgh\n",
+        "text.dat": b"plain text\n",
+        "guide/AGENTS.md": b"Use tabs.\n",
+        "guide/code.py": b"x = 1\n",
+        "guide/deeper/CLAUDE.md": b"Be brief.\n",
+        "guide/deeper/notes.txt": b"note\n",
+        **{f"many/e{n:03d}": b"" for n in range(120)},
+    },
+)
+
 CASES: dict[str, AgentCases] = {
     "claude-code": CLAUDE_CODE,
     "codex": CODEX,
     "codex-shell-command": CODEX_0_60_SHELL_COMMAND,
     "codex-shell": CODEX_0_60_SHELL,
     "gemini-cli": GEMINI_CLI,
+    "opencode": OPENCODE,
 }
 """The case sets, by name (an agent's name is its default set)."""
 
@@ -451,6 +611,7 @@ TARGETS = (
     Target("codex", "0.60.1", "gpt-5.1-codex-max", "codex-shell-command"),
     Target("codex", "0.60.1", "gpt-5", "codex-shell"),
     Target("gemini-cli", "0.61.0", "gemini-2.5-pro"),
+    Target("opencode", "1.18.33", "agentpager-mock"),
 )
 """Every golden file: the versions the issue asks for (Claude Code 2.0.21, 2.1.84, the newest), the
 newest Codex and Gemini CLI, each with a fixed model; the newest Claude Code also with its default

@@ -22,8 +22,8 @@ from typing import Any
 
 from goldens.corpus import ROOT
 
-from agentpager.agents.volatile import Volatile
-from agentpager.agents.volatile import with_placeholders as volatile_as_placeholders
+from agentpager.tools.volatile import Volatile
+from agentpager.tools.volatile import with_placeholders as volatile_as_placeholders
 
 GOLDENS_DIR = Path(__file__).parent
 
@@ -56,12 +56,24 @@ class Golden:
     def save(self) -> Path:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         record = asdict(self)
-        self.path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        text = json.dumps(record, indent=1, ensure_ascii=False)
+        # A lone surrogate (a JavaScript agent's cut inside a UTF-16 pair can send one) as its JSON escape:
+        # UTF-8 cannot hold it, and the escape reads back as the same string.
+        text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+        self.path.write_text(text + "\n", encoding="utf-8")
         return self.path
 
     def matches(self, case: GoldenCase, output: str, root: str | os.PathLike[str]) -> bool:
         """Whether ``output`` (produced in ``root``) is the recorded one."""
         return _pattern(case.output, self.volatile).fullmatch(with_placeholders(output, root, ())) is not None
+
+    def matches_in_any_order(self, case: GoldenCase, output: str, root: str | os.PathLike[str]) -> bool:
+        """Whether ``output`` lists what the recorded one lists, in any order of files (a parallel
+        walk's). When the recorded answer was cut (its first 100), only their number can compare."""
+        produced = with_placeholders(output, root, ())
+        if "Results are truncated" in case.output or "more matches available" in case.output:
+            return len(produced.split("\n")) == len(case.output.split("\n"))
+        return _files(produced) == _files(case.output)
 
 
 def load(path: Path) -> Golden:
@@ -121,3 +133,18 @@ def _bare(pattern: str) -> str:
     """The pattern without its lookbehind, lookahead and ^/$ anchors (the literal text around it matches those)."""
     pattern = re.sub(r"^\(\?<=.*?\)|\(\?=.*\)$", "", pattern)
     return "(?:" + pattern.strip("^$") + ")"
+
+
+def _files(text: str) -> list[str]:
+    """An answer listing files, as its pieces per file, sorted: a path per line (glob), or grep's
+    ``PATH:`` header with its lines, the count line and the truncation note kept apart."""
+    lines = text.split("\n")
+    if not lines[0].startswith("Found "):
+        return sorted(lines)
+    pieces = [lines[0]]
+    for line in lines[1:]:
+        if line.startswith(("/", ROOT)) and line.endswith(":") or line.startswith("(Results truncated"):
+            pieces.append(line)
+        else:
+            pieces[-1] += "\n" + line
+    return [pieces[0], *sorted(piece.rstrip("\n") for piece in pieces[1:])]

@@ -16,7 +16,6 @@ from textual.widgets import Input, Select, TextArea
 
 from agentpager import Workspace
 from agentpager.tui.app import AgentPagerApp
-from agentpager.tui.messages import FileChosen
 from agentpager.tui.screens.find_file import FindFile
 from agentpager.tui.tool_panel import ToolPanel
 from agentpager.tui.tree import PageLink, WorkspaceTree
@@ -117,6 +116,10 @@ async def test_the_file_finder_opens_what_was_typed_ahead_of_its_listing(workspa
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await type_ahead(pilot, "o", *"bigtxt", "enter")
+        for _ in range(100):  # a busy machine takes a few rounds to handle the keys (the listing waits)
+            if isinstance(app.screen, FindFile) and app.screen.query_one(Input).value == "bigtxt":
+                break
+            await pilot.pause()
         assert isinstance(app.screen, FindFile) and app.screen.query_one(Input).value == "bigtxt", "still listing"
         listed.set()
         await settle(pilot)
@@ -242,7 +245,7 @@ async def test_tree_pages_a_big_directory_and_shows_its_listing(workspace_dir: P
     async with app.run_test(size=SIZE) as pilot:
         many = await expanded(app, pilot, "many/")
         tree = app.query_one(WorkspaceTree)
-        assert "250 files ⚠" in str(many.label)
+        assert str(many.label).startswith("⚠ ") and "250 files" in str(many.label)
         labels = [str(child.label) for child in many.children]
         assert len(labels) == 101 and labels[0] == "f000.txt" and labels[-1] == "files 101-200 of 250 ▶"
         tree.select_node(many)
@@ -341,7 +344,7 @@ async def test_deleted_file(workspace_dir: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         (workspace_dir / "big.txt").unlink()
-        app.query_one(WorkspaceTree).post_message(FileChosen("big.txt"))
+        app.query_one(WorkspaceTree).post_message(WorkspaceTree.FileChosen("big.txt"))
         await settle(pilot)
         assert app.viewer._message[0] == "File 'big.txt' does not exist."
         assert output_text(app) == "Error: File 'big.txt' does not exist."

@@ -16,13 +16,12 @@ from agentpager import Workspace
 from agentpager.tui import tree as tree_module
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.lines import Shading
-from agentpager.tui.messages import Indexed, WindowChanged
 from agentpager.tui.screens.find_file import Candidates, FindFile, fuzzy
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.status import CallStatus
 from agentpager.tui.tool_panel import ToolPanel
 from agentpager.tui.tree import WorkspaceTree
-from agentpager.tui.viewer import START
+from agentpager.tui.viewer import START, FileViewer
 
 SMALL = (80, 24)
 LARGE = (200, 55)
@@ -80,7 +79,7 @@ async def test_at_80x24_every_part_is_reachable(workspace_dir: Path) -> None:
         status = app.query_one(CallStatus)
         assert on_screen(app, status) and status.region.height == 1
         assert str(status.query_one("#call-summary").render()) == 'read_file path="big.txt" start_line=1'
-        assert str(status.query_one("#call-cost").render()) == "1,956 chars · 860 tok · not cut"
+        assert str(status.query_one("#call-cost").render()) == "1,956 chars · 860 tok"
         output = app.panel.query_one("#output", TextArea)
         assert on_screen(app, output), "the panel shows the output"
         assert output.text.startswith("[File: big.txt | Lines 1-200 of 1000]")
@@ -96,7 +95,7 @@ async def test_at_80x24_every_part_is_reachable(workspace_dir: Path) -> None:
         footer_keys = {
             binding.description for _, binding, enabled, _ in app.screen.active_bindings.values() if binding.show
         }
-        assert "Back to the viewer" in footer_keys and "Quit" not in footer_keys, "the footer shows the editing keys"
+        assert "Back" in footer_keys and "Quit" not in footer_keys, "the footer shows the editing keys"
         await pilot.press(*"450")
         await settle(pilot)
         assert app.viewer.window.top == 450 and app.panel.pinned
@@ -508,17 +507,17 @@ async def test_empty_and_error_states_say_what_to_do_next(
 def test_a_newer_progress_message_replaces_a_queued_one(workspace_dir: Path) -> None:
     workspace = Workspace(workspace_dir)
     view, other = workspace.open_view("big.txt"), workspace.open_view("wide.txt")
-    assert Indexed(view, 10, False, 0.1).can_replace(Indexed(view, 20, False, 0.2))
-    assert not Indexed(view, 10, False, 0.1).can_replace(Indexed(other, 20, False, 0.2))
-    window = WindowChanged(None, None)  # type: ignore[arg-type]
-    assert not window.can_replace(Indexed(view, 20, False, 0.2))
+    assert FileViewer.Indexed(view, 10, False, 0.1).can_replace(FileViewer.Indexed(view, 20, False, 0.2))
+    assert not FileViewer.Indexed(view, 10, False, 0.1).can_replace(FileViewer.Indexed(other, 20, False, 0.2))
+    window = FileViewer.WindowChanged(None, None)  # type: ignore[arg-type]
+    assert not window.can_replace(FileViewer.Indexed(view, 20, False, 0.2))
 
 
 def test_the_readme_names_every_key_that_can_be_remapped() -> None:
     import re
 
-    from agentpager.config import KEYS
+    from agentpager.tui.app import remappable_keys
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     sentence = readme[readme.index("The keys that can be remapped are") : readme.index("(Textual's keymap")]
-    assert set(re.findall(r"`([a-z_]+)`", sentence)) == set(KEYS)
+    assert set(re.findall(r"`([a-z_]+)`", sentence)) == set(remappable_keys())

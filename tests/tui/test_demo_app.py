@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 
 from agentpager.demo import build_demo
 from agentpager.tui import DEMO_WELCOME, demo_app
-from agentpager.tui.transcript_screen import CallList, TranscriptScreen
+from agentpager.tui.screens.transcript import CallList, TranscriptScreen
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,10 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Log, Static, TextArea
 
 from agentpager import Workspace
-from agentpager.agents.catalog import get_agent
+from agentpager.agents import get_agent
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.lines import visible
-from agentpager.tui.probe_screen import ProbeScreen
+from agentpager.tui.screens.probe import ProbeScreen
 
 FAKE_AGENT = Path(__file__).parents[1] / "fake_agent.py"
 NEWEST = "2.1.330"
@@ -51,7 +51,7 @@ def fake_agent_script(path: Path, mode: str = "") -> Path:
 def install_fake(agents: Path, mode: str = "", version: str = NEWEST) -> None:
     """The fake agent where npm would put Claude Code ``version`` in the cache."""
     prefix = agents / f"claude-code@{version}"
-    fake_agent_script(prefix / get_agent("claude-code").entry_points[0], mode)
+    fake_agent_script(prefix / get_agent("claude-code").program().entry_points[0], mode)
     manifest = prefix / "node_modules" / "@anthropic-ai" / "claude-code" / "package.json"
     manifest.parent.mkdir(parents=True, exist_ok=True)
     manifest.write_text(json.dumps({"version": version}))
@@ -157,7 +157,7 @@ async def test_a_missing_agent_is_named_with_its_npm_command_and_installed_on_re
         assert app.clipboard == hint
         # A stand-in npm that lays the fake agent out as npm would, writing a few lines as it goes.
         agent_script = fake_agent_script(tmp_path / "fake-claude", "numbered")
-        entry = get_agent("claude-code").entry_points[0]
+        entry = get_agent("claude-code").program().entry_points[0]
         executable(
             tmp_path / "bin" / "npm",
             "#!/bin/sh\nPATH=/usr/bin:/bin\n"

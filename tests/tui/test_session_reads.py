@@ -15,9 +15,9 @@ from agentpager.sessions_index.listing import list_sessions
 from agentpager.sessions_index.updating import update_calls
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.found_list import FoundList
-from agentpager.tui.reads_screen import ReadsScreen
-from agentpager.tui.sessions_screen import SessionsScreen
-from agentpager.tui.transcript_screen import CallList, TranscriptScreen
+from agentpager.tui.screens.reads import ReadsScreen
+from agentpager.tui.screens.sessions import SessionsScreen
+from agentpager.tui.screens.transcript import CallList, TranscriptScreen
 
 
 def session(home: Path, cwd: Path) -> Path:

@@ -16,10 +16,10 @@ from textual.widgets import Static
 from agentpager import Workspace
 from agentpager.sessions import SessionInfo
 from agentpager.transcripts import open_transcript
-from agentpager.tui import sessions_screen
 from agentpager.tui.app import AgentPagerApp
-from agentpager.tui.sessions_screen import SessionList, SessionsScreen
-from agentpager.tui.transcript_screen import CallList, TranscriptScreen
+from agentpager.tui.screens import sessions as sessions_screen
+from agentpager.tui.screens.sessions import SessionList, SessionsScreen
+from agentpager.tui.screens.transcript import CallList, TranscriptScreen
 
 
 def home_with_sessions() -> Path:

@@ -10,18 +10,13 @@ from pathlib import Path
 
 import pytest
 from pilot_helpers import settle
-from textual.binding import Binding
 from textual.widgets import Input, Select
 
 from agentpager import Workspace
 from agentpager.cli import main
-from agentpager.config import KEYS, load_config
-from agentpager.tui.app import AgentPagerApp
-from agentpager.tui.sessions_screen import SessionsScreen
+from agentpager.config import load_config
+from agentpager.tui.app import AgentPagerApp, remappable_keys
 from agentpager.tui.themes import ThemeError, load_themes, read_theme, shipped_themes_dir, theme_from
-from agentpager.tui.tool_panel import ToolPanel
-from agentpager.tui.tree import WorkspaceTree
-from agentpager.tui.viewer import FileViewer
 
 SIZE = (200, 55)
 GOOD = 'name = "mine"\ndark = false\nprimary = "#112233"\nbackground = "#FFFFFF"\n'
@@ -34,7 +29,7 @@ def workspace_dir(root: Path) -> Path:
 
 
 def app_with_config(root: Path, theme: str | None = None) -> AgentPagerApp:
-    app = AgentPagerApp(Workspace(root), "big.txt", theme, config=load_config())
+    app = AgentPagerApp(Workspace(root), "big.txt", theme, config=load_config(keys=remappable_keys()))
     app.animation_level = "none"
     return app
 
@@ -191,7 +186,7 @@ async def test_choosing_a_theme_in_the_palette_saves_it(workspace_dir: Path, iso
         await pilot.press("enter")
         await settle(pilot)
         assert app.theme == "paper"
-    assert config.read_text() == '# my settings\nbudget = 50000\n\ntheme = "paper"\n\n[keys]\nsearch = "s"\n'
+    assert config.read_text() == '# my settings\nbudget = 50000\ntheme = "paper"\n\n[keys]\nsearch = "s"\n'
     app = app_with_config(workspace_dir)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -286,15 +281,43 @@ async def test_the_command_palette_key_can_be_remapped(workspace_dir: Path, isol
         assert isinstance(app.screen, CommandPalette)
 
 
-def test_every_remappable_key_is_a_binding_with_that_id_and_default() -> None:
-    bindings: dict[str, Binding] = {}
-    for owner in (AgentPagerApp, FileViewer, WorkspaceTree, ToolPanel, SessionsScreen):
-        for binding in owner.BINDINGS:
-            if isinstance(binding, Binding) and binding.id:
-                bindings[binding.id] = binding
-    expected = {binding_id: default for binding_id, (default, _) in KEYS.items() if binding_id != "command_palette"}
-    assert {binding_id: binding.key for binding_id, binding in bindings.items()} == expected
-    assert KEYS["command_palette"][0] == AgentPagerApp.COMMAND_PALETTE_BINDING
+def test_the_remappable_keys_are_the_bindings_with_an_id() -> None:
+    """Each binding with an id can be remapped (the session browser's too): its key is the default, its
+    tooltip says what it does (the first binding's, where screens share an id)."""
+    keys = remappable_keys()
+    assert {binding_id: default for binding_id, (default, _) in keys.items()} == {
+        "command_palette": "ctrl+p",
+        "help": "question_mark",
+        "edit_call": "e",
+        "open_file": "o",
+        "toggle_tree": "T",
+        "copy_output": "c",
+        "copy_call": "y",
+        "copy_pair": "C",
+        "toggle_pin": "p",
+        "ask_agent": "a",
+        "transcript": "t",
+        "sessions": "S",
+        "quit": "q",
+        "start_of_line": "0",
+        "end_of_line": "dollar_sign",
+        "goto_line": "colon",
+        "search": "slash",
+        "next_match": "n",
+        "previous_match": "N",
+        "wrap": "w",
+        "set_mark": "m",
+        "go_to_mark": "apostrophe",
+        "open_in_editor": "v",
+        "follow": "f",
+        "reads_here": "R",
+        "refresh_tree": "r",
+        "leave_panel": "escape",
+        "export_session": "E",
+    }
+    assert keys["copy_output"][1] == "Copy the tool output"
+    assert keys["search"][1] == "Search the file (in the session browser: every session)"
+    assert all(what and what[0].isupper() for _, what in keys.values())
 
 
 def test_unknown_theme_on_the_command_line_lists_the_themes(
@@ -324,7 +347,7 @@ def test_the_readmes_examples_are_valid(isolated_config: Path) -> None:
     blocks = re.findall(r"```toml\n(.*?)```", readme, re.DOTALL)
     settings, theme = blocks
     (isolated_config / "config.toml").write_text(settings)
-    config = load_config()
+    config = load_config(keys=remappable_keys())
     assert config.problems == [] and config.keys == {"copy_output": "x", "search": "ctrl+f,slash"}
     assert config.theme in load_themes().names
     assert theme_from(tomllib.loads(theme)).name == "midnight"

@@ -161,3 +161,65 @@ def test_difference_side_by_side(snap_compare) -> None:
 
 def test_difference_unified_at_80_columns(snap_compare) -> None:
     assert snap_compare(_changed_read(), terminal_size=(80, 24), run_before=_difference_tab)
+
+
+def _fixed_root(name: str) -> Path:
+    """A root at the same path every run (the transcript screen shows it)."""
+    root = Path(tempfile.gettempdir()) / f"agentpager-snapshot-{name}" / "proj"
+    shutil.rmtree(root.parent, ignore_errors=True)
+    root.mkdir(parents=True)
+    return root
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 55)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_call_list_with_deep_paths(snap_compare, size: tuple[int, int]) -> None:
+    from test_80x24 import deep_session
+
+    from agentpager.transcripts import open_transcript
+
+    root = _fixed_root("deep")
+    app = AgentPagerApp.for_transcript(open_transcript(str(deep_session(root))), str(root))
+    assert snap_compare(app, terminal_size=size, run_before=steady)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 55)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_context_tab(snap_compare, size: tuple[int, int]) -> None:
+    from test_context_view import transcript_with_a_compaction
+
+    root = _fixed_root("context")
+    app = AgentPagerApp.for_transcript(transcript_with_a_compaction(root), str(root))
+
+    async def context(pilot: Pilot) -> None:
+        await steady(pilot)
+        await pilot.press("right", "right", "right", "right")
+        await steady(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=context)
+
+
+def test_narrow_tree_marks_big_directories(root: Path, snap_compare) -> None:
+    app = make_app(root)
+    (root / "many" / "deeper_folder").mkdir()
+    for n in range(25):
+        (root / "many" / "deeper_folder" / f"g{n:02d}.txt").write_text("x\n")
+
+    async def expand(pilot: Pilot) -> None:
+        await steady(pilot)
+        await pilot.press("down", "enter", "down", "enter")
+        await steady(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=expand)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_editing_a_codex_call(root: Path, snap_compare, size: tuple[int, int]) -> None:
+    app = make_app(root, "big.txt")
+
+    async def edit(pilot: Pilot) -> None:
+        await steady(pilot)
+        pilot.app.panel.load_call("codex", "exec_command", {"cmd": "sed -n 1,20p big.txt", "yield_time_ms": 500})
+        await steady(pilot)
+        await pilot.press("e")
+        await steady(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=edit)

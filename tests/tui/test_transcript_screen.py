@@ -14,9 +14,9 @@ from textual.widgets._footer import FooterKey, FooterLabel
 from agentpager import Workspace
 from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
-from agentpager.tui.messages import FileChosen
+from agentpager.tui.context_view import ChartRows
 from agentpager.tui.output_area import OutputArea
-from agentpager.tui.transcript_screen import CallList, TranscriptScreen, _pattern_problem
+from agentpager.tui.screens.transcript import CallList, TranscriptScreen, _pattern_problem
 from agentpager.tui.tree import WorkspaceTree
 
 SIZE = (200, 55)
@@ -108,7 +108,7 @@ async def test_the_tree_offers_a_transcript(root: Path) -> None:
     app = AgentPagerApp(Workspace(root))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.query_one(WorkspaceTree).post_message(FileChosen("session.jsonl"))
+        app.query_one(WorkspaceTree).post_message(WorkspaceTree.FileChosen("session.jsonl"))
         await settle(pilot)
         assert app.offered_transcript == "session.jsonl"
         await pilot.press("t")
@@ -227,14 +227,18 @@ async def test_arrows_and_brackets_switch_the_tabs_and_the_footer_says_so(root: 
         assert outputs.active == "tab-conversation"
         await pilot.press("left")
         assert outputs.active == "tab-difference"
+        assert isinstance(app.focused, CallList), "the cursor stays in the list"
         await pilot.press("left_square_bracket", "left_square_bracket", "left")
         assert outputs.active == "tab-context", "the first tab goes round to the last"
-        assert isinstance(app.focused, CallList), "the cursor stays in the list"
+        assert isinstance(app.focused, ChartRows), "the context's rows take the keys (PgDn)"
+        await settle(pilot)
         footer = {key.key: key for key in app.screen.query(FooterKey)}
         assert "left" in footer and "right" in footer
         assert footer["right"].region.right <= 80, "seen in the footer at 80 columns"
         labels = [str(label.render()) for label in app.screen.query(FooterLabel)]
         assert labels == ["Tabs"]
+        await pilot.press("right")
+        assert outputs.active == "tab-recorded" and isinstance(app.focused, CallList), "the list is back"
 
 
 async def test_a_search_that_matches_nothing_says_so(root: Path) -> None:
@@ -275,7 +279,7 @@ async def test_the_context_tab_shows_estimated_turns_at_80x24(root: Path) -> Non
         assert screen.query_one(TabbedContent).active == "tab-context"
         chart = shown(screen.query_one("#chart", Static), 80).splitlines()
         rows = [row for row in chart if row[:4].strip().isdigit()]
-        assert [(row.split()[0], row.split()[2]) for row in rows] == [("1", "~"), ("2", "~"), ("3", "~")]
-        assert rows[0].split()[3] == "1", "the first request held the prompt, go: 1 token"
+        assert [row.split()[0] for row in rows] == ["1", "2", "3"] and all(row.endswith("~") for row in rows)
+        assert rows[0].split()[-1] == "1~", "the first request held the prompt, go: 1 token"
         assert "~ estimated with cl100k: the log records no usage" in chart
         assert "No model turns recorded." not in chart

@@ -1,51 +1,40 @@
-"""The real agents on call: each runs once against a mock of its model API on 127.0.0.1.
+"""The agents agentpager knows, each one package (``agents/<id>/``, see ``base.Agent``), and their list.
 
-``probe(agent, tool, arguments, root)`` returns the exact tool result the agent sends its model;
-``find`` and ``install`` locate or install a version (npm, into the cache dir); ``compare`` (in
-``volatile``) sets a profile's answer against the agent's. No Textual here.
-Exports load lazily, so importing this package costs nothing until a name is used.
+Every list of agents is derived from ``AGENTS``: the profiles (``agentpager.profiles``), the transcript
+formats and the order they are recognised in, where sessions are found, the command line's choices,
+the config's settings, the session browser's names. Adding an agent is adding its package and its
+line here (docs/AGENTS.md).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from agentpager.agents import claude_code, codex, gemini_cli, opencode, openhands, swe_agent
+from agentpager.agents.base import Agent
 
-__all__ = [
-    "AGENT_NAMES",
-    "AgentNotInstalled",
-    "Cancelled",
-    "Installed",
-    "ProbeError",
-    "ProbeResult",
-    "find",
-    "install",
-    "install_hint",
-    "probe",
-]
-
-if TYPE_CHECKING:
-    from agentpager.agents.catalog import AGENT_NAMES
-    from agentpager.agents.installation import AgentNotInstalled, Installed, find, install, install_hint
-    from agentpager.agents.processes import Cancelled
-    from agentpager.agents.runner import ProbeError, ProbeResult, probe
-
-_EXPORTS = {
-    "AGENT_NAMES": "agentpager.agents.catalog",
-    "AgentNotInstalled": "agentpager.agents.installation",
-    "Cancelled": "agentpager.agents.processes",
-    "Installed": "agentpager.agents.installation",
-    "find": "agentpager.agents.installation",
-    "install": "agentpager.agents.installation",
-    "install_hint": "agentpager.agents.installation",
-    "ProbeError": "agentpager.agents.runner",
-    "ProbeResult": "agentpager.agents.runner",
-    "probe": "agentpager.agents.runner",
-}
+AGENTS: tuple[Agent, ...] = (
+    claude_code.AGENT,
+    codex.AGENT,
+    gemini_cli.AGENT,
+    opencode.AGENT,
+    swe_agent.AGENT,
+    openhands.AGENT,
+)
+"""In the order the app lists their profiles and their transcript formats are tried in (SWE-agent's before
+OpenHands', whose events are the looser shape)."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'agentpager.agents' has no attribute '{name}'")
-    return getattr(importlib.import_module(module), name)
+def find_agent(agent_id: str) -> Agent | None:
+    return next((agent for agent in AGENTS if agent.id == agent_id), None)
+
+
+def get_agent(agent_id: str) -> Agent:
+    """The agent ``agent_id``; ValueError naming the known ones otherwise."""
+    agent = find_agent(agent_id)
+    if agent is None:
+        raise ValueError(f"Unknown agent '{agent_id}'. Agents: {', '.join(agent.id for agent in AGENTS)}.")
+    return agent
+
+
+def probed_agents() -> tuple[Agent, ...]:
+    """The agents the probe can run (``agentpager probe``)."""
+    return tuple(agent for agent in AGENTS if agent.program_at is not None)

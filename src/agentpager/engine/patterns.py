@@ -14,10 +14,15 @@ its message) and written out in RE2's syntax construct by construct, where the t
 What is left (backreferences, lookaround, atomic groups, possessive repeats, a text with lone
 surrogates, and Unicode classes or case folding in non-ASCII text) runs in ``re`` in a child
 process (``regex_child``), killed when it takes longer than a time limit or the caller cancels.
+
+Lines of bytes (the shell programs' input) are matched as ``re`` matches their ``surrogateescape``
+decoding: RE2 runs on the lines that are UTF-8, the child on the others; a line too long to hold
+is matched a window at a time (``LineSearch``) or streamed to the child.
 """
 
 from __future__ import annotations
 
+import codecs
 import fnmatch
 import functools
 import os
@@ -29,7 +34,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +48,12 @@ DEFAULT_SECONDS = 5.0
 """How long ``re`` in the child may take over one request (a listing, or one block of a file)."""
 CHILD_MEMORY = 1 << 30
 
+# Private modules of ``re``, on purpose: a pattern must mean what ``re`` makes of it (the tools'
+# ``re.search`` and ``fnmatch`` semantics), so it is parsed by ``re``'s own parser and its tree is
+# translated for RE2. No public API gives the tree, and a second parser of ``re``'s syntax would
+# mean something else at its edges. Python 3.11 renamed ``sre_parse`` to ``re._parser``; the tree's
+# shape has held since 3.7, and ``tests/test_patterns.py`` checks generated patterns against ``re``
+# and ``fnmatch`` themselves (hypothesis), so a change of it fails there first.
 _c: Any = re._constants  # type: ignore[attr-defined]
 _parser: Any = re._parser  # type: ignore[attr-defined]
 _RE2_MAX_REPEAT = 1000
@@ -382,6 +393,36 @@ class _Child:
             self._send(b"A" + struct.pack("<I", len(texts)) + b"".join(map(_encoded_text, texts)))
             return [flag == 1 for flag in self._read(len(texts), cancel)]
 
+    def line_match(self, pieces: Iterable[bytes], cancel: threading.Event | None) -> bool:
+        """Whether ``re`` matches in the line made of ``pieces`` (see ``streamed_line``)."""
+        request = self.streamed_line(cancel)
+        next(request)
+        for piece in pieces:
+            request.send(piece)
+        try:
+            request.send(None)
+        except StopIteration as done:
+            return bool(done.value)
+        raise AssertionError("unreachable: the request ends with its answer")
+
+    def streamed_line(self, cancel: threading.Event | None) -> Generator[None, bytes | None, bool]:
+        """A line sent a piece at a time (raw bytes; None ends it), decoded by the child with
+        ``surrogateescape`` and held there, within its memory limit, never here; returns whether
+        ``re`` matches in it. The child is busy until then: close the generator to give it up."""
+        with self.lock:
+            try:
+                self._send(b"L")
+                while (piece := (yield)) is not None:
+                    if cancel is not None and cancel.is_set():
+                        raise Cancelled()
+                    if piece:
+                        self._send(struct.pack("<I", len(piece)) + piece)
+                self._send(struct.pack("<I", 0))
+                return self._read(1, cancel) == b"\x01"
+            except BaseException:
+                self.close()  # stopped in the middle of a request
+                raise
+
     def starts(self, text: str, cancel: threading.Event | None) -> list[int]:
         with self.lock:
             self._send(b"S" + _encoded_text(text))
@@ -459,12 +500,15 @@ class Matcher:
         translate: Translate,
         seconds: float | None,
         matches_everything: bool = False,
+        max_width: int | None = None,
     ) -> None:
         self.pattern = pattern
         """The pattern as given."""
         self.source, self.flags = source, flags
         """The pattern as a regex for ``re.search`` (a glob's translation), and its flags."""
         self.matches_everything = matches_everything
+        self.max_width = max_width
+        """The most characters a match can span (None: no bound, or not known)."""
         self._translate = translate
         self._translations: dict[tuple[bool, bool], _Translation | None] = {}
         self._seconds = time_limit() if seconds is None else seconds
@@ -583,6 +627,47 @@ class Matcher:
         regex = self._regex_for(text)
         return None if regex is None else _re2_spans(regex, text)
 
+    def matching_lines(self, data: bytes, cancel: threading.Event | None = None) -> list[int]:
+        """Which lines of ``data`` (split at each newline) the pattern matches in, as indexes.
+
+        A byte that is not UTF-8 is matched as ``re`` matches its ``surrogateescape`` character:
+        the lines that are UTF-8 are searched by RE2 as one text, the others by ``re`` in the child.
+        """
+        if data.isascii() or _is_utf8(data):
+            translation = self._translation(data.isascii(), lines=True)
+            if translation is not None:
+                return _line_hits(translation.regex, data)
+        lines = data.split(b"\n")
+        kinds: dict[bool, list[int]] = {True: [], False: []}
+        left: list[int] = []
+        for n, line in enumerate(lines):
+            if line.isascii():
+                kinds[True].append(n)
+            elif _is_utf8(line):
+                kinds[False].append(n)
+            else:
+                left.append(n)
+        hits: list[int] = []
+        for ascii_text, numbers in kinds.items():
+            translation = self._translation(ascii_text, lines=True) if numbers else None
+            if translation is None:
+                left += numbers
+            else:
+                joined = b"\n".join(lines[n] for n in numbers)
+                hits += [numbers[k] for k in _line_hits(translation.regex, joined)]
+        if left:
+            texts = [lines[n].decode("utf-8", "surrogateescape") for n in left]
+            hits += [n for n, hit in zip(left, self.child().any_match(texts, cancel), strict=True) if hit]
+        return sorted(hits)
+
+    def child_line_matches(self, pieces: Iterable[bytes], cancel: threading.Event | None = None) -> bool:
+        """Whether ``re`` in the child matches in the line made of ``pieces`` (raw bytes)."""
+        return self.child().line_match(pieces, cancel)
+
+    def line_search(self, cancel: threading.Event | None = None) -> LineSearch:
+        """A search of one line given a piece at a time (see LineSearch)."""
+        return LineSearch(self, cancel)
+
 
 def literal_finder(texts: Sequence[str], ignore_case: bool) -> Callable[[bytes, int], tuple[int, int] | None]:
     """``find(data, position)``: the byte span of the first of ``texts`` in UTF-8 ``data`` at or after
@@ -597,29 +682,137 @@ def literal_finder(texts: Sequence[str], ignore_case: bool) -> Callable[[bytes, 
     return functools.partial(_first_match, regex)
 
 
-def _first_match(regex: Any, data: bytes, position: int) -> tuple[int, int] | None:
-    """The byte span of the first match at or after ``position``: RE2's own call, without the
-    module's per-call Match object, which cost four times the search itself."""
-    span = regex._regexp.Match(_re2()._Anchor.UNANCHORED, data, position, len(data))[0]
+def _first_match(regex: Any, data: bytes, position: int, end: int | None = None) -> tuple[int, int] | None:
+    """The byte span of the first match within ``data[position:end]``: RE2's own call, without the
+    module's per-call Match object, which cost four times the search itself. The bytes around that
+    range are context: RE2 reads them for ``^``, ``$`` and ``\\b`` (a ``^`` matches at ``position``
+    only after a newline or at the start of ``data``)."""
+    span = regex._regexp.Match(_re2()._Anchor.UNANCHORED, data, position, len(data) if end is None else end)[0]
     return None if span[0] < 0 else span
+
+
+def _line_hits(regex: Any, data: bytes) -> list[int]:
+    """Which lines of ``data`` (split at each newline) a line-mode regex matches in."""
+    found: list[int] = []
+    line, position = 0, 0
+    while True:
+        match = _first_match(regex, data, position)
+        if match is None:
+            return found
+        line += data.count(b"\n", position, match[0])
+        found.append(line)
+        position = data.find(b"\n", match[0]) + 1  # a match holds no newline
+        if not position:
+            return found
+        line += 1
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _char_start(data: bytes, position: int) -> int:
+    """``position`` moved back to the start of the UTF-8 character it is in."""
+    for _ in range(3):
+        if position <= 0 or position >= len(data) or data[position] & 0xC0 != 0x80:
+            break
+        position -= 1
+    return position
+
+
+WINDOW_WIDTH_LIMIT = 1 << 16
+"""Patterns whose matches may span more characters than this are not searched in windows."""
+
+
+class LineSearch:
+    """Whether a pattern matches in one line too long to hold, the line given a piece at a time.
+
+    When every match spans at most ``max_width`` characters, RE2 searches a window at a time: each
+    with the bytes around it as context (RE2 reads them for ``^``, ``$``, ``\\b``), the next one
+    starting far enough back to hold every match that could not end inside this one. Other patterns
+    stream the line to ``re`` in the child (which holds it, within its memory limit). ``finish()``
+    answers; None when a window could not be searched exactly (bytes that are not UTF-8, text no RE2
+    translation is exact for): then ``Matcher.child_line_matches`` must read the line again.
+    Close it (or finish it): a streaming search owns its child until then.
+    """
+
+    def __init__(self, matcher: Matcher, cancel: threading.Event | None) -> None:
+        self.matcher = matcher
+        self.cancel = cancel
+        width = matcher.max_width
+        windows = width is not None and width <= WINDOW_WIDTH_LIMIT and matcher._translation(True, True) is not None
+        self.reach = 4 * (width or 0) + 4
+        """Bytes a match can span, and one character of context."""
+        self.found: bool | None = False
+        self.tail = b""
+        """What is still to be searched, after ``self.start`` bytes of context."""
+        self.start = 0
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self._child: Generator[None, bytes | None, bool] | None = None
+        if not windows:
+            self._child = matcher.child().streamed_line(cancel)
+            next(self._child)
+
+    def feed(self, piece: bytes) -> None:
+        if self._child is not None:
+            self._child.send(piece)
+            return
+        if self.found is not False:
+            return
+        if not piece.isascii() or self.decoder.getstate()[0]:
+            try:
+                self.decoder.decode(piece)
+            except UnicodeDecodeError:
+                self.found = None
+                return
+        data = self.tail + piece
+        self._search(data, _char_start(data, len(data) - 1))
+
+    def finish(self) -> bool | None:
+        """Whether the pattern matched; None when the child must read the line (see above)."""
+        if self._child is not None:
+            child, self._child = self._child, None
+            try:
+                child.send(None)
+            except StopIteration as done:
+                return bool(done.value)
+            raise AssertionError("the child's answer was not read")
+        if self.found is False:
+            try:
+                self.decoder.decode(b"", final=True)
+            except UnicodeDecodeError:
+                return None
+            self._search(self.tail, len(self.tail))
+        return self.found
+
+    def close(self) -> None:
+        if self._child is not None:
+            self._child.close()
+            self._child = None
+
+    def _search(self, data: bytes, end: int) -> None:
+        """Search ``data[self.start:end]`` (the rest is context); keep what the next window needs."""
+        if end > self.start:
+            translation = self.matcher._translation(data.isascii(), lines=True)
+            if translation is None:
+                self.found = None
+                return
+            if _first_match(translation.regex, data, self.start, end) is not None:
+                self.found = True
+                return
+        # A match not wholly inside the range searched starts after end - reach.
+        position = _char_start(data, max(self.start, end - self.reach))
+        context = _char_start(data, position - 1) if position else 0  # one character
+        self.tail, self.start = data[context:], position - context
 
 
 def _matching_lines(regex: Any, lines: list[str]) -> list[int]:
     """Which of ``lines`` (none holding a newline) a line-mode regex matches, in one text."""
-    data = "\n".join(lines).encode()
-    found: list[int] = []
-    line, position = 0, 0
-    while position < len(data):
-        match = _first_match(regex, data, position)
-        if match is None:
-            break
-        line += data.count(b"\n", position, match[0])
-        found.append(line)
-        position = data.find(b"\n", match[1]) + 1  # a match holds no newline
-        if not position:
-            break
-        line += 1
-    return found
+    return _line_hits(regex, "\n".join(lines).encode()) if lines else []
 
 
 def _encodable(text: str) -> bool:
@@ -681,7 +874,17 @@ def compile_regex(pattern: str, flags: int = 0, seconds: float | None = None) ->
     only then come the errors ``re.compile`` finds after parsing (see ``Matcher.check``).
     """
     tree = _parsed(pattern, flags)
-    return Matcher(pattern, pattern, flags, functools.partial(_translated, tree, ""), seconds)
+    translate = functools.partial(_translated, tree, "")
+    return Matcher(pattern, pattern, flags, translate, seconds, max_width=_max_width(tree))
+
+
+def _max_width(tree: Any) -> int | None:
+    """The most characters a match of the parse tree spans; None when there is no bound."""
+    try:
+        high = tree.getwidth()[1]
+    except (RecursionError, OverflowError, TypeError):
+        return None
+    return None if high >= _c.MAXREPEAT else int(high)
 
 
 def compile_glob(pattern: str, seconds: float | None = None) -> Matcher:

@@ -8,7 +8,9 @@ within a second (``re`` runs signal handlers while it matches) and exits. Messag
 - first the pattern: flags (u32), then the pattern as text; the answer is ``K``, or ``E`` and the
   text of ``re.error`` when the pattern is invalid;
 - ``A`` n, then n texts: one byte per text, 1 when ``search`` finds a match in it;
-- ``S`` and one text: n (u32), then the start (u64) of each match ``finditer`` finds.
+- ``S`` and one text: n (u32), then the start (u64) of each match ``finditer`` finds;
+- ``L`` and a line in pieces, each its length (u32) and raw bytes, a length of 0 ending it: one
+  byte, 1 when ``search`` finds a match in the line decoded with ``surrogateescape``.
 
 A text is its length (u32) and its UTF-8 bytes, lone surrogates included (``surrogatepass``).
 """
@@ -58,6 +60,13 @@ def main(argv: list[str]) -> int:
             (count,) = struct.unpack("<I", read(4))
             texts = [_text(read) for _ in range(count)]
             out.write(bytes(compiled.search(text) is not None for text in texts))
+        elif operation == b"L":
+            pieces = []
+            while length := struct.unpack("<I", read(4))[0]:
+                pieces.append(read(length))
+            line = b"".join(pieces).decode("utf-8", "surrogateescape")
+            del pieces
+            out.write(bytes([compiled.search(line) is not None]))
         elif operation == b"S":
             starts = [match.start() for match in compiled.finditer(_text(read))]
             out.write(struct.pack(f"<I{len(starts)}Q", len(starts), *starts))

@@ -5,7 +5,7 @@ to it, each text cut at ARGUMENT_CHARS: the log keeps them whole); its status as
 ``error``, ``unchanged``, ``no result``); the recorded output's size (characters, or the bytes of
 its record when the output was only skimmed); its tokens; and what it read of a file (its absolute
 path, where the log says the agent's directory), as the profile that replays it says
-(``replay.plan_of``, then ``Profile.coverage``). The file is not at hand (it may be on another
+(``replay.plan_of`` among the profiles that may replay the session, then ``Profile.coverage``). The file is not at hand (it may be on another
 machine, or changed since), so a read to a file's end is open-ended.
 
 Tokens come from the usage the log records: the context of the model turn after an output, less
@@ -27,13 +27,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentpager.tools import get_profile
-from agentpager.tools.base import RecordedCall
+from agentpager.logs.records import BadRecord, Location, RecordFile
+from agentpager.profiles import get_profile
+from agentpager.tools.base import Profile, RecordedCall
 from agentpager.tools.errors import ToolError
 from agentpager.transcripts import TranscriptError, open_transcript
-from agentpager.transcripts.formats import COLLECTORS, Collector, Parsed, ToolCall, feed
-from agentpager.transcripts.records import BadRecord, Location, RecordFile
-from agentpager.transcripts.replay import plan_of
+from agentpager.transcripts.formats import Collector, Parsed, ToolCall, collectors, feed
+from agentpager.transcripts.replay import plan_of, replaying_profiles
 
 ARGUMENT_CHARS = 120
 OPEN_END = 1 << 62
@@ -121,7 +121,7 @@ def _read_document(task: Task) -> SessionRead:
 def _read_lines(task: Task, records: RecordFile) -> SessionRead:
     st = os.stat(task.path)
     resume = _carried(task, st)
-    collector = COLLECTORS[task.agent]()
+    collector = collectors()[task.agent]()
     state = _restore(collector, resume)
     first = task.indexed_lines + 1 if resume is not None else 1
     lines = first - 1
@@ -306,11 +306,12 @@ class _Rows:
 
     def __init__(self, format: str, version: str, cwd: str) -> None:
         self.format, self.version, self.cwd = format, version, cwd
+        self.profiles = replaying_profiles(format)
 
     def row(self, number: int, call: ToolCall, tokens: int | None) -> tuple[Any, ...]:
         cwd = call.cwd or self.cwd
         result = call.result
-        covered = coverage_of(call, self.format, call.version or self.version, cwd)
+        covered = coverage_of(call, self.format, call.version or self.version, cwd, self.profiles)
         file, first, last = covered if covered is not None else (None, None, None)
         if file is not None and cwd:
             file = os.path.normpath(os.path.join(cwd, file))
@@ -369,13 +370,16 @@ def _open_ended(path: str) -> Any:
     return _OpenEnded()
 
 
-def coverage_of(call: ToolCall, format: str, version: str, cwd: str) -> tuple[str, int, int | None] | None:
+def coverage_of(
+    call: ToolCall, format: str, version: str, cwd: str, profiles: tuple[Profile, ...]
+) -> tuple[str, int, int | None] | None:
     """(file, first line, last line or None for its end) that a recorded call read, as the profile
-    that replays it says; None for other calls, and for reads measured in characters or bytes (those
-    need the file as it was)."""
+    that replays it says (the first of ``profiles``, those that may replay the transcript's calls, that
+    claims it); None for other calls, and for reads measured in characters or bytes (those need the
+    file as it was)."""
     if not isinstance(call.arguments, dict):
         return None
-    plan = plan_of(RecordedCall(call.tool, call.arguments, None, format, version, cwd or None))
+    plan = plan_of(RecordedCall(call.tool, call.arguments, None, format, version, cwd or None), profiles)
     if plan is None:
         return None
     profile = get_profile(plan.profile)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from agentpager.sessions import Found, SessionInfo, agent_homes, find_sessions, summarize
+from agentpager.sessions import Found, SessionInfo, find_sessions, session_directories, summarize
 from agentpager.sessions_index.pool import worker_count, worker_pool
 from agentpager.sessions_index.store import IndexStore
 
@@ -22,7 +22,7 @@ WRITE_BATCH = 2000
 
 def home_key(home: str | None) -> str:
     """What the index files a home's sessions under: the directories its agents keep them in."""
-    return "\n".join(agent_homes(home).values())
+    return "\n".join(session_directories(home))
 
 
 def indexed_sessions(home: str | None = None, store: IndexStore | None = None) -> list[SessionInfo]:

@@ -345,13 +345,13 @@ def _hits_in(
     store: IndexStore, info: SessionInfo, lines: dict[int, tuple[int, int]], match: TextMatch, filters: Filters
 ) -> Iterator[Hit]:
     """The hits on these lines of one session, each checked against what the record holds."""
-    from agentpager.transcripts.formats import COLLECTORS, feed
-    from agentpager.transcripts.records import Location, Record, json_line
+    from agentpager.logs.records import Location, Record, json_line
+    from agentpager.transcripts.formats import collectors, feed
 
     places = _places(store, info.path, sorted(lines), filters)
     if not places:
         return
-    collector_class = COLLECTORS[info.agent]
+    collector_class = collectors()[info.agent]
     with open(info.path, "rb") as file:
         for line in sorted(places):
             start, end = lines[line]

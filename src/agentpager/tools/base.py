@@ -17,6 +17,7 @@ from agentpager.tools.errors import ToolError, binary_message
 from agentpager.tools.guard import GuardSettings, guard
 from agentpager.tools.listing import ListingCache
 from agentpager.tools.paths import Placed, Resolved, Root, Want, is_within, place, resolve
+from agentpager.tools.volatile import Volatile, same_apart_from
 
 
 @dataclass
@@ -64,10 +65,6 @@ class Call:
             return "".join(str(part) for part in parts)
         text, self.truncated = guard(parts, self.tool, self.guard)
         return text
-
-    def cuts(self, length: int) -> bool:
-        """Whether the output guard cuts an output of ``length`` characters."""
-        return self.guard is not None and length > self.guard.max_chars
 
     def text_of(self, resolved: Resolved) -> TextContent:
         """The text a line or character tool reads; NotText for binary files and failed conversions."""
@@ -145,7 +142,8 @@ class RecordedCall:
     arguments: dict[str, Any]
     output: str | None
     agent: str = ""
-    """The transcript's format (``claude-code``, ``codex``, ``gemini``, ``openai``, ...)."""
+    """The transcript's format: an agent's id (``claude-code``, ``codex``...), or ``openai`` or ``anthropic``
+    for a log of model messages, which any program may write."""
     version: str = ""
     """The agent's version, when the transcript says."""
     cwd: str | None = None
@@ -181,10 +179,10 @@ class Claim:
 
 @dataclass(frozen=True)
 class RealAgent:
-    """The program a profile's answers must equal, as ``agentpager.agents`` runs it."""
+    """The program a profile's answers must equal, as the probe (``agentpager.probe``) runs it."""
 
     agent: str
-    """One of ``agentpager.agents.AGENT_NAMES``: ``claude-code``, ``codex``, ``gemini-cli``."""
+    """The id of an agent in ``agentpager.agents.AGENTS`` that the probe can run."""
     version: str
     """The exact version whose answers the profile equals (its goldens' version)."""
 
@@ -210,6 +208,12 @@ class Profile:
     """The real agent that can be asked for any call of this profile's (``agentpager probe``), or None."""
     ground_truth: str = CONTRACT
     """What decides this profile's answers, in a phrase: says why when no real agent can be asked."""
+    volatile: tuple[Volatile, ...] = ()
+    """The parts of its answers that change from run to run (its agent's ``Agent.volatile``)."""
+    listing_page_size: int = 100
+    """The files a viewer's tree shows of a directory at a time, and pages ``listing_call`` by."""
+    listing_warning_threshold: int | None = None
+    """More files than this in a directory make the listing tool warn instead of listing; None: it never does."""
 
     def tool(self, name: str) -> Tool | None:
         return next((tool for tool in self.tools if tool.spec.name == name), None)
@@ -266,12 +270,9 @@ class Profile:
         return None
 
     def same_output(self, recorded: str, replayed: str) -> bool:
-        """Whether a replayed output says what the recorded one said: byte for byte by default.
-
-        A profile whose outputs carry what changes from run to run (how long a command took)
-        compares the rest.
-        """
-        return recorded == replayed
+        """Whether a replayed output says what the recorded one said: byte for byte apart from the
+        parts that change from run to run (how long a command took)."""
+        return same_apart_from(recorded, replayed, self.volatile)
 
     def claim(self, recorded: RecordedCall) -> Claim | None:
         """How this profile replays a recorded call, or None when the call is not one of its own.

@@ -19,7 +19,8 @@ def not_run(reason: str) -> str:
     """What the agent is told about a command that was not run."""
     return (
         "agentpager did not run this command: it never runs commands, and answers only read-only ones "
-        f"(cat, head, tail, sed -n, nl, wc, grep, rg, ls and pipes of them) from the workspace ({reason})."
+        f"(cat, head, tail, sed -n, nl, wc, grep, rg, ls, find, git ls-files and pipes of them) from the workspace "
+        f"({reason})."
     )
 
 
@@ -30,11 +31,15 @@ def refuse(call: Call, reason: str) -> str:
     return reason
 
 
-def run_command(call: Call, command: str | list[str], workdir: str | None = None, merged: bool = False) -> ShellRun:
-    """The emulated run of ``command``; NotRun when it is not emulated (``call`` says why)."""
-    result = emulate(call.root, call.store, command, workdir, merged, call.settings.get(RECORDED_CWD))
+def run_command(
+    call: Call, command: str | list[str], ripgrep: str, workdir: str | None = None, merged: bool = False
+) -> ShellRun:
+    """The emulated run of ``command`` by an agent that runs ``ripgrep`` (its version); NotRun when it
+    is not emulated (``call`` says why)."""
+    result = emulate(call.root, call.store, command, workdir, merged, call.settings.get(RECORDED_CWD), ripgrep)
     if isinstance(result, NotReplayable):
         raise NotRun(refuse(call, result.reason))
+    call.uncertain = call.uncertain or result.uncertain
     return result
 
 

@@ -184,6 +184,8 @@ PROFILE = QQ(
     description="A 200-line sliding window over files, file listings with a warning past 20 files "
     "and pages of 100, and an output guard at 28,000 characters.",
     error_form=error_with_prefix,
+    listing_page_size=MAX_FILES_PER_LIST,
+    listing_warning_threshold=MAX_FILES_WARNING_THRESHOLD,
     tools=(
         Tool(
             ToolSpec(

@@ -10,20 +10,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.engine.lineindex import Cancelled
+from agentpager.exchange import arguments_line
+from agentpager.logs.records import BadRecord, Record, RecordFile
 from agentpager.transcripts.formats import (
-    COLLECTORS,
-    FORMAT_NAMES,
     Collector,
     Event,
     ModelTurn,
     Parsed,
     ToolCall,
     collect,
+    collectors,
     detect,
     feed,
+    format_names,
 )
-from agentpager.transcripts.records import BadRecord, Record, RecordFile
 
 if TYPE_CHECKING:
     from agentpager.engine.patterns import Matcher
@@ -62,6 +64,8 @@ class Transcript:
     """JSON Lines read whole so far (a growing transcript is read on from there)."""
     children: list[Subagent] = field(default_factory=list)
     """The subagents whose own transcripts were found beside it (Claude Code's subagent files)."""
+    filesystem: Filesystem = ANYWHERE
+    """Where it and the files beside it are read: anywhere, or beneath a workspace's root."""
 
     @property
     def subagents(self) -> list[str]:
@@ -87,7 +91,7 @@ class Transcript:
             return None
         try:
             value = self.files[call.source].read_again(result.where)
-            text, is_error = COLLECTORS[self.format].result_text(value, result.block)
+            text, is_error = collectors()[self.format].result_text(value, result.block)
         except (OSError, ValueError, LookupError, TypeError, AttributeError):
             return None
         if result.chars is None:
@@ -125,13 +129,6 @@ class Transcript:
             raise TranscriptError(error.message) from None
         return found
 
-    def event_text(self, event: Event) -> str:
-        """An event's whole text (read again when it was kept cut)."""
-        if event.kind == "call" and event.call is not None:
-            call = self.calls[event.call]
-            return f"{call.tool}({short_arguments(call.arguments, 10_000)})"
-        return event.text
-
     def follow(self) -> int:
         """Read what was appended since the last read, to the session and to its subagents' files,
         and the subagents that started since; the number of new calls.
@@ -158,11 +155,12 @@ class Transcript:
         if self.collector is None:
             return
         known = {child.path for child in self.children}
-        for agent_id, name in type(self.collector).subagent_files(self.path, self.parsed.subagent_ids):
+        found = type(self.collector).subagent_files(self.path, self.parsed.subagent_ids, self.filesystem)
+        for agent_id, name in found:
             if name in known:
                 continue
             try:
-                sub = open_transcript(name, subagents=False)
+                sub = open_transcript(name, subagents=False, filesystem=self.filesystem)
             except TranscriptError as error:
                 if report:
                     self.problems.append(f"subagent {agent_id}: {error}")
@@ -204,13 +202,14 @@ class Transcript:
         self.calls = ordered
 
 
-def open_transcript(path: str, subagents: bool = True) -> Transcript:
+def open_transcript(path: str, subagents: bool = True, filesystem: Filesystem = ANYWHERE) -> Transcript:
     """Read a transcript's tool calls; TranscriptError when it cannot be read as one.
 
     Claude Code subagents' own transcripts, when found beside the session, are read too and their
-    calls placed under the call that started them.
+    calls placed under the call that started them. Every file is opened in ``filesystem`` (a
+    workspace's: beneath its root).
     """
-    records = RecordFile(path)
+    records = RecordFile(path, filesystem)
     lines = _LinesRead()
     try:
         kind = records.kind()
@@ -218,18 +217,19 @@ def open_transcript(path: str, subagents: bool = True) -> Transcript:
     except OSError as error:  # unreadable, or changed while it was read
         raise TranscriptError(f"{path}: {error.strerror or error}") from None
     if collector is None:
-        raise TranscriptError(f"{path}: not a {FORMAT_NAMES} transcript (no record looks like one).")
+        raise TranscriptError(f"{path}: not a {format_names()} transcript (no record looks like one).")
     parsed = collector.parsed
     transcript = Transcript(
         path,
         parsed.format,
         parsed.calls,
         parsed.problems,
-        parsed.cwd or type(collector).cwd_beside(path),
+        parsed.cwd or type(collector).cwd_beside(path, filesystem),
         [records],
         parsed,
         collector if kind == "jsonl" else None,
         lines.lines_read,
+        filesystem=filesystem,
     )
     if subagents:
         transcript._find_subagents(report=True)
@@ -254,10 +254,10 @@ def _whole_lines(records: RecordFile, first: int, state: _LinesRead | Transcript
         yield item
 
 
-def sniff(path: str, records: int = 20) -> str | None:
-    """The transcript format of a file, judged from its first records; None if it is not one."""
+def sniff(path: str, records: int = 20, filesystem: Filesystem = ANYWHERE) -> str | None:
+    """The transcript format of a file (in ``filesystem``), judged from its first records; None if it is not one."""
     try:
-        head = itertools.islice(RecordFile(path).records(), records)
+        head = itertools.islice(RecordFile(path, filesystem).records(), records)
         collector = detect(record for record in head if isinstance(record, Record))
     except (OSError, ValueError):
         return None
@@ -273,17 +273,11 @@ def short_arguments(arguments: dict | str, width: int = 60) -> str:
 def listed_arguments(call: ToolCall, width: int) -> str:
     """The call's arguments as a list row shows them, where 80 columns leave ~30 for them:
     ``file_path="src/app.py" offset=40``, a path under the directory the agent worked in written
-    relative to it (the row's point is which file; the call's view shows the arguments as recorded)."""
+    relative to it, cut in its middle to keep the file name (the row's point is which file; the
+    call's view shows the arguments as recorded)."""
     if isinstance(call.arguments, str):
         return short_arguments(call.arguments, width)
-    prefix = call.cwd.rstrip("/") + "/" if call.cwd else None
-
-    def shown(value: object) -> str:
-        if isinstance(value, str) and prefix and value.startswith(prefix) and len(value) > len(prefix):
-            value = value[len(prefix) :]
-        return json.dumps(value, ensure_ascii=False)
-
-    return _one_line(" ".join(f"{name}={shown(value)}" for name, value in call.arguments.items()), width)
+    return arguments_line(call.arguments, width, under=call.cwd)
 
 
 def _one_line(text: str, width: int) -> str:

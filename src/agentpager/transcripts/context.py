@@ -53,6 +53,8 @@ class TurnFill:
     """Tokens (cl100k) of the tool outputs recorded before the turn: their share of its context."""
     window: int | None
     estimated: bool
+    after_compaction: bool = False
+    """The context was compacted since the turn before (see ``ModelTurn.after_compaction``)."""
 
     @property
     def overflow(self) -> str:
@@ -123,6 +125,7 @@ def context_report(
                 min(outputs, context),
                 turn.window or window_of(turn.model or transcript.parsed.model),
                 turn.estimated,
+                turn.after_compaction,
             )
         )
     costliest = sorted(costs, key=lambda cost: cost.tokens, reverse=True)[:top]

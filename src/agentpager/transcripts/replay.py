@@ -1,23 +1,27 @@
 """Replaying a transcript's file reads against the workspace as it is now.
 
-Each recorded call is offered to the profiles in the registry's order; the first that claims it
-(one of its tools, with arguments that tool has) replays it, with the settings it reads off the
-recorded output (and the agent's version at that call) and with absolute paths under the cwd the
-agent had at that call made relative, so they land in the workspace replayed against. The profile
-also says whether the replayed output is the recorded one (``Profile.same_output``: a shell answer
-compares what the command printed and its exit code, not its timing). A shell call is replayed the
-same way, its command emulated over the workspace (``agentpager.tools.shell``): a read-only command
-gives what the real programs print; any other command is not run, and the call is listed as not
-replayable with the emulator's reason. Anything no profile claims (edits, plans) is not replayable.
+Which profiles may replay a call is explicit: a transcript in an agent's format (its id) is replayed
+by that agent's profiles alone; a log of model messages, which any program may write, by any profile,
+the contract's first. The first of them that claims a call (one of its tools, with arguments that
+tool has) replays it, with the settings it reads off the recorded output (and the agent's version at
+that call) and with absolute paths under the cwd the agent had at that call made relative, so they
+land in the workspace replayed against. The profile also says whether the replayed output is the
+recorded one (``Profile.same_output``: apart from what changes from run to run, such as a shell
+answer's timing). A shell call is replayed the same way, its command emulated over the workspace
+(``agentpager.tools.shell``): a read-only command gives what the real programs print; any other
+command is not run, and the call is listed as not replayable with the emulator's reason. Anything
+no profile claims (edits, plans) is not replayable.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentpager.tools import all_profiles, get_profile
-from agentpager.tools.base import RecordedCall
+from agentpager.agents import find_agent
+from agentpager.profiles import all_profiles, get_profile
+from agentpager.tools.base import Profile, RecordedCall
 from agentpager.transcripts import Transcript
 from agentpager.transcripts.formats import ToolCall
 from agentpager.workspace import ToolResult, Workspace
@@ -75,9 +79,16 @@ class Replay:
         return "uncertain" if self.result.uncertain else "differs"
 
 
-def plan_of(recorded: RecordedCall) -> Plan | None:
-    """How a recorded call replays: the first profile that claims it, in the registry's order."""
-    for profile in all_profiles():
+def replaying_profiles(format: str) -> tuple[Profile, ...]:
+    """The profiles that may replay the calls of a transcript in ``format``: its agent's, or (a log of
+    model messages) every profile."""
+    agent = find_agent(format)
+    return all_profiles() if agent is None else agent.profiles()
+
+
+def plan_of(recorded: RecordedCall, profiles: Iterable[Profile]) -> Plan | None:
+    """How a recorded call replays: the first of ``profiles`` that claims it."""
+    for profile in profiles:
         claim = profile.claim(recorded)
         if claim is not None:
             return Plan(claim.profile or profile.name, claim.tool, claim.arguments, claim.settings)
@@ -85,16 +96,18 @@ def plan_of(recorded: RecordedCall) -> Plan | None:
 
 
 class Replayer:
-    """Replays calls against ``root`` (default: the current directory).
+    """Replays calls against ``root`` (default: the current directory), or in ``workspace`` (an
+    app's: its caches and indexes are shared with what the app shows).
 
     The root never comes from the transcript: a log that says ``"cwd": "/"`` must not turn a
     replay into a read of the whole machine. A recorded cwd only maps absolute paths into the root.
     """
 
-    def __init__(self, transcript: Transcript, root: str | None = None) -> None:
+    def __init__(self, transcript: Transcript, root: str | None = None, workspace: Workspace | None = None) -> None:
         self.transcript = transcript
-        self.root = root or "."
-        self.workspace = Workspace(self.root)
+        self.root = workspace.root.path if workspace is not None else root or "."
+        self.workspace = workspace if workspace is not None else Workspace(self.root)
+        self.profiles = replaying_profiles(transcript.format)
 
     def recorded_call(self, call: ToolCall, recorded: str | None) -> RecordedCall | None:
         if not isinstance(call.arguments, dict):
@@ -111,12 +124,12 @@ class Replayer:
 
     def plan(self, call: ToolCall, recorded: str | None) -> Plan | None:
         recorded_call = self.recorded_call(call, recorded)
-        return None if recorded_call is None else plan_of(recorded_call)
+        return None if recorded_call is None else plan_of(recorded_call, self.profiles)
 
     def not_replayed(self, call: ToolCall, recorded: str | None) -> str:
         """Why a call no profile claims is not replayed."""
         recorded_call = self.recorded_call(call, recorded)
-        if recorded_call is not None and any(p.shell_command(recorded_call) for p in all_profiles()):
+        if recorded_call is not None and any(p.shell_command(recorded_call) for p in self.profiles):
             return SHELL_NOT_CLAIMED
         return "not one of the file tools"
 

@@ -1,4 +1,11 @@
-"""The Textual TUI. It reads nothing itself: every byte comes through Workspace and FileView."""
+"""The Textual TUI. It reads nothing itself: every byte comes through Workspace and FileView.
+
+A widget's messages are nested in it, as Textual's own are (``FileViewer.WindowChanged``,
+``Tree.NodeSelected``), so no module of messages ties the widgets into a circle. They are
+dataclasses, after toolong's ``messages.py``; one that reports progress or the latest state says,
+with ``can_replace``, that a newer one of its kind makes it stale, and Textual then drops it from
+the queue instead of handling every report of a fast scroll or a long scan.
+"""
 
 from __future__ import annotations
 

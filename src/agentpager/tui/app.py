@@ -17,26 +17,25 @@ from textual.containers import Horizontal
 from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.widgets import Footer
 
-from agentpager.config import DEFAULT_THEME, Config, ConfigError, save_setting
+from agentpager.config import DEFAULT_THEME, Config, ConfigError, KeyTable, save_setting
 from agentpager.exchange import call_and_result, call_json, to_json
 from agentpager.transcripts import Transcript, TranscriptError, open_transcript, sniff
 from agentpager.transcripts.replay import Replayer
 from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
 from agentpager.tui.editor import editor_command
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.messages import DirectoryChosen, Failed, FileChosen, ProfileChosen, Ran, ShowLine, WindowChanged
-from agentpager.tui.probe_screen import ProbeScreen
-from agentpager.tui.reads_screen import ReadsScreen
+from agentpager.tui.footer import FittedFooter
 from agentpager.tui.screens.find_file import FindFile
 from agentpager.tui.screens.help import HelpScreen
+from agentpager.tui.screens.probe import ProbeScreen
 from agentpager.tui.screens.prompt import PromptScreen
-from agentpager.tui.sessions_screen import SessionsScreen
+from agentpager.tui.screens.reads import ReadsScreen
+from agentpager.tui.screens.sessions import SessionsScreen
+from agentpager.tui.screens.transcript import TranscriptScreen
 from agentpager.tui.status import CallStatus
 from agentpager.tui.themes import load_themes
 from agentpager.tui.tool_panel import ToolPanel
-from agentpager.tui.transcript_screen import TranscriptScreen
 from agentpager.tui.tree import WorkspaceTree
 from agentpager.tui.type_ahead import KeepsTypedAhead
 from agentpager.tui.viewer import FileViewer
@@ -80,6 +79,18 @@ def _line_number_problem(text: str) -> str | None:
     return "A line number (1 or more), or a share of the file such as 50%."
 
 
+def remappable_keys() -> KeyTable:
+    """The keys a config can remap, as the bindings declare them: each binding with an id (its key,
+    and its tooltip for what it does: the first one's, where screens share an id), and the command
+    palette's."""
+    keys = {"command_palette": (AgentPagerApp.COMMAND_PALETTE_BINDING, "Show the command palette")}
+    for owner in (AgentPagerApp, FileViewer, WorkspaceTree, ToolPanel, SessionsScreen):
+        for binding in owner.BINDINGS:
+            if isinstance(binding, Binding) and binding.id:
+                keys.setdefault(binding.id, (binding.key, binding.tooltip or binding.description))
+    return keys
+
+
 class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     """See a workspace the way an agent's file tools see it."""
 
@@ -88,19 +99,33 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     HORIZONTAL_BREAKPOINTS = [(0, "-small"), (SMALL_BELOW, "-narrow"), (160, "-wide")]
     """The screen's class by width: the panel beside the viewer from 160 columns, under it below."""
     BINDINGS = [
-        Binding("question_mark", "help", "Help", id="help"),
+        Binding("question_mark", "help", "Help", id="help", tooltip="Show every key"),
         # "Edit call" pushed Copy off the footer at 80 columns
-        Binding("e", "edit_call", "Edit", tooltip="Edit the tool call", id="edit_call"),
-        Binding("o", "open_file", "Open", id="open_file"),
-        Binding("T", "toggle_tree", "Tree", id="toggle_tree"),
-        Binding("c", "copy_output", "Copy", id="copy_output"),
-        Binding("y", "copy_call", "Copy call", show=False, id="copy_call"),
-        Binding("C", "copy_pair", "Copy pair", show=False, id="copy_pair"),
-        Binding("p", "toggle_pin", "Pin/follow", id="toggle_pin"),
-        Binding("a", "ask_agent", "Ask agent", show=False, id="ask_agent"),
-        Binding("t", "transcript", "Transcript", show=False, id="transcript"),
-        Binding("S", "sessions", "Sessions", id="sessions"),
-        Binding("q", "quit", "Quit", id="quit"),
+        Binding("e", "edit_call", "Edit", id="edit_call", tooltip="Edit the tool call"),
+        Binding("o", "open_file", "Open", id="open_file", tooltip="Open a file by typing letters of its path"),
+        Binding("T", "toggle_tree", "Tree", id="toggle_tree", tooltip="Hide or show the tree"),
+        Binding("c", "copy_output", "Copy", id="copy_output", tooltip="Copy the tool output"),
+        Binding("y", "copy_call", "Copy call", show=False, id="copy_call", tooltip="Copy the call as JSON"),
+        Binding(
+            "C",
+            "copy_pair",
+            "Copy pair",
+            show=False,
+            id="copy_pair",
+            tooltip="Copy the call and its result as a message pair",
+        ),
+        Binding("p", "toggle_pin", "Pin", id="toggle_pin", tooltip="Pin the call, or follow the viewer again"),
+        Binding(
+            "a",
+            "ask_agent",
+            "Ask agent",
+            show=False,
+            id="ask_agent",
+            tooltip="Ask the real agent for the call, beside the profile's answer",
+        ),
+        Binding("t", "transcript", "Transcript", show=False, id="transcript", tooltip="Show the transcript"),
+        Binding("S", "sessions", "Sessions", id="sessions", tooltip="Browse every agent session"),
+        Binding("q", "quit", "Quit", id="quit", tooltip="Quit"),
     ]
 
     def __init__(
@@ -167,7 +192,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
                 yield FileViewer(self.workspace, id="viewer")
                 yield ToolPanel(self.workspace, id="panel")
         yield CallStatus(id="status")
-        yield Footer()
+        yield FittedFooter()
 
     @property
     def viewer(self) -> FileViewer:
@@ -220,7 +245,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     @work(thread=True, group="settings", exit_on_error=False, description="saving the theme")
     def _save_theme(self, path: Path, name: str) -> None:
         try:
-            save_setting(path, "theme", name)
+            save_setting(path, "theme", name, remappable_keys())
         except (ConfigError, OSError) as error:
             self.notify(f"The theme is used but not saved: {error}", title="Settings", severity="warning")
         else:
@@ -236,8 +261,8 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
 
     # -- wiring -----------------------------------------------------------------------------------
 
-    @on(FileChosen)
-    def _file_chosen(self, event: FileChosen) -> None:
+    @on(WorkspaceTree.FileChosen)
+    def _file_chosen(self, event: WorkspaceTree.FileChosen) -> None:
         """A file chosen in the tree is shown while the focus stays in the tree."""
         self._open(event.path, focus=False)
 
@@ -249,7 +274,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
 
     @work(thread=True, group="sniff", exclusive=True, exit_on_error=False, description="looking for a transcript")
     def _offer_transcript(self, path: str) -> None:
-        found = sniff(os.path.join(self.workspace.root.path, path))
+        found = sniff(path, filesystem=self.workspace.filesystem)
         if found:
             self.offered_transcript = path
             self.notify(f"{path} looks like a {found} transcript: press t to see its tool calls.")
@@ -291,11 +316,11 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     @work(thread=True, group="transcript", exclusive=True, exit_on_error=False, description="reading a transcript")
     def _read_transcript(self, path: str) -> None:
         try:
-            transcript = open_transcript(os.path.join(self.workspace.root.path, path))
+            transcript = open_transcript(path, filesystem=self.workspace.filesystem)
         except TranscriptError as error:
             self.notify(str(error), severity="error")
             return
-        self.replayer = Replayer(transcript, self.workspace.root.path)
+        self.replayer = Replayer(transcript, workspace=self.workspace)
         self.call_from_thread(self._show_transcript, self.replayer)
 
     # -- sessions ---------------------------------------------------------------------------------
@@ -326,7 +351,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         except TranscriptError as error:
             self.notify(str(error), severity="error")
             return
-        self.replayer = Replayer(transcript, self.workspace.root.path)
+        self.replayer = Replayer(transcript, workspace=self.workspace)
         self.call_from_thread(self._show_transcript, self.replayer, at_line)
 
     def action_reads_here(self) -> None:
@@ -346,37 +371,37 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         self.pop_screen()
         self.panel.load_call(plan.profile, plan.tool, plan.arguments)
 
-    @on(DirectoryChosen)
-    def _directory_chosen(self, event: DirectoryChosen) -> None:
+    @on(WorkspaceTree.DirectoryChosen)
+    def _directory_chosen(self, event: WorkspaceTree.DirectoryChosen) -> None:
         self.panel.pinned = False
         self.panel.follow_directory(event.path, event.file_offset)
 
-    @on(WindowChanged)
-    def _window_changed(self, event: WindowChanged) -> None:
+    @on(FileViewer.WindowChanged)
+    def _window_changed(self, event: FileViewer.WindowChanged) -> None:
         if event.viewer.view is not None:
             self.panel.follow_file(event.viewer.view, event.window)
 
-    @on(Failed)
-    def _file_failed(self, event: Failed) -> None:
+    @on(FileViewer.Failed)
+    def _file_failed(self, event: FileViewer.Failed) -> None:
         self.panel.follow_unreadable_file(event.path)
 
-    @on(ShowLine)
-    def _show_line(self, event: ShowLine) -> None:
+    @on(ToolPanel.ShowLine)
+    def _show_line(self, event: ToolPanel.ShowLine) -> None:
         if event.path != self.viewer.path:
             self.viewer.open_file(event.path, event.line, focus=False)
         else:
             self.viewer.go_to_line(event.line)
 
-    @on(Ran)
-    def _ran(self, event: Ran) -> None:
+    @on(ToolPanel.Ran)
+    def _ran(self, event: ToolPanel.Ran) -> None:
         self.query_one(CallStatus).show(event.outcome, self.panel.pinned)
         self.viewer.shade(event.outcome.shading)
 
     def _pinned_changed(self, pinned: bool) -> None:
         self.query_one(CallStatus).show(self.panel.outcome, pinned)
 
-    @on(ProfileChosen)
-    def _profile_chosen(self, event: ProfileChosen) -> None:
+    @on(ToolPanel.ProfileChosen)
+    def _profile_chosen(self, event: ToolPanel.ProfileChosen) -> None:
         self.workspace_tree.use_workspace(event.workspace)
 
     # -- actions ----------------------------------------------------------------------------------
@@ -408,12 +433,14 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         await self.push_screen(prompt, searched)
 
     def action_toggle_tree(self) -> None:
+        """Show the tree and focus it, or hide it (the viewer takes its focus). The focus moves now,
+        not after a refresh as ``focus()`` moves it: a Tab typed right after moves on from there."""
         tree = self.workspace_tree
         tree.display = not tree.display
         if tree.display:
-            tree.focus()
+            self.screen.set_focus(tree)
         elif self.focused is None or self.focused is tree:
-            self.viewer.focus()
+            self.screen.set_focus(self.viewer)
 
     def action_edit_call(self) -> None:
         self.panel.edit()
@@ -472,15 +499,14 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
             )
             return
         workspace = self.workspace.with_profile(outcome.profile)
-        profile = workspace.profile
-        if profile.real_agent is None:
+        if workspace.real_agent is None:
             self.notify(
-                f"The {profile.name} profile has no real agent to ask: {profile.ground_truth}.",
+                f"The {workspace.profile_name} profile has no real agent to ask: {workspace.ground_truth}.",
                 title="Ask the real agent",
                 timeout=12,
             )
             return
-        self.push_screen(ProbeScreen(workspace, outcome.tool, outcome.arguments, profile.real_agent))
+        self.push_screen(ProbeScreen(workspace, outcome.tool, outcome.arguments, workspace.real_agent))
 
     def action_copy_output(self) -> None:
         if outcome := self._outcome():

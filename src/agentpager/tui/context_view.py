@@ -1,10 +1,12 @@
-"""The context chart: each model turn's context fill against the model's window, as Rich bars.
+"""The context chart: each model turn's context fill against the model's window, a row of text each.
 
-Rich bars rather than a plotting library: Textual has no chart widget, and textual-plotext (last
-released 2024) draws the whole plot again on every refresh at a size it chooses, where bars are one
-line per turn that fit 80 columns and keep each tool output's share visible as text. ``█`` is the
-context the turn sent, ``▓`` the part of it that was tool outputs (cl100k estimates), ``·`` the
-room left in the window; a turn past its window is marked with its overflow class.
+Rows of text rather than a plotting library: Textual has no chart widget, and textual-plotext (last
+released 2024) or textual-plot draw one canvas at the widget's size, where a session of 40 or 4,000
+turns wants a row per turn that scrolls (PgDn) with its number beside it, legible at 80 columns.
+Each bar takes the width the view has, and its full length is the window of the session's model
+(the largest, when turns differ): ``▓`` is the part of the context that was tool outputs (cl100k
+estimates), ``█`` the rest, ``·`` the room left in the turn's window, ``▒`` what went past it. The
+header (the model, its window, the scale) stays while the rows scroll; a compaction is a line.
 """
 
 from __future__ import annotations
@@ -14,69 +16,176 @@ from typing import Any
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from agentpager.transcripts import Transcript, short_arguments
-from agentpager.transcripts.context import ContextReport, Counts, context_report, estimate_note
+from agentpager.transcripts import Transcript, listed_arguments
+from agentpager.transcripts.context import ContextReport, Counts, TurnFill, context_report, estimate_note
+from agentpager.wording import cut_end
 
-BAR_WIDTH = 32
+TURN_COLUMNS = 5
+"""``{turn:>4} ``"""
+TOKEN_COLUMNS = 10
+""" ``{tokens:>8,}`` and ``~`` when estimated."""
+NARROWEST_BAR = 10
 
 
-def chart(report: ContextReport, width: int = BAR_WIDTH) -> Text:
-    """One bar per model turn, then the costliest tool outputs."""
-    out = Text(no_wrap=True)
-    windows = [turn.window for turn in report.turns if turn.window]
-    scale = max([*windows, *(turn.context for turn in report.turns), 1])
-    if report.turns:
-        out.append(f"turn {'context (█ sent, ▓ tool outputs, · window left)':<{width + 2}}   tokens   window\n", "bold")
+def bar_width(width: int) -> int:
+    """The bars' width in a view ``width`` columns wide."""
+    return max(NARROWEST_BAR, width - TURN_COLUMNS - TOKEN_COLUMNS)
+
+
+def scale_of(report: ContextReport) -> int:
+    """The tokens a whole bar stands for: the largest window, or the largest context past it."""
+    return max([1, *(turn.window or 0 for turn in report.turns), *(turn.context for turn in report.turns)])
+
+
+def header(report: ContextReport, width: int) -> Text:
+    """The model and its window, what the marks mean, and the scale over the bars."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    if not report.turns:
+        out.append("No model turns recorded.", "dim")
+        return out
+    windows = sorted({turn.window for turn in report.turns if turn.window})
+    models = sorted({turn.model for turn in report.turns if turn.model})
+    if not windows:
+        window = "window unknown"
+    elif len(windows) == 1:
+        window = f"window {windows[0]:,} tokens"
     else:
-        out.append("No model turns recorded.\n", "dim")
+        window = f"windows {windows[0]:,} to {windows[-1]:,} tokens"
+    model = cut_end(", ".join(models) or "model unknown", max(12, width - len(window) - 3))
+    out.append(model, "bold")
+    out.append(f" · {window}\n")
+    out.append("▓", "yellow")
+    out.append(" tool outputs  ")
+    out.append("█", "cyan")
+    out.append(" the rest of the context  ")
+    out.append("·", "dim")
+    out.append(" room left  ")
+    out.append("▒", "bold red")
+    out.append(" past the window\n")
+    out.append(
+        f"{'turn':<{TURN_COLUMNS}}{_ticks(scale_of(report), bar_width(width))}{'tokens':>{TOKEN_COLUMNS}}", "bold"
+    )
+    return out
+
+
+def chart(report: ContextReport, width: int) -> Text:
+    """One bar per model turn (a compaction before a turn is a line), then the costliest tool outputs."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    scale, bars = scale_of(report), bar_width(width)
     for turn in report.turns:
-        window = turn.window or scale
-        sent = round(width * min(turn.context, window) / window)
-        outputs = min(sent, round(width * turn.outputs / window))
-        out.append(f"{turn.number:>4} ")
-        out.append("▓" * outputs, "yellow")
-        out.append("█" * (sent - outputs), "cyan")
-        out.append("·" * (width - sent), "dim")
-        estimate = "~" if turn.estimated else " "
-        out.append(f"  {estimate}{turn.context:>8,} {turn.window or 0:>8,}")
+        if turn.after_compaction:
+            out.append(f"{'':<{TURN_COLUMNS}}{'── compacted ':─<{bars}}\n", "bold magenta")
+        out.append(f"{turn.number:>{TURN_COLUMNS - 1}} ")
+        _bar(out, turn, scale, bars)
+        out.append(f" {turn.context:>{TOKEN_COLUMNS - 2},}{'~' if turn.estimated else ' '}")
         if turn.overflow != "none":
-            out.append(f"  over: {turn.overflow}", "bold red")
+            out.append(f" over: {turn.overflow}", "bold red")
         out.append("\n")
     if report.estimated:
         out.append(estimate_note(report) + "\n", "dim")
     out.append("\nCostliest tool outputs (cl100k tokens, an estimate for every model)\n", "bold")
     for cost in report.costliest:
         call = cost.call
-        out.append(f"{cost.tokens:>9,}  #{call.index:<5} {call.tool:<14} {short_arguments(call.arguments, 60)}\n")
+        start = f"{cost.tokens:>9,}  #{call.index:<5} {cut_end(call.tool, 14):<14} "
+        out.append(start + listed_arguments(call, max(20, width - len(start))) + "\n")
     return out
 
 
-class ContextView(VerticalScroll):
+def _bar(out: Text, turn: TurnFill, scale: int, width: int) -> None:
+    def cells(tokens: int) -> int:
+        return min(width, round(width * tokens / scale))
+
+    window = cells(turn.window) if turn.window else width
+    sent = cells(turn.context)
+    within = min(sent, window)
+    outputs = min(within, cells(turn.outputs))
+    out.append("▓" * outputs, "yellow")
+    out.append("█" * (within - outputs), "cyan")
+    out.append("▒" * (sent - within), "bold red")
+    out.append("·" * (window - within), "dim")
+    out.append(" " * (width - max(window, sent)))
+
+
+def _ticks(scale: int, width: int) -> str:
+    """``0      50k     100k     150k     200k`` over a bar ``width`` wide."""
+    line = [" "] * width
+    for quarter in range(5):
+        label = _short(scale * quarter // 4)
+        at = min(width - len(label), round(width * quarter / 4) - (len(label) // 2 if 0 < quarter < 4 else 0))
+        if quarter and at <= len("".join(line).rstrip()):
+            continue  # no room between the labels
+        line[at : at + len(label)] = label
+    return "".join(line)
+
+
+def _short(tokens: int) -> str:
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.3g}M"
+    return f"{tokens / 1000:.3g}k" if tokens >= 1000 else str(tokens)
+
+
+class ChartRows(VerticalScroll, inherit_bindings=False):
+    """The chart's rows: ↑ ↓ PgUp PgDn Home End scroll them; ← → are left to the screen (its tabs)."""
+
+    BINDINGS = [
+        Binding("up", "scroll_up", "Up", show=False),
+        Binding("down", "scroll_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown,space", "page_down", "Page down", show=False),
+        Binding("home", "scroll_home", "Top", show=False),
+        Binding("end", "scroll_end", "Bottom", show=False),
+    ]
+
+
+class ContextView(Vertical):
     """The chart of a transcript's context, computed in a worker (it counts every tool output, and
     the conversation where the log records no usage); what was counted is kept in ``counts``."""
 
     DEFAULT_CSS = """
-    ContextView #chart { text-wrap: nowrap; text-overflow: ellipsis; }
+    ContextView {
+        #context-head { height: auto; padding: 0 1; background: $boost; }
+        ChartRows { height: 1fr; padding: 0 1; overflow-x: hidden; }
+    }
     """
 
     def __init__(self, transcript: Transcript, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.transcript = transcript
         self.counts = Counts()
+        self.report: ContextReport | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("Counting the context…", "dim"), id="chart")
+        yield Static(Text("Counting the context…", "dim"), id="context-head")
+        with ChartRows(id="context-rows"):
+            yield Static("", id="chart")
 
     def on_mount(self) -> None:
         self.refresh_report()
+
+    def on_resize(self) -> None:
+        self._draw()
 
     def refresh_report(self) -> None:
         self._count()
 
     @work(thread=True, exclusive=True, group="context", exit_on_error=False)
     def _count(self) -> None:
-        shown = chart(context_report(self.transcript, counts=self.counts))
-        self.app.call_from_thread(self.query_one("#chart", Static).update, shown)
+        report = context_report(self.transcript, counts=self.counts)
+        self.app.call_from_thread(self._counted, report)
+
+    def _counted(self, report: ContextReport) -> None:
+        self.report = report
+        self._draw()
+
+    def _draw(self) -> None:
+        """The header and the rows at the view's width (a bar is as wide as the rows leave)."""
+        if self.report is None or not self.size.width:
+            return
+        rows = self.query_one(ChartRows)
+        width = rows.scrollable_content_region.width or self.size.width - 4
+        self.query_one("#context-head", Static).update(header(self.report, width))
+        self.query_one("#chart", Static).update(chart(self.report, width))

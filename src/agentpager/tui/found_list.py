@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from agentpager.agents import AGENTS
 from agentpager.sessions import SessionInfo
 from agentpager.sessions_index.search import Hit, ReadCall
 from agentpager.tui.rows import HeadedRows, headed_rows_classes, headed_rows_css
 
 Found = Hit | ReadCall
-AGENT_NAMES = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}
+AGENT_NAMES = {agent.id: agent.short_title for agent in AGENTS}
+"""Each agent's name in the agent column and the headings."""
 
 
 def heading(info: SessionInfo) -> str:

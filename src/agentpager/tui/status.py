@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Label
+
+from agentpager.exchange import arguments_line
 
 if TYPE_CHECKING:
     from agentpager.tui.tool_panel import Outcome
@@ -18,10 +20,11 @@ SHORT_BELOW = 100
 """Below this many columns the status uses fewer words."""
 
 
-def call_line(tool: str, arguments: dict[str, Any]) -> str:
-    """``read_file path="big.txt" start_line=450``: a call in one line."""
-    shown = (f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in arguments.items())
-    return f"{tool} {' '.join(shown)}".rstrip()
+def call_line(tool: str, arguments: dict[str, Any], width: int | None = None) -> str:
+    """``read_file path="big.txt" start_line=450``: a call in one line; in ``width`` characters, its
+    numbers kept (the viewer's title names the file): see ``arguments_line``."""
+    shown = arguments_line(arguments, None if width is None else max(1, width - len(tool) - 1), keep_numbers=True)
+    return f"{tool} {shown}".rstrip()
 
 
 class CallStatus(Horizontal):
@@ -40,13 +43,25 @@ class CallStatus(Horizontal):
         yield Label("no call yet: choose a file or a directory", id="call-summary")
         yield Label("", id="call-cost")
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._shown: tuple[Outcome | None, bool] = (None, False)
+
     def show(self, outcome: Outcome | None, pinned: bool) -> None:
-        """The call and its cost; in a small terminal, in fewer words."""
+        """The call and its cost; in a small terminal, in fewer words. The call fits the line: its
+        longest strings are cut in the middle (``start_line=450`` keeps its number)."""
+        self._shown = (outcome, pinned)
         short = self.size.width < SHORT_BELOW
-        mode = "[b $warning]pinned[/] " if pinned else "" if short else "[dim]following[/] "
-        call = "no call yet" if outcome is None else call_line(outcome.tool, outcome.arguments)
-        self.query_one("#call-summary", Label).update(mode + escape(call))
-        self.query_one("#call-cost", Label).update(self._cost(outcome, short))
+        mode = "pinned " if pinned else "" if short else "following "
+        cost = self._cost(outcome, short)
+        room = self.size.width - 4 - len(mode) - Content.from_markup(cost).cell_length  # 4: two paddings
+        call = "no call yet" if outcome is None else call_line(outcome.tool, outcome.arguments, max(room, 10))
+        shown_mode = "[b $warning]pinned[/] " if pinned else "" if short else "[dim]following[/] "
+        self.query_one("#call-summary", Label).update(shown_mode + escape(call))
+        self.query_one("#call-cost", Label).update(cost)
+
+    def on_resize(self) -> None:
+        self.show(*self._shown)
 
     @staticmethod
     def _cost(outcome: Outcome | None, short: bool) -> str:
@@ -56,8 +71,8 @@ class CallStatus(Horizontal):
         parts = [f"{len(result.text):,} chars", f"{outcome.tokens:,} {'tok' if short else 'tokens'}"]
         if result.truncated:
             parts.append("[b $warning]cut[/]" if short else "[b $warning]cut by the output guard[/]")
-        else:
-            parts.append("not cut" if short else "not truncated")
+        elif not short:  # a small terminal says only when it is cut
+            parts.append("not truncated")
         if result.is_error:
             parts.append("[b $error]error[/]")
         return " · ".join(parts)

@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Checkbox, Input, Label, Select, Static, Tab, Tabs, TextArea
 
@@ -23,7 +24,6 @@ from agentpager.exchange import PAIR_FORMATS, call_json, read_call
 from agentpager.fileview import FileView
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.lines import Shading
-from agentpager.tui.messages import Carried, Followed, ProfileChosen, Ran, ShowLine
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.viewer import Window
 from agentpager.workspace import ToolError, ToolResult, ToolSpec, Workspace, overflow_severity
@@ -46,10 +46,55 @@ class Outcome:
 class ToolPanel(ReportsFailures, Vertical):
     """Profile, tool, arguments, the call as JSON, the exact output, and the budget it fits."""
 
+    @dataclass
+    class ShowLine(Message):
+        """A hand-made call reads this file from this line: show it there."""
+
+        path: str
+        line: int
+
+    @dataclass
+    class Ran(Message):
+        """A call ran: what was sent and what came back."""
+
+        outcome: Outcome
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ToolPanel.Ran)
+
+    @dataclass
+    class Followed(Message):
+        """The call for the viewer's window, worked out off the UI thread."""
+
+        tool: str
+        arguments: dict[str, Any]
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ToolPanel.Followed)
+
+    @dataclass
+    class Carried(Message):
+        """The new profile's call for the window a pinned call read (after the profile was switched)."""
+
+        tool: str
+        arguments: dict[str, Any]
+
+    @dataclass
+    class ProfileChosen(Message):
+        """The panel's profile changed: the tree marks the paths this profile refuses."""
+
+        workspace: Workspace
+
     BINDINGS = [
-        Binding("escape", "app.leave_panel", "Back to the viewer", id="leave_panel"),
-        Binding("tab", "app.focus_next", "Next field"),
-        Binding("shift+tab", "app.focus_previous", "Previous field"),
+        Binding(
+            "escape",
+            "app.leave_panel",
+            "Back",
+            id="leave_panel",
+            tooltip="Leave the panel for the viewer",
+        ),
+        Binding("tab", "app.focus_next", "Next field", show=False),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False),
     ]
     DEFAULT_CSS = """
     ToolPanel {
@@ -66,9 +111,9 @@ class ToolPanel(ReportsFailures, Vertical):
         #arguments { height: auto; }
         .argument-row { height: auto; }
         .argument { height: 1; }
-        .argument Label { width: 13; color: $text-muted; }
+        .argument Label { color: $text-muted; }
         .argument Input { width: 1fr; }
-        .argument-error { color: $error; height: auto; padding-left: 13; }
+        .argument-error { color: $error; height: auto; }
         .argument-error.-none { display: none; }
         #call { height: auto; max-height: 12; margin-top: 1; background: $boost; border: none; padding: 0 1; }
         #call-problem { color: $error; height: auto; }
@@ -92,8 +137,8 @@ class ToolPanel(ReportsFailures, Vertical):
     def __init__(self, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.workspace = workspace
-        self.profile = workspace.profile.name
-        self.tool = workspace.profile.read_tool.spec.name
+        self.profile = workspace.profile_name
+        self.tool = workspace.tool_names()[0]
         self.arguments: dict[str, Any] = {}
         self.outcome: Outcome | None = None
         self.view: FileView | None = None
@@ -165,18 +210,18 @@ class ToolPanel(ReportsFailures, Vertical):
         self.watch_tab("output")
 
     def _tool_options(self) -> list[tuple[str, str]]:
-        return [(tool.spec.name, tool.spec.name) for tool in self._workspace().profile.tools]
+        return [(name, name) for name in self._workspace().tool_names()]
 
     def _workspace(self) -> Workspace:
         return (
-            self.workspace if self.workspace.profile.name == self.profile else self.workspace.with_profile(self.profile)
+            self.workspace if self.workspace.profile_name == self.profile else self.workspace.with_profile(self.profile)
         )
 
     @property
     def spec(self) -> ToolSpec:
-        tool = self._workspace().profile.tool(self.tool)
-        assert tool is not None
-        return tool.spec
+        spec = self._workspace().tool_spec(self.tool)
+        assert spec is not None
+        return spec
 
     @property
     def pair_format(self) -> str:
@@ -210,6 +255,8 @@ class ToolPanel(ReportsFailures, Vertical):
         form.remove_children()
         self._fields, self._errors = {}, {}
         rows = []
+        # the names' column: the longest name and a space, so that no name runs into its value
+        names_width = 1 + max((len(param.name) for param in self.spec.params if param.type != "boolean"), default=0)
         for param in self.spec.params:
             field: Input | Checkbox
             if param.type == "boolean":
@@ -221,7 +268,9 @@ class ToolPanel(ReportsFailures, Vertical):
                 field = Input(placeholder=hint, compact=True, tooltip=param.description)
             self._fields[param.name] = field
             self._errors[param.name] = Static("", classes="argument-error")
+            self._errors[param.name].styles.padding = (0, 0, 0, names_width)
             label = Label("" if param.type == "boolean" else param.name)
+            label.styles.width = names_width
             rows.append(
                 Vertical(Horizontal(label, field, classes="argument"), self._errors[param.name], classes="argument-row")
             )
@@ -332,7 +381,7 @@ class ToolPanel(ReportsFailures, Vertical):
         if (profile, tool) != (self.profile, self.tool):
             if profile != self.profile:
                 self.profile = profile
-                self.post_message(ProfileChosen(self._workspace()))
+                self.post_message(self.ProfileChosen(self._workspace()))
             self.tool, self.arguments = tool, arguments
             self._build_form()
             self._show_choices()
@@ -343,8 +392,8 @@ class ToolPanel(ReportsFailures, Vertical):
     def _profile_with(self, tool: str, arguments: dict[str, Any]) -> str | None:
         """This profile if it has ``tool`` with these arguments, else the first profile that has."""
         for name in (self.profile, *Workspace.profile_names()):
-            found = self.workspace.with_profile(name).profile.tool(tool)
-            if found is not None and set(arguments) <= {param.name for param in found.spec.params}:
+            found = self.workspace.with_profile(name).tool_spec(tool)
+            if found is not None and set(arguments) <= {param.name for param in found.params}:
                 return name
         return None
 
@@ -359,14 +408,14 @@ class ToolPanel(ReportsFailures, Vertical):
         """Where a call reads, found off the UI thread (a character or byte offset may index the file)."""
         coverage = workspace.coverage(tool, arguments)
         if coverage is not None:
-            self.post_message(ShowLine(coverage.path, coverage.first_line))
+            self.post_message(self.ShowLine(coverage.path, coverage.first_line))
 
     def load_call(self, profile: str, tool: str, arguments: dict[str, Any]) -> None:
         """Show and pin a given call (from a transcript, say), and the window it reads."""
         self.pinned = True
         if profile != self.profile:
             self.profile = profile
-            self.post_message(ProfileChosen(self._workspace()))
+            self.post_message(self.ProfileChosen(self._workspace()))
         self.tool, self.arguments = tool, dict(arguments)
         self._show_choices()
         self._build_form()
@@ -388,9 +437,9 @@ class ToolPanel(ReportsFailures, Vertical):
             return
         before, tool, arguments = self._workspace(), self.tool, dict(self.arguments)
         self.profile = str(event.value)
-        self.post_message(ProfileChosen(self._workspace()))
+        self.post_message(self.ProfileChosen(self._workspace()))
         if self.pinned:  # the form waits for the new profile's call for the same lines
-            self.tool, self.arguments = self._workspace().profile.read_tool.spec.name, {}
+            self.tool, self.arguments = self._workspace().tool_names()[0], {}
             self._build_form()
             self._carry_over(before, self._workspace(), tool, arguments, self.view)
         else:
@@ -411,14 +460,14 @@ class ToolPanel(ReportsFailures, Vertical):
         coverage = before.coverage(tool, arguments)
         if coverage is None:
             path = view.name if view is not None else None
-            carried = after.read_call(path) if path else (after.profile.read_tool.spec.name, {})
+            carried = after.read_call(path) if path else (after.tool_names()[0], {})
         else:
             shown = view if view is not None and view.name == coverage.path else after.open_view(coverage.path)
             carried = after.read_call(coverage.path, shown, (coverage.first_line, coverage.last_line))
-        self.post_message(Carried(*carried))
+        self.post_message(self.Carried(*carried))
 
     @on(Carried)
-    def _carried(self, event: Carried) -> None:
+    def _carried(self, event: ToolPanel.Carried) -> None:
         self._choose_tool(event.tool, event.arguments)
         self._show_choices()
 
@@ -432,7 +481,7 @@ class ToolPanel(ReportsFailures, Vertical):
         """The current profile's plain read call for the open file (no arguments without one)."""
         workspace = self._workspace()
         if self.view is None:
-            return workspace.profile.read_tool.spec.name, {}
+            return workspace.tool_names()[0], {}
         return workspace.read_call(self.view.name)
 
     def _choose_tool(self, tool: str, arguments: dict[str, Any]) -> None:
@@ -460,10 +509,10 @@ class ToolPanel(ReportsFailures, Vertical):
             tool, arguments = workspace.read_call(view.name, view, (window.top, window.bottom))
         except (OSError, ValueError, LookupError):
             return  # the file is changing; the next window report tries again
-        self.post_message(Followed(tool, arguments))
+        self.post_message(self.Followed(tool, arguments))
 
     @on(Followed)
-    def _followed(self, event: Followed) -> None:
+    def _followed(self, event: ToolPanel.Followed) -> None:
         if self.pinned:
             return
         self._show_call(event.tool, event.arguments)
@@ -530,10 +579,10 @@ class ToolPanel(ReportsFailures, Vertical):
             if coverage.unit != "line" and view is not None and view.name == coverage.path:
                 shading = _columns(shading, view, coverage.unit == "char", coverage.start, coverage.end)
         if number == self._call_number:
-            self.post_message(Ran(Outcome(profile, tool, arguments, result, tokens, shading)))
+            self.post_message(self.Ran(Outcome(profile, tool, arguments, result, tokens, shading)))
 
     @on(Ran)
-    def _ran(self, event: Ran) -> None:
+    def _ran(self, event: ToolPanel.Ran) -> None:
         self.outcome = event.outcome
         self.query_one("#output", OutputArea).show(event.outcome.result.text)
         self._show_stats()

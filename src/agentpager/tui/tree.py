@@ -1,4 +1,5 @@
-"""The workspace tree: a directory is read when expanded, and its files shown 100 at a time.
+"""The workspace tree: a directory is read when expanded, and its files shown a page at a time (the
+profile's listing page: 100 files).
 
 Textual's DirectoryTree makes a node for every entry and stats on the UI thread (6 s for 100,000
 entries here); this tree reads a directory in a thread, through the function ``list_files`` uses,
@@ -17,14 +18,13 @@ from typing import Any, Literal
 from rich.text import Text
 from textual import on, work
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode, UnknownNodeID
 
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.messages import DirectoryChosen, FileChosen
-from agentpager.workspace import LISTING_PAGE_SIZE, LISTING_WARNING_THRESHOLD, DirectoryEntries, Workspace, printable
+from agentpager.workspace import DirectoryEntries, Workspace, printable
 
-PAGE_SIZE = LISTING_PAGE_SIZE
 CHECK_SECONDS = 2.0
 """How often the directories on screen are checked for changes."""
 
@@ -55,15 +55,6 @@ class Listing:
             entries.outside,
             entries.error,
         )
-
-
-def _stamp(root: str, path: str) -> Stamp | None:
-    """What changes when an entry is added to, removed from or renamed in the directory."""
-    try:
-        st = os.stat(os.path.join(root, path))
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_ctime_ns
 
 
 @dataclass
@@ -100,7 +91,23 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
     """Directories and files of the workspace, paged, with the count that makes list_files warn and
     the paths the panel's profile refuses."""
 
-    BINDINGS = [Binding("r", "refresh_tree", "Refresh", show=False, id="refresh_tree")]
+    @dataclass
+    class FileChosen(Message):
+        path: str
+
+    @dataclass
+    class DirectoryChosen(Message):
+        """A directory was chosen (``file_offset`` None: the call an agent makes first), or a page of
+        its files (``file_offset``: where the page starts, as ``list_files`` counts)."""
+
+        path: str
+        file_offset: int | None
+
+    BINDINGS = [
+        Binding(
+            "r", "refresh_tree", "Refresh", show=False, id="refresh_tree", tooltip="Read the tree's directories again"
+        )
+    ]
     DEFAULT_CSS = """
     WorkspaceTree { width: 36; border-right: tall $panel; }
     """
@@ -138,7 +145,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
 
     @work(thread=True, group="tree", exit_on_error=False, description="reading a directory")
     def _read(self, node: TreeNode[object], path: str) -> None:
-        stamp = _stamp(self.workspace.root.path, path)
+        stamp = self.workspace.directory_stamp(path)
         listing = Listing.of(self.workspace.read_directory(path))
         self.app.call_from_thread(self._loaded, node, listing, stamp)
 
@@ -152,8 +159,10 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         first_read = entry.listing is None
         entry.listing, entry.stamp = listing, stamp
         if not first_read:  # keep the pages shown where they still exist
-            entry.file_offset = min(entry.file_offset, _last_page(len(listing.files)))
-            entry.directory_offset = min(entry.directory_offset, _last_page(len(listing.directories)))
+            entry.file_offset = min(entry.file_offset, _last_page(len(listing.files), self.workspace.listing_page_size))
+            entry.directory_offset = min(
+                entry.directory_offset, _last_page(len(listing.directories), self.workspace.listing_page_size)
+            )
         self._relabel(node)
         self.show_page(node)
 
@@ -182,7 +191,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
     )
     def _reread(self, directories: list[tuple[TreeNode[object], str, Stamp | None]], always: bool) -> None:
         for node, path, known in directories:
-            stamp = _stamp(self.workspace.root.path, path)
+            stamp = self.workspace.directory_stamp(path)
             if always or stamp != known:
                 self.app.call_from_thread(self._loaded, node, Listing.of(self.workspace.read_directory(path)), stamp)
 
@@ -201,10 +210,11 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
             if isinstance(child.data, DirectoryEntry) and child.is_expanded
         }
         node.remove_children()
+        page = self.workspace.listing_page_size
         start = entry.directory_offset
         self._add_links(node, "directories", start, len(listing.directories), before=True)
         reopen = []
-        for name in listing.directories[start : start + PAGE_SIZE]:
+        for name in listing.directories[start : start + page]:
             path = _child_path(entry.path, name)
             child = node.add("", open_before.get(path) or DirectoryEntry(path))
             if path in open_before:
@@ -213,7 +223,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         self._add_links(node, "directories", start, len(listing.directories), before=False)
         start = entry.file_offset
         self._add_links(node, "files", start, len(listing.files), before=True)
-        for name in listing.files[start : start + PAGE_SIZE]:
+        for name in listing.files[start : start + page]:
             child = node.add_leaf("", FileEntry(_child_path(entry.path, name)))
             self._relabel(child)
         self._add_links(node, "files", start, len(listing.files), before=False)
@@ -249,12 +259,13 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         self, node: TreeNode[object], kind: Literal["files", "directories"], start: int, total: int, before: bool
     ) -> None:
         """The link to the previous page (``before``) or the next one, when there is one."""
+        page = self.workspace.listing_page_size
         if before and start:
-            offset = max(0, start - PAGE_SIZE)
-            label = f"◀ {kind} {offset + 1:,}-{min(offset + PAGE_SIZE, total):,} of {total:,}"
-        elif not before and start + PAGE_SIZE < total:
-            offset = start + PAGE_SIZE
-            label = f"{kind} {offset + 1:,}-{min(offset + PAGE_SIZE, total):,} of {total:,} ▶"
+            offset = max(0, start - page)
+            label = f"◀ {kind} {offset + 1:,}-{min(offset + page, total):,} of {total:,}"
+        elif not before and start + page < total:
+            offset = start + page
+            label = f"{kind} {offset + 1:,}-{min(offset + page, total):,} of {total:,} ▶"
         else:
             return
         node.add_leaf(Text(label, style="italic"), PageLink(node, kind, offset))
@@ -291,8 +302,9 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         else:
             files = len(listing.files)
             label.append(f" {files:,} file{'s' * (files != 1)}", style="dim")
-            if files > LISTING_WARNING_THRESHOLD:
-                label.append(" ⚠", style="bold yellow")
+            warns_over = self.workspace.listing_warning_threshold
+            if warns_over is not None and files > warns_over:  # first: a narrow tree cuts the label's end
+                label = Text.assemble(("⚠ ", "bold yellow"), label)
         return label
 
     # -- choosing ---------------------------------------------------------------------------------
@@ -302,7 +314,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         event.stop()
         entry = event.node.data
         if isinstance(entry, FileEntry):
-            self.post_message(FileChosen(entry.path))
+            self.post_message(self.FileChosen(entry.path))
         elif isinstance(entry, PageLink):
             directory = entry.directory.data
             assert isinstance(directory, DirectoryEntry)
@@ -311,10 +323,10 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
             else:
                 directory.directory_offset = entry.offset
             self.show_page(entry.directory)
-            self.post_message(DirectoryChosen(directory.path, directory.file_offset))
+            self.post_message(self.DirectoryChosen(directory.path, directory.file_offset))
         elif isinstance(entry, DirectoryEntry):
-            self.post_message(DirectoryChosen(entry.path, None))
+            self.post_message(self.DirectoryChosen(entry.path, None))
 
 
-def _last_page(total: int) -> int:
-    return max(0, (total - 1) // PAGE_SIZE * PAGE_SIZE)
+def _last_page(total: int, page: int) -> int:
+    return max(0, (total - 1) // page * page)

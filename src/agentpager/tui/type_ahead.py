@@ -30,6 +30,11 @@ class KeepsTypedAhead(App[None]):
     def _screen_shown(self, screen: Screen[object]) -> None:
         self._screen_shown_at = _now()
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not self.screen_stack:
+            return  # typed again as the app was closing: no screen is left to take it
+        await super().on_event(event)
+
     def on_key(self, event: events.Key) -> None:
         """A key nothing handled: typed again if it was typed before the screen on top appeared."""
         if event.time < self._screen_shown_at:

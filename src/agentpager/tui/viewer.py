@@ -31,7 +31,6 @@ from textual.worker import Worker, get_current_worker
 from agentpager.fileview import Cancelled, FileView, ViewError
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.lines import Shading, marker, paint, smart_case
-from agentpager.tui.messages import Failed, Indexed, Opened, Searched, WindowChanged
 from agentpager.tui.read_counts import ReadCounts, counted, summarized
 from agentpager.tui.screens.key_prompt import KeyPrompt
 from agentpager.workspace import Workspace, printable
@@ -64,6 +63,52 @@ class Window:
 class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=False):
     """Shows one file as the agent's tools see its lines."""
 
+    @dataclass
+    class WindowChanged(Message):
+        """The lines on screen changed (scrolled, resized, or more of the file is known)."""
+
+        viewer: FileViewer
+        window: Window
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, FileViewer.WindowChanged) and message.viewer is self.viewer
+
+    @dataclass
+    class Opened(Message):
+        view: FileView
+
+    @dataclass
+    class Failed(Message):
+        """A file cannot be shown: ``lines`` say why and what to do."""
+
+        path: str
+        lines: list[str]
+
+    @dataclass
+    class Indexed(Message):
+        """Progress of counting a file's lines: ``lines`` known so far, the ``fraction`` of bytes scanned."""
+
+        view: FileView
+        lines: int
+        complete: bool
+        fraction: float
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, FileViewer.Indexed) and message.view is self.view
+
+    @dataclass
+    class Searched(Message):
+        """Matches of a search so far (the worker keeps appending to ``matches`` until ``complete``)."""
+
+        pattern: Matcher
+        matches: list[int]
+        complete: bool
+        problem: str = ""
+        """Why the search stopped early (re, in its child, took too long), if it did."""
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, FileViewer.Searched) and message.matches is self.matches
+
     BINDINGS = [
         Binding("up,k", "scroll_lines(-1)", "Up", show=False),
         Binding("down,j", "scroll_lines(1)", "Down", show=False),
@@ -75,18 +120,59 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         Binding("d", "scroll_half_pages(1)", "Half a page down", show=False),
         Binding("home,g", "go_top", "Top", show=False),
         Binding("end,G", "go_bottom", "Bottom", show=False),
-        Binding("0", "start_of_line", "Start of line", show=False, id="start_of_line"),
-        Binding("dollar_sign", "end_of_line", "End of line", show=False, id="end_of_line"),
-        Binding("colon", "app.goto_line", "Line", id="goto_line"),
-        Binding("slash", "app.search", "Search", id="search"),
-        Binding("n", "next_match(1)", "Next", show=False, id="next_match"),
-        Binding("N", "next_match(-1)", "Previous", show=False, id="previous_match"),
-        Binding("w", "toggle_wrap", "Wrap", id="wrap"),
-        Binding("m", "set_mark", "Mark", show=False, id="set_mark"),
-        Binding("apostrophe", "go_to_mark", "Go to mark", show=False, id="go_to_mark"),
-        Binding("v", "app.open_in_editor", "$EDITOR", show=False, id="open_in_editor"),
-        Binding("f", "toggle_follow", "Follow", show=False, id="follow"),
-        Binding("R", "app.reads_here", "Reads", show=False, id="reads_here"),
+        Binding(
+            "0",
+            "start_of_line",
+            "Start of line",
+            show=False,
+            id="start_of_line",
+            tooltip="Scroll back to the start of the lines",
+        ),
+        Binding(
+            "dollar_sign",
+            "end_of_line",
+            "End of line",
+            show=False,
+            id="end_of_line",
+            tooltip="Scroll to the end of the longest line on screen",
+        ),
+        Binding("colon", "app.goto_line", "Line", id="goto_line", tooltip="Go to a line"),
+        Binding(
+            "slash",
+            "app.search",
+            "Search",
+            id="search",
+            tooltip="Search the file (in the session browser: every session)",
+        ),
+        Binding("n", "next_match(1)", "Next", show=False, id="next_match", tooltip="Next search match"),
+        Binding("N", "next_match(-1)", "Previous", show=False, id="previous_match", tooltip="Previous search match"),
+        Binding("w", "toggle_wrap", "Wrap", id="wrap", tooltip="Wrap long lines"),
+        Binding("m", "set_mark", "Mark", show=False, id="set_mark", tooltip="Mark the top line (then a letter)"),
+        Binding(
+            "apostrophe",
+            "go_to_mark",
+            "Go to mark",
+            show=False,
+            id="go_to_mark",
+            tooltip="Go to a mark (then its letter)",
+        ),
+        Binding(
+            "v",
+            "app.open_in_editor",
+            "$EDITOR",
+            show=False,
+            id="open_in_editor",
+            tooltip="Open the file at this line in $EDITOR",
+        ),
+        Binding("f", "toggle_follow", "Follow", show=False, id="follow", tooltip="Follow a growing file"),
+        Binding(
+            "R",
+            "app.reads_here",
+            "Reads",
+            show=False,
+            id="reads_here",
+            tooltip="Every session's calls that read the line in focus",
+        ),
         Binding("escape", "cancel", "Cancel", show=False),
     ]
 
@@ -213,17 +299,17 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             if error.mime:
                 lines += ["", f"Detected type: {error.mime}", f"Size: {error.size:,} bytes"]
             lines += ["", "The panel shows what an agent's read gets for it.", NEXT_STEP]
-            self.post_message(Failed(path, lines))
+            self.post_message(self.Failed(path, lines))
             return
         except Cancelled:
-            self.post_message(Failed(path, ["Conversion cancelled.", "", "Choose the file again to convert it."]))
+            self.post_message(self.Failed(path, ["Conversion cancelled.", "", "Choose the file again to convert it."]))
             return
         except OSError as error:  # the file went away or changed while it was opened
-            self.post_message(Failed(path, [f"Could not open {path}: {error.strerror or error}", "", NEXT_STEP]))
+            self.post_message(self.Failed(path, [f"Could not open {path}: {error.strerror or error}", "", NEXT_STEP]))
             return
         finally:
             converting.set()
-        self.post_message(Opened(view))
+        self.post_message(self.Opened(view))
         self._index(view, worker)
 
     def _index(self, view: FileView, worker: Worker[None]) -> None:
@@ -236,19 +322,21 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             if now - last_report > 0.1:
                 last_report = now
                 lines = view.available_lines()
-                self.post_message(Indexed(view, lines, False, scanned / max(size, 1)))
+                self.post_message(self.Indexed(view, lines, False, scanned / max(size, 1)))
 
         try:
             total = view.count_lines(progress, worker.cancelled_event)
         except Cancelled:
             return
         except OSError as error:
-            self.post_message(Failed(view.name, [f"The file changed or could not be read: {error}", "", NEXT_STEP]))
+            self.post_message(
+                self.Failed(view.name, [f"The file changed or could not be read: {error}", "", NEXT_STEP])
+            )
             return
-        self.post_message(Indexed(view, total, True, 1.0))
+        self.post_message(self.Indexed(view, total, True, 1.0))
 
     @on(Opened)
-    def _opened(self, event: Opened) -> None:
+    def _opened(self, event: FileViewer.Opened) -> None:
         self.view = event.view
         self.path = event.view.name
         self._reset_lines([])
@@ -265,7 +353,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             self.focus()
 
     @on(Failed)
-    def _failed(self, event: Failed) -> None:
+    def _failed(self, event: FileViewer.Failed) -> None:
         if event.path != self.path:
             return
         self.view = None
@@ -275,7 +363,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._announce()
 
     @on(Indexed)
-    def _indexed(self, event: Indexed) -> None:
+    def _indexed(self, event: FileViewer.Indexed) -> None:
         if event.view is not self.view:
             return
         self._set_line_count(event.lines, event.complete)
@@ -517,10 +605,13 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
     def _count_window(self, reads: ReadCounts, index: int) -> None:
         self.post_message(self._ReadsCounted(reads, index, counted(reads.path, reads.home, index, self.line_count)))
 
+    @dataclass
     class _ReadsCounted(Message):
-        def __init__(self, reads: ReadCounts, index: int | None, counts: list[int]) -> None:
-            super().__init__()
-            self.reads, self.index, self.counts = reads, index, counts
+        """Reads of the file counted: its summary (``index`` None), or the counts of a window of lines."""
+
+        reads: ReadCounts
+        index: int | None
+        counts: list[int]
 
     @on(_ReadsCounted)
     def _reads_counted(self, event: _ReadsCounted) -> None:
@@ -572,7 +663,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         window = self.window
         if window != self._last_window:
             self._last_window = window
-            self.post_message(WindowChanged(self, window))
+            self.post_message(self.WindowChanged(self, window))
 
     def go_to_line(self, number: int, center: bool = False) -> None:
         """Make line ``number`` the top line (``center``: the middle one), as far as the end of the
@@ -759,21 +850,21 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
                 matches.append(number)
                 if time.monotonic() - reported > SEARCH_REPORT_SECONDS or len(matches) == 1:
                     reported = time.monotonic()
-                    self.post_message(Searched(pattern, matches, False))
+                    self.post_message(self.Searched(pattern, matches, False))
         except Cancelled:
-            self.post_message(Searched(pattern, matches, False))
+            self.post_message(self.Searched(pattern, matches, False))
             return
         except ViewError as error:  # re, in its child, took too long or refused the pattern
-            self.post_message(Searched(pattern, matches, False, error.message))
+            self.post_message(self.Searched(pattern, matches, False, error.message))
             return
         except OSError:
             pass  # the file changed under the search: what was found so far stands
         finally:
             pattern.close()
-        self.post_message(Searched(pattern, matches, True))
+        self.post_message(self.Searched(pattern, matches, True))
 
     @on(Searched)
-    def _searched(self, event: Searched) -> None:
+    def _searched(self, event: FileViewer.Searched) -> None:
         if event.pattern is not self._pattern:
             return
         self._matches = event.matches

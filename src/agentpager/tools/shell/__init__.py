@@ -2,7 +2,8 @@
 
 Agents read files with shell commands. This package parses such a command (never executes it) and
 computes, over the workspace, the bytes the real programs would print: GNU coreutils 9 (``cat``,
-``head``, ``tail``, ``nl``, ``wc``, ``ls``), GNU sed 4.9, GNU grep 3.8 and ripgrep, under
+``head``, ``tail``, ``nl``, ``wc``, ``ls``), GNU sed 4.9, GNU grep 3.8, GNU find 4.9, ``git ls-files``
+and ripgrep, under
 ``LANG=C.UTF-8`` (UTF-8 characters, ASCII quotes in messages, code-point sort order).
 
 API::
@@ -32,11 +33,21 @@ Supported: ``;``, ``&&``, ``||``, ``|``; ``2>/dev/null``, ``>/dev/null``, ``&>/d
 ``-E`` and scripts of ``p``, ``d``, ``q``, ``=`` under line-number, ``$`` and ``/regex/`` addresses
 (``A,B``, ``A,+N``, ``A~S``, ``!``); ``nl`` with ``-b a|t|n``, ``-w``, ``-s``, ``-v``, ``-i``, ``-n``; ``wc`` with
 ``-l``, ``-w``, ``-c``, ``-m``; ``grep`` (``-n -i -y -F -E -G -w -x -v -c -l -L -H -h -q -s -a
--A -B -C -NUM -m -e``) and ``rg`` (``-n -N -i -S -s -F -w -x -v -c -l -H -I -A -B -C -m -e -j``) on
-named files and pipes; ``ls`` with ``-1``, ``-a``, ``-A``. Long options are accepted spelled out.
+-A -B -C -NUM -m -e -r --include --exclude --exclude-dir``) and ``rg`` (``-n -N -i -S -s -F -w -x -v
+-c -l -H -I -A -B -C -m -e -j -g -t -T -u --files --hidden --no-ignore --sort path``) on files,
+directories and pipes; ``ls`` with ``-1``, ``-a``, ``-A``, ``-R``; ``find`` with ``-name``, ``-iname``,
+``-path``, ``-type``, ``-maxdepth``, ``-mindepth``, ``-not``; ``git ls-files``. Long options are
+accepted spelled out.
 
-ripgrep is emulated as version 13 prints (Debian 12's); ripgrep 14 prefixes its errors with ``rg:``.
-Several files are searched in argument order, which real ripgrep does not promise (``-j1`` does).
+Patterns go through the engine (``engine.patterns``: RE2, ``re`` in a child within a time limit);
+lines through its streamer (``engine.linestream``: a line over 4 MiB is never held, matched a
+window at a time and printed by copying it from its file again). Directories are walked beneath
+the root (``walk``), with ripgrep's ignore rules for ``rg``. ``ShellRun.uncertain`` says when the
+real programs may print otherwise (ripgrep's parallel walk prints files in no fixed order).
+
+ripgrep is emulated as the release the caller names (``ripgrep``: 13.0.0, Debian 12's, by default;
+14.1.1 and 15.2.0 as Claude Code and Codex bundle them), which differ in their messages, options
+and ignore rules.
 """
 
 from __future__ import annotations
@@ -49,6 +60,8 @@ from dataclasses import dataclass
 from agentpager.engine.content import ContentStore
 from agentpager.engine.lazytext import EAGER_BYTES, LazyText, Text
 from agentpager.engine.lineindex import FileChanged
+from agentpager.engine.linestream import NotHeld
+from agentpager.engine.patterns import PatternError
 from agentpager.engine.utf8 import decode_chunks
 from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import Root, place
@@ -57,6 +70,7 @@ from agentpager.tools.shell.errors import Unsupported
 from agentpager.tools.shell.io import Context, in_root
 from agentpager.tools.shell.reads import LinesRead, lines_read
 from agentpager.tools.shell.run import run_script
+from agentpager.tools.shell.search import RIPGREP_13
 
 __all__ = ["LinesRead", "NotReplayable", "ShellRun", "emulate", "lines_read"]
 
@@ -70,6 +84,9 @@ class ShellRun:
     exit_code: int
     stdout_bytes: int = 0
     """The size of stdout as the programs wrote it (before U+FFFD replaced invalid bytes)."""
+    uncertain: str = ""
+    """Why the real programs may print otherwise (ripgrep's parallel walk prints files in no fixed
+    order), or ""."""
 
 
 @dataclass(frozen=True)
@@ -87,13 +104,16 @@ def emulate(
     workdir: str | None = None,
     merged: bool = False,
     recorded_cwd: str | None = None,
+    ripgrep: str = RIPGREP_13,
 ) -> ShellRun | NotReplayable:
-    """What running ``command`` in ``workdir`` would print; NotReplayable with the reason if it cannot say."""
+    """What running ``command`` in ``workdir`` would print; NotReplayable with the reason if it cannot say.
+
+    ``ripgrep`` is the version of the ``rg`` the agent runs (each agent bundles its own)."""
     try:
         script = parse(command)
         cwd = _working_directory(root, in_root(root, workdir or ".", recorded_cwd))
         for _ in range(_ATTEMPTS):
-            ctx = Context(root, store, cwd, recorded_cwd)
+            ctx = Context(root, store, cwd, recorded_cwd, ripgrep)
             try:
                 stdout, size, status = _first_run(_output(script, ctx, merged))
                 break
@@ -103,16 +123,20 @@ def emulate(
             return NotReplayable("the files kept changing while they were read")
     except Unsupported as error:
         return NotReplayable(error.reason)
+    except NotHeld as error:
+        return NotReplayable(str(error))
+    except PatternError as error:  # re in the child took too long, or too much memory
+        return NotReplayable(error.message)
     except Exception as error:  # a bug: answer, so that a replay of many calls goes on
         return NotReplayable(f"internal error: {type(error).__name__}: {error}")
     stderr = b"".join(ctx.stderr).decode("utf-8", "replace")
     if stdout is not None:
-        return ShellRun(stdout.decode("utf-8", "replace"), stderr, status, size)
+        return ShellRun(stdout.decode("utf-8", "replace"), stderr, status, size, ctx.uncertain)
 
     def again() -> Iterator[str]:
-        return decode_chunks(_output(script, Context(root, store, cwd, recorded_cwd), merged))
+        return decode_chunks(_output(script, Context(root, store, cwd, recorded_cwd, ripgrep), merged))
 
-    return ShellRun(LazyText(again), stderr, status, size)
+    return ShellRun(LazyText(again), stderr, status, size, ctx.uncertain)
 
 
 def _output(script: Script, ctx: Context, merged: bool) -> Generator[bytes, None, int]:

@@ -1,32 +1,32 @@
-"""GNU grep 3.8 and ripgrep 13: their options, patterns and exit rules, on named files and pipes.
+"""GNU grep 3.8: its options, patterns and exit rules, on named files, pipes and directories (``-r``).
 
-Options are read as each program reads them (grep: ``-C`` is the default of ``-A``/``-B``, ``-NUM``
-is ``-C NUM``, ``-l`` wins over ``-c``; ripgrep: the last of ``-A``/``-B``/``-C`` and of ``-w``/``-x``
-decides, ``-c`` wins over ``-l``, ``-S`` is case-insensitive unless the pattern has an uppercase
-letter). Patterns are translated by ``regex``; the search itself is ``search``. Recursive searches
-(a directory, ``-r``, ``rg`` without a path) are Unsupported: their file order is the file system's.
-Several files are searched in argument order; real ripgrep searches them on parallel threads and
-may print them in another order (``-j1`` keeps it).
+Options are read as grep reads them (``-C`` is the default of ``-A``/``-B``, ``-NUM`` is ``-C NUM``,
+``-l`` wins over ``-c``). Patterns are translated by ``regex`` and matched by the engine; the search
+itself is ``search``. ``-r`` walks a directory in the file system's order (GNU fts without sorting,
+as ``walk`` does), without following symbolic links, ``--include``/``--exclude``/``--exclude-dir``
+on names; with no file it searches the working directory, naming files without ``./``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from agentpager.engine.patterns import PatternError, compile_glob
 from agentpager.tools.shell import regex
 from agentpager.tools.shell.errors import Unsupported
 from agentpager.tools.shell.io import Chunks, Io, options
-from agentpager.tools.shell.search import Flavor, Ripgrep, Search, search_files
+from agentpager.tools.shell.search import Flavor, Search, Walking, search_files
 
 # -- GNU grep ---------------------------------------------------------------------------------------
 
-_GREP_SHORT = "e:EFGiywxvcnlLHhqsA:B:C:m:a"
+_GREP_SHORT = "e:EFGiywxvcnlLHhqsA:B:C:m:ar"
 _GREP_LONG = [
     "regexp=", "extended-regexp", "fixed-strings", "basic-regexp", "ignore-case", "no-ignore-case",
     "word-regexp", "line-regexp", "invert-match", "count", "line-number", "files-with-matches",
     "files-without-match", "with-filename", "no-filename", "quiet", "silent", "no-messages",
     "after-context=", "before-context=", "context=", "max-count=", "text", "color=", "colour=",
-    "line-buffered",
+    "line-buffered", "recursive", "include=", "exclude=", "exclude-dir=",
 ]  # fmt: skip
 
 
@@ -35,7 +35,9 @@ def grep(io: Io, args: list[str]) -> Chunks:
     found, operands = options("grep", args, _GREP_SHORT, _GREP_LONG)
     patterns: list[str] = []
     syntax, ignore_case, word, line = "G", False, False, False
-    search = Search(re.compile(""))
+    recursive = False
+    globs: dict[str, list[str]] = {"include": [], "exclude": [], "exclude-dir": []}
+    search = Search()
     for option, value in found:
         name = option.lstrip("-")
         if name in ("e", "regexp"):
@@ -51,30 +53,66 @@ def grep(io: Io, args: list[str]) -> Chunks:
         elif name in ("color", "colour"):
             if value not in ("never", "auto"):
                 raise Unsupported(f"grep --color={value}")
+        elif name in ("r", "recursive"):
+            recursive = True
+        elif name in ("include", "exclude", "exclude-dir"):
+            globs[name].append(value)
         elif name != "line-buffered":
-            _common_option(search, name, value, "grep")
+            common_option(search, name, value, "grep")
     if not patterns:
         if not operands:
             raise Unsupported("grep without a pattern")
         patterns.append(operands.pop(0))
     if search.max_count == 0:
-        return _nothing(io)
+        return nothing(io)
     pieces = [piece for pattern in patterns for piece in pattern.split("\n")]
     if syntax == "F":
         translated = [re.escape(piece) for piece in pieces]
     else:
         translated = [regex.posix(piece, extended=syntax == "E") for piece in pieces]
-    search.pattern = _compile(translated, ignore_case, "grep" if word else "", line)
+    search.pattern = regex.compile_lines(translated, ignore_case, "grep" if word else "", line)
     search.null_output = io.stdout_is_null
+    if recursive:
+        included, excluded_directory = _name_filters(globs)
+        search.walking = Walking("readdir", None, included, excluded_directory, implicit=not operands)
+        operands = operands or ["."]
+    elif any(globs.values()):
+        raise Unsupported("grep --include/--exclude without -r")
     return search_files(io, Flavor(), search, operands or ["-"])
 
 
-def _nothing(io: Io) -> Chunks:
+def _name_filters(globs: dict[str, list[str]]) -> tuple[Callable[[str], bool] | None, Callable[[str], bool] | None]:
+    """GNU grep's ``--include``, ``--exclude`` (a walked file's base name) and ``--exclude-dir``
+    (a directory's name), as fnmatch globs through the engine (the last of --include/--exclude
+    that matches decides; a file neither matches is kept unless an --include came first)."""
+    for glob in (glob for each in globs.values() for glob in each):
+        if "\\" in glob or "[^" in glob:
+            raise Unsupported(f"grep's glob {glob!r} (fnmatch escapes and [^ differ from Python's)")
+    try:
+        includes = [compile_glob(glob) for glob in globs["include"]]
+        excludes = [compile_glob(glob) for glob in globs["exclude"]]
+        directories = [compile_glob(glob) for glob in globs["exclude-dir"]]
+    except PatternError as error:
+        raise Unsupported(f"a grep glob: {error.message}") from None
+
+    def included(path: str) -> bool:
+        name = path.rsplit("/", 1)[-1]
+        if any(glob.search(name) for glob in excludes):
+            return False
+        return not includes or any(glob.search(name) for glob in includes)
+
+    def excluded_directory(name: str) -> bool:
+        return any(glob.search(name) for glob in directories)
+
+    return (included if includes or excludes else None), (excluded_directory if directories else None)
+
+
+def nothing(io: Io) -> Chunks:
     io.status = 1
     return iter(())
 
 
-def _common_option(search: Search, name: str, value: str, program: str) -> None:
+def common_option(search: Search, name: str, value: str, program: str) -> None:
     """The options grep and ripgrep share (same letters, same meaning)."""
     if name in ("v", "invert-match"):
         search.invert = True
@@ -97,117 +135,18 @@ def _common_option(search: Search, name: str, value: str, program: str) -> None:
     elif name in ("a", "text"):
         search.text_mode = True
     elif name in ("m", "max-count"):
-        search.max_count = _number(program, value)
+        search.max_count = number(program, value)
     elif name in ("A", "after-context"):
-        search.after = _number(program, value)
+        search.after = number(program, value)
     elif name in ("B", "before-context"):
-        search.before = _number(program, value)
+        search.before = number(program, value)
     elif name in ("C", "context"):
-        search.context = _number(program, value)
+        search.context = number(program, value)
     else:
         raise Unsupported(f"{program} -{name}")
 
 
-def _number(program: str, value: str) -> int:
+def number(program: str, value: str) -> int:
     if not value.isascii() or not value.isdigit():
         raise Unsupported(f"{program}: the number {value!r}")
     return int(value)
-
-
-def _compile(translated: list[str], ignore_case: bool, word: str, line: bool) -> re.Pattern[str]:
-    """One pattern for all; ``word`` is the program whose ``-w`` applies, or empty."""
-    if len(translated) > 1 and any(re.search(r"\\[1-9]", piece) for piece in translated):
-        raise Unsupported("back-references with several patterns")
-    body = "|".join(f"(?:{piece})" for piece in translated)
-    if line:
-        body = f"^(?:{body})$"
-    elif word == "grep":  # an invalid byte is not a word character
-        body = f"(?<!\\w)(?:{body})(?!\\w)"
-    elif word == "rg":  # ripgrep wants a character that is not a word character (or the line's end)
-        other = "[^\\w\\n\\udc80-\\udcff]"
-        body = f"(?:^|(?<={other}))(?:{body})(?:$|(?={other}))"
-    try:
-        return re.compile(body, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
-    except (re.error, RecursionError, OverflowError) as error:
-        raise Unsupported(f"a pattern Python's re reads differently ({error})") from None
-
-
-# -- ripgrep ----------------------------------------------------------------------------------------
-
-_RG_SHORT = "e:FiSswxvcnNlHIA:B:C:m:j:uq"
-_RG_LONG = [
-    "regexp=", "fixed-strings", "ignore-case", "smart-case", "case-sensitive", "word-regexp",
-    "line-regexp", "invert-match", "count", "line-number", "no-line-number", "files-with-matches",
-    "with-filename", "no-filename", "after-context=", "before-context=", "context=", "max-count=",
-    "threads=", "color=", "no-heading", "hidden", "no-ignore", "quiet",
-]  # fmt: skip
-
-
-def rg(io: Io, args: list[str]) -> Chunks:
-    found, operands = options("rg", args, _RG_SHORT, _RG_LONG)
-    patterns: list[str] = []
-    fixed, case, word, line = False, "sensitive", False, False
-    threads = 0
-    search = Search(re.compile(""))
-    valued = [option.lstrip("-")[0] for option, value in found if value and option not in ("-e", "--regexp")]
-    if len(valued) != len(set(valued)):
-        raise Unsupported("rg with an option given twice (ripgrep 13 refuses some)")
-    for option, value in found:
-        name = option.lstrip("-")
-        if name in ("e", "regexp"):
-            patterns.append(value)
-        elif name in ("F", "fixed-strings"):
-            fixed = True
-        elif name in ("i", "ignore-case"):
-            case = "insensitive"
-        elif name in ("S", "smart-case"):
-            case = "smart"
-        elif name in ("s", "case-sensitive"):
-            case = "sensitive"
-        elif name in ("w", "word-regexp", "x", "line-regexp"):
-            word, line = name[0] == "w", name[0] == "x"  # ripgrep keeps the last of the two
-        elif name in ("N", "no-line-number"):
-            search.line_numbers = False
-        elif name == "color":
-            if value not in ("never", "auto"):
-                raise Unsupported(f"rg --color={value}")
-        elif name in ("A", "after-context", "B", "before-context", "C", "context"):
-            # ripgrep 13: -C replaces -A and -B given before it, and -A or -B replaces an earlier -C
-            number = _number("rg", value)
-            if name in ("C", "context"):
-                search.context, search.after, search.before = number, -1, -1
-            else:
-                if search.context >= 0:
-                    search.after = search.before = 0
-                    search.context = -1
-                setattr(search, "after" if name[0] == "A" else "before", number)
-        elif name in ("j", "threads"):
-            threads = _number("rg", value)
-        elif name in ("no-heading", "hidden", "no-ignore", "u"):
-            pass  # no effect on named files
-        else:
-            _common_option(search, name, value, "rg")
-    if search.list_non_matching:
-        raise Unsupported("rg --files-without-match")
-    search.list_matching = search.list_matching and not search.count  # ripgrep: -c wins over -l
-    if not patterns:
-        if not operands:
-            raise Unsupported("rg without a pattern")
-        patterns.append(operands.pop(0))
-    translated, uppercase = [], False
-    for pattern in patterns:
-        for piece in pattern.split("\n"):
-            if fixed:
-                translated.append(re.escape(piece))
-                uppercase = uppercase or any(char.isupper() for char in piece)
-            else:
-                text, upper = regex.rust(piece)
-                translated.append(text)
-                uppercase = uppercase or upper
-    ignore_case = case == "insensitive" or (case == "smart" and not uppercase)
-    search.pattern = _compile(translated, ignore_case, "rg" if word else "", line)
-    if not operands and io.stdin_is_unknown():
-        raise Unsupported("rg without a path searches the working directory recursively")
-    if search.max_count == 0:
-        return _nothing(io)
-    return search_files(io, Ripgrep(threads == 1 and len(operands) > 1), search, operands or ["-"])

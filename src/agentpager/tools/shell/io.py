@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from agentpager.engine.content import ContentStore
 from agentpager.engine.lineindex import BLOCK_SIZE, FileChanged
+from agentpager.engine.linestream import Reread
 from agentpager.engine.textfile import TextReader
 from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import Placed, Root, is_within, place
@@ -41,7 +42,11 @@ class Context:
     """Absolute and lexical (symlinks kept), inside the root."""
     recorded_cwd: str | None = None
     """The directory the agent ran in, which the root stands for: absolute paths under it are mapped."""
+    ripgrep: str = "13.0.0"
+    """The ripgrep release the agent runs (``search.RipgrepRelease``)."""
     stderr: list[bytes] = field(default_factory=list)
+    uncertain: str = ""
+    """Why the real programs may print otherwise (an order that is not fixed), or ""."""
 
     def local(self, name: str) -> str:
         """``name`` joined to the working directory, an absolute path under the recorded cwd moved to the root."""
@@ -162,6 +167,10 @@ class Source:
             return self.file.chunks(start)
         assert self.stream is not None
         return self.stream
+
+    def reread(self) -> Reread | None:
+        """How to read a part of the input again: a file's bytes; None for the pipe."""
+        return self.file.chunks if self.file is not None else None
 
 
 @contextmanager

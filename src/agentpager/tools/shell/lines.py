@@ -1,22 +1,67 @@
-"""Lines of a byte stream (a pipe), each with its ``\\n``; the last one may have none."""
+"""Lines of a byte stream through the engine's line streamer, and parts of streams by lines or bytes.
+
+A line is its bytes with its ``\\n`` (the last may have none), or a ``LongLine`` past 4 MiB,
+never held: written by copying its pieces.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
+from agentpager.engine.linestream import LongLine, Reread, line_blocks
 from agentpager.tools.shell.io import Chunks
 
+Line = bytes | LongLine
 
-def iter_lines(chunks: Chunks) -> Iterator[bytes]:
-    """Each line with its newline; a last line without one as it is."""
-    carry = b""
-    for chunk in chunks:
-        pieces = (carry + chunk).split(b"\n") if carry else chunk.split(b"\n")
-        carry = pieces.pop()
-        for piece in pieces:
-            yield piece + b"\n"
-    if carry:
-        yield carry
+
+def each_line(chunks: Chunks, reread: Reread | None = None, offset: int = 0) -> Iterator[Line]:
+    """Each line with its newline (a last line without one as it is), or a LongLine; ``reread``
+    reads the stream again (its ``offset`` is where ``chunks`` start in it)."""
+    for block in line_blocks(chunks, reread, offset):
+        if isinstance(block, LongLine):
+            yield block
+            continue
+        lines = block.split(b"\n")
+        last = lines.pop()
+        for line in lines:
+            yield line + b"\n"
+        if last:
+            yield last
+
+
+def length(line: Line) -> int:
+    """Its bytes, its newline included (a long line's once read through)."""
+    return line.size + line.newline if isinstance(line, LongLine) else len(line)
+
+
+def ends_line(line: Line) -> bool:
+    """Whether a newline ends the line."""
+    return line.newline if isinstance(line, LongLine) else line.endswith(b"\n")
+
+
+def with_newline(line: Line) -> Chunks:
+    """A line's bytes, its newline included (a long line's known once its pieces are read)."""
+    if not isinstance(line, LongLine):
+        yield line
+        return
+    yield from line.pieces()
+    if line.newline:
+        yield b"\n"
+
+
+def written(out: Iterable[Line]) -> Chunks:
+    """What was written, in chunks: bytes joined, a long line's pieces copied (plus its newline)."""
+    pending: list[bytes] = []
+    for item in out:
+        if not isinstance(item, LongLine):
+            pending.append(item)
+            continue
+        if pending:
+            yield b"".join(pending)
+            pending = []
+        yield from item.pieces()
+    if pending:
+        yield b"".join(pending)
 
 
 def after_newline(data: bytes | bytearray, count: int) -> int:
@@ -137,4 +182,4 @@ def last_bytes(chunks: Chunks, count: int) -> bytes:
         kept += chunk
         if len(kept) > 2 * count + (1 << 16):
             del kept[: len(kept) - count]
-    return bytes(kept[len(kept) - count :]) if count else b""
+    return bytes(kept[max(0, len(kept) - count) :]) if count else b""

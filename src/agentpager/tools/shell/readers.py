@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from agentpager.engine.linestream import LongLine, line_blocks, split_lines
 from agentpager.tools.shell import lines
 from agentpager.tools.shell.errors import Unsupported
 from agentpager.tools.shell.io import (
@@ -72,13 +73,29 @@ def _cat(io: Io, names: list[str], number: bool) -> Chunks:
 
 
 def _numbered(chunks: Chunks, numbering: _Numbering) -> Iterable[bytes]:
-    """``cat -n``: a number before each line that has a byte, counted across files."""
-    for line in lines.iter_lines(chunks):
-        if numbering.at_line_start:
-            yield b"%6d\t" % numbering.next
-            numbering.next += 1
-        yield line
-        numbering.at_line_start = line.endswith(b"\n")
+    """``cat -n``: a number before each line that has a byte, counted across files (a file's last
+    line without a newline goes on in the next file)."""
+    for block in line_blocks(chunks):
+        if isinstance(block, LongLine):
+            if numbering.at_line_start:
+                yield b"%6d\t" % numbering.next
+                numbering.next += 1
+            yield from lines.with_newline(block)
+            numbering.at_line_start = block.newline
+            continue
+        pieces = block.split(b"\n")
+        last = pieces.pop()  # empty when the block ends with a newline
+        if pieces and not numbering.at_line_start:
+            yield pieces.pop(0) + b"\n"
+            numbering.at_line_start = True
+        yield from numbered_lines(b"%6d\t%s\n", pieces, numbering.next)
+        numbering.next += len(pieces)
+        if last:
+            if numbering.at_line_start:
+                yield b"%6d\t" % numbering.next
+                numbering.next += 1
+            yield last
+            numbering.at_line_start = False
 
 
 # -- head and tail --------------------------------------------------------------------------------
@@ -236,44 +253,60 @@ def _nl(io: Io, names: list[str], style: _NlFormat) -> Chunks:
 
 
 def _nl_file(chunks: Chunks, style: _NlFormat, number: list[int]) -> Chunks:
-    """Numbered lines a chunk at a time; ``-ba`` without section delimiters is formatted in bulk."""
-    carry = b""
+    """Numbered lines a block at a time; ``-ba`` without section delimiters is formatted in bulk.
+    nl ends every line with a newline, the last one too."""
     body = [True]
-    for chunk in chunks:
-        data = carry + chunk
-        pieces = data.split(b"\n")
-        carry = pieces.pop()
-        if style.style == "a" and body[0] and b"\\:" not in data:
-            yield _numbered_all(pieces, style, number)
+    for block in line_blocks(chunks):
+        if isinstance(block, LongLine):  # never a section delimiter, never empty
+            yield from _nl_lines([b""], style, number, body, numbered=style.style != "n")
+            yield from lines.written([block, b"\n"])
+            continue
+        pieces = split_lines(block)
+        if style.style == "a" and body[0] and b"\\:" not in block:
+            yield from _numbered_all(pieces, style, number)
         else:
             yield b"".join(_nl_lines(pieces, style, number, body))
-    if carry:
-        yield b"".join(_nl_lines([carry], style, number, body))
 
 
-def _numbered_all(pieces: list[bytes], style: _NlFormat, number: list[int]) -> bytes:
+def _numbered_all(pieces: list[bytes], style: _NlFormat, number: list[int]) -> Chunks:
     template = {"rn": "%{w}d", "ln": "%-{w}d", "rz": "%0{w}d"}[style.justify].format(w=style.width).encode()
     template += style.separator.replace(b"%", b"%%") + b"%s\n"
     first = number[0]
     number[0] += style.increment * len(pieces)
-    counted = itertools.count(first, style.increment)
-    return b"".join([template % pair for pair in zip(counted, pieces, strict=False)])
+    return numbered_lines(template, pieces, first, style.increment)
 
 
-def _nl_lines(pieces: list[bytes], style: _NlFormat, number: list[int], body: list[bool]) -> Iterable[bytes]:
+NUMBERED_AT_ONCE = 1 << 12
+"""Lines formatted into one chunk: a block of a million empty lines is written a part at a time."""
+
+
+def numbered_lines(template: bytes, pieces: list[bytes], first: int, increment: int = 1) -> Chunks:
+    """``template % (number, line)`` for each line, numbered from ``first``, a few thousand at a time."""
+    for start in range(0, len(pieces), NUMBERED_AT_ONCE):
+        part = pieces[start : start + NUMBERED_AT_ONCE]
+        counted = itertools.count(first + start * increment, increment)
+        yield b"".join([template % pair for pair in zip(counted, part, strict=False)])
+
+
+def _nl_lines(
+    pieces: list[bytes], style: _NlFormat, number: list[int], body: list[bool], numbered: bool | None = None
+) -> Iterable[bytes]:
+    """Each line with its number (or blanks) and a newline; ``numbered`` given: a long line's prefix
+    alone (it is never a section delimiter)."""
     blank = b" " * (style.width + len(style.separator))
     for text in pieces:
-        if text in _SECTION_DELIMITERS:
+        if numbered is None and text in _SECTION_DELIMITERS:
             # A delimiter line starts a header, body or footer section: shown empty, numbering restarts.
             body[0] = text == b"\\:\\:"
             number[0] = style.start
             yield b"\n"
             continue
-        if body[0] and (style.style == "a" or style.style == "t" and text):
-            yield style.number(number[0]) + text + b"\n"
+        end = b"\n" if numbered is None else b""
+        if body[0] and (numbered or style.style == "a" or style.style == "t" and text):
+            yield style.number(number[0]) + text + end
             number[0] += style.increment
         else:
-            yield blank + text + b"\n"
+            yield blank + text + end
 
 
 # -- echo -----------------------------------------------------------------------------------------

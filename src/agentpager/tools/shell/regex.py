@@ -1,18 +1,21 @@
-"""GNU grep's BRE and ERE, and ripgrep's Rust syntax, translated to Python ``re`` patterns.
+"""GNU grep's BRE and ERE, and ripgrep's Rust syntax, translated once to ``re`` syntax for the engine.
 
-Lines are matched as text decoded with ``surrogateescape``, several lines at once with
-``re.MULTILINE``, so every translation keeps a match inside one line (no class matches ``\\n``) and
-off invalid bytes (``.`` and negated classes skip U+DC80..U+DCFF, as GNU grep and ripgrep do not
-match an encoding error with ``.``). Whether a line matches does not depend on POSIX's
-leftmost-longest rule, so Python's leftmost-first engine selects the same lines. Constructs whose
-meaning differs, or that one engine refuses, are Unsupported. POSIX classes such as
-``[[:alpha:]]`` are ASCII here.
+Each program's pattern is written in ``re``'s syntax and compiled by ``engine.patterns``, which
+matches it in linear time with RE2 (``re`` in a child process, within a time limit, for what RE2
+cannot run: back-references, ``\\<`` and ``\\>``). Lines are matched with ``re.MULTILINE`` as
+text decoded with ``surrogateescape``, so every translation keeps a match inside one line (no class
+matches ``\\n``) and off invalid bytes (``.``, negated classes and ``\\W``, ``\\S``, ``\\D`` skip
+U+DC80..U+DCFF, as GNU grep and ripgrep match no encoding error with them). Whether a line matches
+does not depend on POSIX's leftmost-longest rule, so a leftmost-first engine selects the same
+lines. Constructs whose meaning differs, or that one engine refuses, are Unsupported. POSIX
+classes such as ``[[:alpha:]]`` are ASCII here.
 """
 
 from __future__ import annotations
 
 import re
 
+from agentpager.engine.patterns import Matcher, PatternError, compile_regex
 from agentpager.tools.shell.errors import Unsupported
 
 ANY = "[^\\n\\udc80-\\udcff]"
@@ -31,7 +34,14 @@ _POSIX_CLASSES = {
     "print": "\\x20-\\x7e",
     "graph": "\\x21-\\x7e",
 }
-_SHORTHANDS = {"w": "\\w", "W": "[^\\w\\n]", "s": "[^\\S\\n]", "S": "\\S", "b": "\\b", "B": "\\B"}
+_SHORTHANDS = {
+    "w": "\\w",
+    "W": "[^\\w\\n\\udc80-\\udcff]",
+    "s": "[^\\S\\n]",
+    "S": "[^\\s\\udc80-\\udcff]",
+    "b": "\\b",
+    "B": "\\B",
+}
 
 
 def posix(pattern: str, extended: bool) -> str:
@@ -168,7 +178,7 @@ def _bracket(pattern: str, index: int, rust: bool = False) -> tuple[str, int, bo
 
 # -- ripgrep (Rust regex) -------------------------------------------------------------------------
 
-_RUST_SHORTHANDS = {"d": "\\d", "D": "[^\\d\\n]", **_SHORTHANDS}
+_RUST_SHORTHANDS = {"d": "\\d", "D": "[^\\d\\n\\udc80-\\udcff]", **_SHORTHANDS}
 
 
 def rust(pattern: str) -> tuple[str, bool]:
@@ -221,3 +231,31 @@ def rust(pattern: str) -> tuple[str, bool]:
             uppercase = uppercase or char.isupper()
         index += 1
     return "".join(out), uppercase
+
+
+# -- one pattern for the engine -----------------------------------------------------------------------
+
+_NOT_WORD = {"grep": "[^\\w\\n]", "rg": "[^\\w\\n\\udc80-\\udcff]"}
+"""What may stand next to a ``-w`` match: GNU grep takes an invalid byte for a non-word character,
+ripgrep wants a character that is not a word character."""
+
+
+def compile_lines(translated: list[str], ignore_case: bool, word: str = "", line: bool = False) -> Matcher:
+    """One matcher for the translated patterns (any of them matches); ``word`` is the program whose
+    ``-w`` applies, or empty; ``line`` is ``-x``.
+
+    ``-w`` is written with the characters around the match taken in, not looked at: whether a line
+    holds a match is the same, and RE2 can run it (a look-around only ``re`` can).
+    """
+    if len(translated) > 1 and any(re.search(r"\\[1-9]", piece) for piece in translated):
+        raise Unsupported("back-references with several patterns")
+    body = "|".join(f"(?:{piece})" for piece in translated)
+    if line:
+        body = f"^(?:{body})$"
+    elif word:
+        other = _NOT_WORD[word]
+        body = f"(?:^|{other})(?:{body})(?:$|{other})"
+    try:
+        return compile_regex(body, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
+    except PatternError as error:
+        raise Unsupported(f"the pattern: {error.message}") from None

@@ -15,7 +15,7 @@ from collections.abc import Callable, Generator, Iterator
 
 from agentpager.tools.errors import ToolError
 from agentpager.tools.paths import place
-from agentpager.tools.shell import grep, listing, readers, sed, wc
+from agentpager.tools.shell import find, git, grep, listing, readers, ripgrep, sed, wc
 from agentpager.tools.shell.command import Command, Pipeline, Script
 from agentpager.tools.shell.errors import Unsupported
 from agentpager.tools.shell.io import Chunks, Context, Io, open_bytes, stat_of, strerror
@@ -31,8 +31,10 @@ PROGRAMS: dict[str, Program] = {
     "sed": sed.sed,
     "wc": wc.wc,
     "grep": grep.grep,
-    "rg": grep.rg,
+    "rg": ripgrep.rg,
     "ls": listing.ls,
+    "find": find.find,
+    "git": git.git,
     "true": lambda io, args: iter(()),
     "false": lambda io, args: _fail(io),
 }

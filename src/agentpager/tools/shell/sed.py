@@ -16,17 +16,35 @@ sed's stdout is a stdio buffer (4096 bytes on a pipe) that its error messages do
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
+from agentpager.engine.linestream import LINE_LIMIT, LongLine
+from agentpager.engine.patterns import Matcher
 from agentpager.tools.shell import lines, regex
 from agentpager.tools.shell.errors import Unsupported
 from agentpager.tools.shell.io import Chunks, FileBytes, Io, ReadError, options, reading, strerror
+from agentpager.tools.shell.lines import Line, ends_line, written
 
 STDIO_BUFFER = 4096
 INFINITY = float("inf")
+
+
+@dataclass
+class Current:
+    """The line a cycle works on; for a long line, what each pattern found in it as it streamed."""
+
+    line: Line
+    found: dict[int, bool] = field(default_factory=dict)
+    """By ``id`` of the matcher."""
+
+    def matches(self, pattern: Matcher) -> bool:
+        if isinstance(self.line, LongLine):
+            return self.found[id(pattern)]
+        return bool(pattern.matching_lines(self.line.removesuffix(b"\n")))
 
 
 @dataclass(frozen=True)
@@ -34,13 +52,13 @@ class Address:
     kind: Literal["line", "last", "step", "plus", "regex"]
     line: int = 0
     step: int = 0
-    pattern: re.Pattern[str] | None = None
+    pattern: Matcher | None = None
 
-    def matches(self, number: int, is_last: bool, line: bytes) -> bool:
+    def matches(self, number: int, is_last: bool, line: Current) -> bool:
         if self.kind == "last":
             return is_last
         if self.pattern is not None:
-            return self.pattern.search(line.removesuffix(b"\n").decode("utf-8", "surrogateescape")) is not None
+            return line.matches(self.pattern)
         if self.kind == "step":
             if self.step <= 0:
                 return number == self.line
@@ -61,7 +79,7 @@ class SedCommand:
     """A range from a line number that has started: it never starts again."""
     end: int = 0
 
-    def selects(self, number: int, is_last: bool, line: bytes) -> bool:
+    def selects(self, number: int, is_last: bool, line: Current) -> bool:
         """Whether this command runs on ``line`` (number ``number``), updating the range state as sed does."""
         if self.first is None:
             selected = True
@@ -87,7 +105,7 @@ class SedCommand:
             selected = False
         return selected != self.negate
 
-    def _starts(self, number: int, is_last: bool, line: bytes) -> bool:
+    def _starts(self, number: int, is_last: bool, line: Current) -> bool:
         """Whether the range starts here. A line-number start that a ``d`` kept sed from testing
         still starts it on a later line, unless its numeric end is already behind; it starts once."""
         if self.first is None or self.second is None or self.first.kind != "line":
@@ -159,10 +177,7 @@ def _address(text: str, extended: bool) -> Address:
     if text.startswith("/"):
         ignore_case = text.endswith("I")
         body = text[1 : -2 if ignore_case else -1]
-        try:
-            return Address("regex", pattern=re.compile(regex.posix(body, extended), re.IGNORECASE * ignore_case))
-        except re.error as error:
-            raise Unsupported(f"a regex Python's re reads differently ({error})") from None
+        return Address("regex", pattern=regex.compile_lines([regex.posix(body, extended)], ignore_case))
     if text == "$":
         return Address("last")
     if text.startswith("+"):
@@ -226,6 +241,15 @@ class _Sed:
         """The last line written had no newline: sed writes one before anything else."""
 
     def files(self, names: list[str], separate: bool) -> Chunks:
+        with contextlib.ExitStack() as matchers:
+            for matcher in self._matchers():
+                matchers.enter_context(matcher)  # one may own a child process
+            yield from self._files(names, separate)
+
+    def _matchers(self) -> list[Matcher]:
+        return [address.pattern for _, address in self._addresses() if address.pattern is not None]
+
+    def _files(self, names: list[str], separate: bool) -> Chunks:
         try:
             if separate or len(names) == 1:
                 for name in names:
@@ -241,7 +265,7 @@ class _Sed:
         try:
             with reading(self.io, name) as source:
                 if not self._is_static(source.file is not None):
-                    yield from self._by_line(lines.iter_lines(source.chunks()))
+                    yield from self._by_line(lines.each_line(source.chunks(), source.reread()))
                 elif source.file is not None:
                     total = source.file.line_count() if self._uses_last() else INFINITY
                     yield from self._by_runs(_FileLines(source.file), total)
@@ -252,16 +276,35 @@ class _Sed:
         except OSError as error:
             self._missing(name, error)
 
-    def _concatenated(self, names: list[str]) -> Iterator[bytes]:
-        """The lines of every file in turn (a file's last line ends at its end, newline or not)."""
-        for name in names:
-            try:
-                with reading(self.io, name) as source:
-                    yield from lines.iter_lines(source.chunks())
-            except ReadError as error:
-                self._read_error(name, error)
-            except OSError as error:
-                self._missing(name, error)
+    def _concatenated(self, names: list[str]) -> Iterator[Line | None]:
+        """The lines of every file in turn (a file's last line ends at its end, newline or not), then None.
+
+        A file stays open until a line of the next one has been read (or the None that ends them):
+        its last line, read ahead, may be a long line still to be written from it.
+        """
+        held = contextlib.ExitStack()  # the file the last line came from
+        try:
+            for name in names:
+                current = contextlib.ExitStack()
+                try:
+                    source = current.enter_context(reading(self.io, name))
+                    for line in lines.each_line(source.chunks(), source.reread()):
+                        yield line
+                        if held is not current:  # the line before this one is written by now
+                            held.close()
+                            held = current
+                except ReadError as error:
+                    current.close()
+                    self._read_error(name, error)
+                except OSError as error:
+                    current.close()
+                    self._missing(name, error)
+                    continue
+                if held is not current:
+                    current.close()
+            yield None  # the last line is written while its file is open
+        finally:
+            held.close()
 
     def _missing(self, name: str, error: OSError) -> None:
         self.io.error(f"can't read {name}: {strerror(error)}")
@@ -293,49 +336,63 @@ class _Sed:
 
     # -- line by line ---------------------------------------------------------------------------
 
-    def _by_line(self, each_line: Iterator[bytes]) -> Chunks:
-        pending: bytes | None = None
+    def _by_line(self, each_line: Iterator[Line | None]) -> Chunks:
+        """Each line's cycle, one line read ahead (for ``$``); a None ends the lines."""
+        pending: Current | None = None
         number = 1
+        matchers = self._matchers()
         for line in each_line:
+            if line is None:
+                break
+            current = Current(line)
+            if isinstance(line, LongLine):  # searched now: it is read only once from a pipe
+                current.found = dict(zip(map(id, matchers), line.search(matchers), strict=True))
+                line.read_through()
             if pending is not None:
                 yield from self._cycle(pending, number, False, None)
                 number += 1
-            pending = line
+            pending = current
         if pending is not None:
             yield from self._cycle(pending, number, True, None)
 
-    def _cycle(self, line: bytes, number: int, is_last: bool, chosen: list[SedCommand] | None) -> Chunks:
+    def _cycle(self, current: Current, number: int, is_last: bool, chosen: list[SedCommand] | None) -> Chunks:
         """What one cycle of the script writes for ``line``; then _Quit if it ran ``q``.
 
         ``chosen`` are the commands that run on this line when they are known in advance; otherwise
         each command's address is tested as sed reaches it (a range not reached keeps its state).
         """
-        out: list[bytes] = []
+        line = current.line
+        out: list[Line] = []
         for command in self.commands:
-            if not (command in chosen if chosen is not None else command.selects(number, is_last, line)):
+            if not (command in chosen if chosen is not None else command.selects(number, is_last, current)):
                 continue
             if command.name == "p":
                 self._write(out, line)
             elif command.name == "=":
                 self._write(out, b"%d\n" % number)
             elif command.name == "d":
-                yield b"".join(out)
+                yield from written(out)
                 return
             else:
                 if not self.quiet:
                     self._write(out, line)
-                self.io.status = command.exit_code
-                yield b"".join(out)
+                if self.missing_newline:  # sed ends what it wrote with a newline when it quits
+                    out.append(b"\n")
+                if self.io.status != 2:  # a file sed could not read decides the status
+                    self.io.status = command.exit_code
+                yield from written(out)
                 raise _Quit()
         if not self.quiet:
             self._write(out, line)
-        yield b"".join(out)
+        yield from written(out)
 
-    def _write(self, out: list[bytes], text: bytes) -> None:
+    def _write(self, out: list[Line], text: Line) -> None:
         if self.missing_newline:
             out.append(b"\n")
         out.append(text)
-        self.missing_newline = not text.endswith(b"\n")
+        if isinstance(text, LongLine) and text.newline:  # read through already
+            out.append(b"\n")
+        self.missing_newline = not ends_line(text)
 
     # -- by runs of lines -----------------------------------------------------------------------
 
@@ -353,7 +410,7 @@ class _Sed:
             copies = self._copies(chosen)
             if copies is None:
                 for line in source.take_lines(until - number):
-                    yield from self._cycle(line, number, number == total, chosen)
+                    yield from self._cycle(Current(line), number, number == total, chosen)
                     number += 1
             elif copies:
                 yield from self._copied(source.copy(until - number))
@@ -411,10 +468,12 @@ class _FileLines:
         self.position = self._end_of(count)
         self.line += int(count) if count != INFINITY else 0
 
-    def take_lines(self, count: float) -> Iterator[bytes]:
+    def take_lines(self, count: float) -> Iterator[Line]:
         end = self._end_of(count)
-        for line in lines.iter_lines(self.file.chunks(self.position, end)):
-            self.position += len(line)
+        for line in lines.each_line(self.file.chunks(self.position, end), self.file.chunks, self.position):
+            if isinstance(line, LongLine):
+                line.read_through()
+            self.position += lines.length(line)
             self.line += 1
             yield line
 
@@ -455,16 +514,20 @@ class _StreamLines:
             pass
 
     def take_lines(self, count: float) -> Iterator[bytes]:
+        """Whole lines (held: Unsupported past LINE_LIMIT bytes)."""
         taken = 0
         while taken < count and self._fill():
-            line = b""
+            pieces, size = [], 0
             while self._fill():
                 cut = self.buffer.find(b"\n")
                 if cut >= 0:
-                    line += self.buffer[: cut + 1]
+                    pieces.append(self.buffer[: cut + 1])
                     self.buffer = self.buffer[cut + 1 :]
                     break
-                line += self.buffer
+                pieces.append(self.buffer)
+                size += len(self.buffer)
                 self.buffer = b""
+                if size > LINE_LIMIT:
+                    raise Unsupported("sed: a line over 4 MiB from a pipe, with q or = or printed twice")
             taken += 1
-            yield line
+            yield b"".join(pieces)

@@ -104,9 +104,12 @@ def _count(source: Source, shown: list[str]) -> _Counts:
         return counts
     in_word = False
     decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    text_counts = bool({"words", "chars"} & set(shown))
     for chunk in source.chunks():
         counts.bytes += len(chunk)
         counts.lines += chunk.count(b"\n")
+        if not text_counts:
+            continue
         if chunk.isascii() and not decoder.getstate()[0]:
             counts.chars += len(chunk)
             words = chunk.translate(_ASCII_WORDS).replace(b"\0", b"")

@@ -1,0 +1,148 @@
+"""Claude Code session JSONL (``~/.claude/projects/<project>/<session>.jsonl``) and ``claude -p
+--output-format stream-json`` logs.
+
+Each line is a record with ``type`` ``user``, ``assistant``, ``system``, ``summary`` and others;
+``message`` holds an Anthropic message (an assistant message logged in several lines, one per
+content block, each with the message's ``usage``); ``cwd``, ``version`` and ``timestamp`` are on
+every line. A tool result's line has ``toolUseResult`` (``tool_use_result`` in stream-json), the
+structured result: a Read answered ``{"type": "file_unchanged"}`` when the file had not changed
+since an earlier read, a Task its subagent's ``agentId``. Subagents are lines with
+``"isSidechain": true`` in older sessions, and ``<session>/subagents/agent-<id>.jsonl`` files
+(``agent-<id>.jsonl`` beside the session before that) with the same lines in newer ones.
+Checked against real sessions of versions 1.0.98 to 2.1.220 (see FIELD-NOTES); the subagent
+layout as documented in sonnes/chitragupt ``docs/specs/004-subagents.md``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from typing import Any
+
+from agentpager.agents.claude_code import AGENT
+from agentpager.engine.filesystem import ANYWHERE, Filesystem
+from agentpager.logs.collector import Collector, ModelTurn, ToolCall
+from agentpager.logs.messages import block_result, read_blocks, usage_turn
+from agentpager.logs.records import Record
+
+TASK_TOOLS = ("Task", "Agent")
+_AGENT_ID = re.compile(r"agentId: ([\w-]+)")
+
+
+class ClaudeCode(Collector):
+    format = AGENT.id
+    call_markers = (b'"type":"tool_use"', b'"type": "tool_use"')
+    turn_markers = (b'"usage"',)
+    prompt_markers = (b'"type":"user"', b'"type": "user"')
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sidechain_starter: ToolCall | None = None
+
+    @classmethod
+    def recognises(cls, record: Record) -> bool:
+        value = record.value
+        return (
+            isinstance(value, dict)
+            and value.get("type") in ("user", "assistant", "system", "summary")
+            and ("message" in value or "sessionId" in value or value.get("subtype") == "init")
+        )
+
+    @classmethod
+    def skims(cls, record: Record) -> bool:
+        """A user line whose head ends inside a tool_result's content. Claude Code writes one result
+        per line (each with its one ``toolUseResult``); a tail that names a ``tool_use_id`` would
+        mean more, and a sidechain line that does not say its agent is read whole (it places calls)."""
+        value, skim = record.value, record.skim
+        if skim is None or value.get("type") != "user" or len(skim.cut) < 4:
+            return False
+        if skim.cut[:2] != ("message", "content") or skim.cut[3] != "content" or '"tool_use_id"' in skim.tail:
+            return False
+        if value.get("isSidechain") and not value.get("agentId"):
+            return False
+        block = value["message"]["content"][skim.cut[2]]
+        return isinstance(block, dict) and block.get("type") == "tool_result"
+
+    def feed(self, record: Record) -> None:
+        line = record.value
+        if not isinstance(line, dict):
+            return
+        self.saw(
+            line.get("timestamp"),
+            line.get("version") or line.get("claude_code_version"),
+            line.get("cwd"),
+            branch=line.get("gitBranch"),
+        )
+        self.parsed.session_id = self.parsed.session_id or str(line.get("sessionId") or line.get("session_id") or "")
+        if line.get("type") == "system" and line.get("subtype") == "init":
+            self.saw(model=line.get("model"))
+        if line.get("type") not in ("assistant", "user"):
+            return
+        self._place(bool(line.get("isSidechain")) and not line.get("agentId"))
+        message = line.get("message")
+        if not isinstance(message, dict):
+            return
+        if line.get("type") == "assistant":
+            self.saw(model=message.get("model"))
+            turn = usage_turn(message, record.where) or ModelTurn(
+                record.where, model=str(message.get("model") or ""), key=str(message.get("id") or "")
+            )
+            if not self.depth:
+                turn.timestamp = self.timestamp
+                self.model_turn(turn)
+        structured = line.get("toolUseResult", line.get("tool_use_result"))
+        unchanged = isinstance(structured, dict) and structured.get("type") == "file_unchanged"
+        self.answered = []
+        read_blocks(self, message, record.where, unchanged)
+        if isinstance(structured, dict):
+            self._note_subagent(structured)
+
+    def _place(self, sidechain: bool) -> None:
+        """Sidechain lines belong to the subagent of the latest Task call still waiting for its result."""
+        if not sidechain:
+            self.depth, self.starter, self.agent = 0, None, ""
+            return
+        if self.depth == 0:
+            waiting = [call for call in self.waiting() if call.tool in TASK_TOOLS]
+            self._sidechain_starter = waiting[-1] if waiting else None
+        self.depth, self.starter = 1, self._sidechain_starter
+        self.agent = "sidechain"
+
+    def _note_subagent(self, structured: dict[str, Any]) -> None:
+        """The subagent a Task result names, for the subagent's own transcript to be found."""
+        tasks = [call for call in self.answered if call.tool in TASK_TOOLS]
+        if not tasks:
+            return
+        agent_id = structured.get("agentId")
+        if not agent_id:
+            found = _AGENT_ID.search(str(structured.get("content", "")))
+            agent_id = found.group(1) if found else None
+        if agent_id:
+            self.parsed.subagent_ids[str(agent_id)] = tasks[-1]
+
+    @classmethod
+    def subagent_files(
+        cls, path: str, agent_ids: dict[str, ToolCall], filesystem: Filesystem = ANYWHERE
+    ) -> list[tuple[str, str]]:
+        """``<session>/subagents/agent-<id>.jsonl`` (2.x), else ``agent-<id>.jsonl`` beside the session
+        for the ids its Task results name (1.x); compaction agents (``agent-acompact-*``) left out."""
+        folder = os.path.join(os.path.splitext(path)[0], "subagents")
+        try:
+            names = filesystem.names(folder)
+        except OSError:
+            names = []
+        found = {
+            name[len("agent-") : -len(".jsonl")]: os.path.join(folder, name)
+            for name in sorted(names)
+            if fnmatch.fnmatchcase(name, "agent-*.jsonl")
+        }
+        for agent_id in agent_ids:
+            beside = os.path.join(os.path.dirname(path), f"agent-{agent_id}.jsonl")
+            if agent_id not in found and filesystem.is_file(beside):
+                found[agent_id] = beside
+        return [(agent_id, name) for agent_id, name in found.items() if not agent_id.startswith("acompact")]
+
+    @staticmethod
+    def result_text(value: Any, block: int) -> tuple[str, bool | None]:
+        return block_result(value["message"], block)

@@ -1,0 +1,656 @@
+"""Profile ``gemini-cli``: Gemini CLI 0.61.0's ``read_file`` and ``list_directory``, and what its ``@path``
+references put in the prompt (``read_many_files``), equal to what the real program sent its model
+(``tests/goldens/gemini-cli``).
+
+Followed from google-gemini/gemini-cli 0.61.0 (the npm bundle, ``chunk-JDPZ4CE3.js``; the same code
+as ``packages/core/src/tools/*.ts`` in the repository):
+
+- ``tools/read-file.ts`` (313460-313590): ``file_path`` (``@`` stripped when no such file,
+  ``resolveDefensiveToolPath``, 252335), ``start_line``/``end_line`` (1-based, inclusive); checks in
+  order: empty path, the workspace, ``start_line`` after ``end_line``, the ignore files. A text read
+  that shows less than the whole file gets the header ``IMPORTANT: The file content has been
+  truncated.`` with the lines shown and the next ``start_line``. The file's content: ``content.py``.
+- ``tools/ls.ts`` (312763-312944): ``dir_path``, ``ignore`` (globs on names: ``*`` and ``?``),
+  ``file_filtering_options``; ``Directory listing for PATH:``, directories first as ``[DIR] name``,
+  then ``name (N bytes)``, each group in ``localeCompare`` order (``js/collation.py``), then
+  ``(N ignored)`` for entries the ignore files hid. Entries that cannot be stat'ed (a dangling link)
+  and blocked names (``.git``, ``.env``, ``node_modules``) are left out uncounted.
+- ``tools/read-many-files.ts`` (389885-390150) as ``cli/src/ui/hooks/atCommandProcessor.ts`` runs it for
+  ``@path`` references (0.61.0 does not offer the tool to the model): the text added to the user's
+  message, from ``--- Content from referenced files ---`` on; ``Content from @PATH:`` and the file's
+  trimmed text per file (sorted by path; a directory reads its files, less the default excludes
+  and images, PDFs and audio not named); ``--- End of content ---``.
+- ``core/coreToolScheduler.ts`` ``convertToFunctionResponse`` (289335): an image, PDF, audio or video
+  goes with the function response as ``inlineData``; the output is then the JSON of those parts
+  (as ``probe/gemini.py`` records them).
+- ``tools/jit-context.ts``: ``GEMINI.md`` files below the project directory, appended once per session.
+
+Paths: the workspace root plays the project directory (setting ``project_dir``: the absolute path
+it had for the agent, by default the root's real path); absolute paths under it map into the
+workspace, and answers name absolute paths under it. Paths that leave it get Gemini's own
+``Path not in workspace`` error, whose project temp directory (``~/.gemini/tmp/NAME``) is uncertain.
+Settings: ``project_dir``, ``home`` (for that temp directory), ``call_id`` (the function call's id
+echoed in a response with data; default the probe's), ``respect_git_ignore``/``respect_gemini_ignore``.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agentpager.agents.gemini_cli import AGENT
+from agentpager.agents.gemini_cli.content import (
+    Inline,
+    ReadFailure,
+    TextRead,
+    base64_text,
+    file_type,
+    node_extname,
+    read_content,
+)
+from agentpager.agents.gemini_cli.discovery import JIT_PREFIX, JIT_SUFFIX, Discovery, has_blocked_segment, jit_context
+from agentpager.engine.beneath import Found, open_beneath
+from agentpager.tools.args import Param, ToolSpec
+from agentpager.tools.base import (
+    Call,
+    Claim,
+    Coverage,
+    Opener,
+    Profile,
+    RealAgent,
+    RecordedCall,
+    Shown,
+    Tool,
+    lines_covered,
+    move_end_with_start,
+)
+from agentpager.tools.errors import ToolError
+from agentpager.tools.js.collation import sort_key
+from agentpager.tools.js.strings import js_trim
+from agentpager.tools.paths import Placed, is_within, look_up
+
+PROBE_CALL_ID = "agentpager_probe_01"
+"""The id of the function call the probe's mock makes (the model's server chooses it)."""
+TRUNCATION_HEADER = (
+    "\nIMPORTANT: The file content has been truncated.\n"
+    "Status: Showing lines {first}-{last} of {total} total lines.\n"
+    "Action: To read more of the file, you can use the 'start_line' and 'end_line' parameters in a subsequent "
+    "'read_file' call. For example, to read the next section of the file, use start_line: {next}.\n\n"
+    "--- FILE CONTENT (truncated) ---\n"
+)
+REFERENCES_START = "\n--- Content from referenced files ---"
+REFERENCES_END = "\n--- End of content ---"
+NOTHING_READ = "No files matching the criteria were found or all were skipped."
+TRUNCATED_WARNING = (
+    "[WARNING: This file was truncated. To view the full content, use the 'read_file' tool on this specific file.]\n\n"
+)
+_DEFAULT_EXCLUDES = (
+    "node_modules .git bower_components .svn .hg .vscode .idea dist build coverage __pycache__",
+    ".bin .exe .dll .so .dylib .class .jar .war .zip .tar .gz .bz2 .rar .7z .pak .rpa .doc .docx .xls .xlsx .ppt "
+    ".pptx .odt .ods .odp .pyc .pyo",
+    ".DS_Store .env GEMINI.md",
+)
+"""``getReadManyFilesExcludes`` (``utils/ignorePatterns.ts``): ``**/DIR/**`` for the directories,
+``**/*EXT`` for the extensions, ``**/NAME`` for the names."""
+_EXCLUDED_DIRECTORIES = frozenset(_DEFAULT_EXCLUDES[0].split())
+_EXCLUDED_EXTENSIONS = tuple(_DEFAULT_EXCLUDES[1].split())
+_EXCLUDED_NAMES = frozenset(_DEFAULT_EXCLUDES[2].split())
+_AT_PATH = re.compile(r'(?<!\\)@(?:(?:"(?:[^"]*)")|(?:\\.|[^ \t\n\r,;!?()\[\]{}.]|\.(?!$|[ \t\n\r])))+')
+"""``AT_COMMAND_PATH_REGEX_SOURCE`` (atCommandProcessor.ts): what an ``@`` reference spans in the prompt."""
+_LOG_FRAGMENTS = re.compile(r"(^|[/\\])(AssertionError:|FAIL |✓ |× |TestingLibraryElementError:)")
+
+
+@dataclass(frozen=True)
+class _Project:
+    """The project directory as the agent names it (``shown``) and where it is here (``real``)."""
+
+    shown: str
+    real: str
+    home: str
+
+    @classmethod
+    def of(cls, call: Call) -> _Project:
+        shown = os.path.normpath(str(call.settings.get("project_dir") or call.root.real))
+        return cls(shown, call.root.real, str(call.settings.get("home") or os.path.expanduser("~")))
+
+    def local(self, shown_path: str) -> str | None:
+        """Where a path the agent names (absolute, normalised) is here; None outside the project."""
+        if is_within(shown_path, self.shown):
+            return os.path.join(self.real, os.path.relpath(shown_path, self.shown)).rstrip("/.") or "/"
+        if is_within(shown_path, self.real):
+            return shown_path
+        return None
+
+    def name(self, local_path: str) -> str:
+        """A path here as the agent names it."""
+        if not is_within(local_path, self.real):
+            return local_path
+        relative = os.path.relpath(local_path, self.real)
+        return self.shown if relative == "." else os.path.join(self.shown, relative)
+
+    def resolve(self, argument: str) -> str:
+        """``path.resolve(targetDir, argument)`` in the agent's terms."""
+        return os.path.normpath(os.path.join(self.shown, argument))
+
+    def outside(self, shown_path: str, call: Call) -> ToolError:
+        slug = re.sub(r"^-|-$", "", re.sub(r"-+", "-", re.sub(r"[^a-z0-9]", "-", os.path.basename(self.shown).lower())))
+        temp = os.path.join(self.home, ".gemini", "tmp", slug or "project")
+        call.uncertain = "the project temp directory is named by Gemini CLI's registry (~/.gemini/projects.json)"
+        return ToolError(
+            f'Path not in workspace: Attempted path "{shown_path}" resolves outside the allowed workspace '
+            f"directories: {self.shown} or the project temp directory: {temp}"
+        )
+
+    def checked(self, call: Call, shown_path: str) -> Found:
+        """``validatePathAccess`` of a path the agent names: where it leads here (looked up beneath the
+        root) and what is there, or the error it gets."""
+        problem = _invalid_path(shown_path)
+        if problem:
+            raise ToolError(f"Invalid path: {problem}")
+        local = self.local(shown_path)
+        if local is None:
+            raise self.outside(shown_path, call)
+        found = look_up(call.root, local)
+        if not found.inside:
+            raise self.outside(found.real, call)
+        if has_blocked_segment(os.path.relpath(found.real, self.real)):
+            raise self.outside(self.name(found.real), call)
+        return found
+
+
+def _invalid_path(path: str) -> str:
+    """``validatePath`` (utils/paths.ts 364805): '' for a usable path, else why not."""
+    if not path:
+        return "Path must be a non-empty string."
+    if re.search(r"[\n\r\0\t]", path):
+        return "Path contains invalid characters (newlines or control characters)."
+    if _LOG_FRAGMENTS.search(path):
+        return "Path appears to be a misinterpreted log fragment."
+    if ('"' in path or "..." in path) and len(path) > 20:
+        return (
+            "Path contains suspicious characters (double quotes or ellipses) and is too long to be a simple filename."
+        )
+    if len(path) > 4096:
+        return "Path is too long (maximum 4096 characters)."
+    for component in re.split(r"[/\\]", path):
+        if len(component) > 255:
+            return f'Path component "{component[:20]}..." is too long (maximum 255 characters).'
+    return ""
+
+
+def _discovery(call: Call, project: _Project) -> Discovery:
+    found = call.state.get("gemini_discovery")
+    if not isinstance(found, Discovery) or found.root != project.real:
+        found = call.state["gemini_discovery"] = Discovery(project.real)
+    return found
+
+
+def _context(call: Call, project: _Project, directory: str) -> str:
+    """The GEMINI.md context the session gets for touching ``directory`` (a path here)."""
+    loaded: set[tuple[int, int]] = call.state.setdefault("gemini_loaded_context", set())
+    text, imports = jit_context(project.real, directory, loaded, project.name)
+    if imports:
+        call.uncertain = (
+            "a GEMINI.md here imports other files (@file), which Gemini CLI inlines and agentpager does not"
+        )
+    return text
+
+
+def _with_data(call: Call, tool: str, output: str, inline: list[Inline]) -> str:
+    """A function response with files' data: its parts as JSON (the response first, then the data)."""
+    parts: list[dict[str, Any]] = [
+        {
+            "functionResponse": {
+                "name": tool,
+                "response": {"output": output},
+                "id": str(call.settings.get("call_id") or PROBE_CALL_ID),
+            }
+        }
+    ]
+    parts += [{"inlineData": {"data": base64_text(item.data), "mimeType": item.mime}} for item in inline]
+    return json.dumps(parts, ensure_ascii=False)
+
+
+def _defensive(call: Call, project: _Project, argument: str) -> str:
+    """``resolveDefensiveToolPath``: NULs dropped; ``@name`` read as ``name`` unless ``@name`` exists."""
+    clean = argument.replace("\0", "")
+
+    def exists(path: str) -> bool:
+        local = project.local(project.resolve(path))
+        if local is None:
+            return False
+        found = look_up(call.root, local)
+        return not found.inside or found.st is not None  # one that leads outside is kept, to be refused
+
+    if exists(clean) or not (clean.startswith("@") and len(clean) > 1):
+        return clean
+    stripped = re.sub(r"^[\\/]+", "", clean[1:])
+    if clean.startswith(("@/", "@\\")):
+        return stripped or clean
+    first = re.split(r"[\\/]", stripped)[0]
+    if first and not exists("@" + first):
+        return stripped
+    return clean
+
+
+def read_file(call: Call, file_path: str, start_line: int | None, end_line: int | None) -> str:
+    for name, value in (("start_line", start_line), ("end_line", end_line)):
+        if value is not None and value < 1:
+            raise ToolError(f"params/{name} must be >= 1")
+    if file_path.strip() == "":
+        raise ToolError("The 'file_path' parameter must be non-empty.")
+    project = _Project.of(call)
+    sanitized = _defensive(call, project, file_path)
+    real = project.checked(call, project.resolve(sanitized)).real
+    if start_line is not None and end_line is not None and start_line > end_line:
+        raise ToolError("start_line cannot be greater than end_line")
+    discovery = _discovery(call, project)
+    git, gemini = _respects(call, {})
+    literal = project.local(project.resolve(sanitized)) or real
+    if discovery.ignores(literal, git=git, gemini=gemini) or discovery.ignores(real, git=git, gemini=gemini):
+        raise ToolError(f"File path '{project.name(real)}' is ignored by configured ignore patterns.")
+    shown = project.name(real)
+    placed = call.place(real, shown)
+    try:
+        relative = os.path.relpath(real, project.real).replace(os.sep, "/")
+        content = read_content(placed, real, relative, start_line, end_line)
+    except ReadFailure as failure:
+        raise ToolError(failure.message.replace(real, shown)) from None
+    context = _context(call, project, os.path.dirname(real))  # a directory was refused above
+    extra = f"{JIT_PREFIX}{context}{JIT_SUFFIX}" if context else ""
+    if isinstance(content, Inline):
+        return _with_data(call, "read_file", _data_output(content, extra), [content])
+    if isinstance(content, TextRead):
+        text = content.text
+        if content.truncated:
+            numbers = {"first": content.first, "last": content.last, "total": content.total, "next": content.last + 1}
+            text = TRUNCATION_HEADER.format(**numbers) + text
+        return text + extra
+    return content + extra
+
+
+def _data_output(content: Inline, context: str) -> str:
+    """The response's text beside a file's data (``convertToFunctionResponse``): audio and video, which
+    the model gets in the next turn, are announced; the context text, if any, comes after."""
+    texts = [context] if context else []
+    if content.mime.startswith(("audio/", "video/")):
+        announced = f"Binary content ({content.mime}) read successfully. Content will be injected for analysis in the next sequence."
+        texts.insert(0, announced)
+    return "\n".join(texts) or "Binary content provided (1 item(s))."
+
+
+def _respects(call: Call, options: Any) -> tuple[bool, bool]:
+    """Whether the ignore files count: the call's ``file_filtering_options``, else the settings (default yes)."""
+    options = options if isinstance(options, dict) else {}
+    git = options.get("respect_git_ignore", call.settings.get("respect_git_ignore", True))
+    gemini = options.get("respect_gemini_ignore", call.settings.get("respect_gemini_ignore", True))
+    return git is not False, gemini is not False
+
+
+def _ignored_names(names: list[str], globs: list[str]) -> set[str]:
+    """``LSToolInvocation.shouldIgnore``: a glob's ``*`` is any run of characters, ``?`` one, the rest
+    literal, matched against the whole name; run by RE2 in linear time (``*a*a*a...b`` made ``re``
+    backtrack for ever)."""
+    from agentpager.engine.patterns import MAX_PATTERN_CHARS, PatternError, PatternTooLong, compile_regex
+
+    ignored: set[str] = set()
+    for glob in globs:
+        escaped = re.sub(r"[.+^${}()|\[\]\\]", lambda m: "\\" + m.group(0), glob)
+        regex = "^" + escaped.replace("*", ".*").replace("?", ".") + "$"
+        try:
+            with compile_regex(regex) as pattern:
+                ignored.update(name for name, hit in zip(names, pattern.matches(names), strict=True) if hit)
+        except PatternTooLong:
+            raise ToolError(
+                f"An ignore pattern is too long: {len(glob):,} characters, {len(regex):,} as a regex"
+                f" (at most {MAX_PATTERN_CHARS:,})."
+            ) from None
+        except PatternError as error:
+            raise ToolError(error.message) from None
+    return ignored
+
+
+def list_directory(call: Call, dir_path: str, ignore: list[str] | None, file_filtering_options: Any) -> str:
+    project = _Project.of(call)
+    shown = project.resolve(dir_path)
+    project.checked(call, shown)
+    local = project.local(shown) or shown
+    directory = call.place(local, shown)
+    if directory.st is None:
+        if directory.error == errno.EACCES:
+            raise ToolError(f"Error listing directory: EACCES: permission denied, stat '{shown}'")
+        raise ToolError(f"Error listing directory: ENOENT: no such file or directory, stat '{shown}'")
+    if not stat.S_ISDIR(directory.st.st_mode):
+        raise ToolError(f"Error: Path is not a directory: {shown}")
+    if directory.fd is None:
+        raise ToolError(f"Error listing directory: EACCES: permission denied, scandir '{shown}'")
+    with os.scandir(directory.fd) as found:
+        entries = {entry.name: entry for entry in found}
+    names = sorted(entries, key=os.fsencode)  # libuv's scandir sorts with strcmp
+    if not names:
+        return f"Directory {shown} is empty."
+    discovery = _discovery(call, project)
+    git, gemini = _respects(call, file_filtering_options)
+    relative_dir = os.path.relpath(local, project.real)
+    kept = [
+        n for n in names if not discovery.ignores(os.path.normpath(os.path.join(relative_dir, n)), False, git, gemini)
+    ]
+    ignored = len(names) - len(kept)
+    unwanted = _ignored_names(kept, ignore or [])
+    listed = []
+    for name in kept:
+        if name in unwanted:
+            continue
+        real, child_st = _stat_entry(call, entries[name], directory.real)
+        if child_st is None or has_blocked_segment(os.path.relpath(real, project.real)):
+            continue
+        is_dir = stat.S_ISDIR(child_st.st_mode)
+        listed.append((not is_dir, sort_key(name), name, 0 if is_dir else child_st.st_size))
+    listed.sort(key=lambda entry: (entry[0], entry[1]))
+    lines = [f"{name} ({size} bytes)" if is_file else f"[DIR] {name}" for is_file, _, name, size in listed]
+    text = f"Directory listing for {shown}:\n" + "\n".join(lines)
+    if ignored:
+        text += f"\n\n({ignored} ignored)"
+    context = _context(call, project, local)
+    return text + (f"{JIT_PREFIX}{context}{JIT_SUFFIX}" if context else "")
+
+
+def _stat_entry(call: Call, entry: os.DirEntry[str], directory: str) -> tuple[str, os.stat_result | None]:
+    """``fs.statSync`` of an entry of the directory whose real path is ``directory``: where it leads and
+    what is there, a symlink followed beneath the root; None when it cannot be stat'ed or leads outside."""
+    try:
+        if not entry.is_symlink():
+            return os.path.join(directory, entry.name), entry.stat(follow_symlinks=False)
+    except OSError:
+        return os.path.join(directory, entry.name), None
+    found = look_up(call.root, os.path.join(directory, entry.name))
+    return found.real, found.st if found.inside else None
+
+
+# -- @path references (read_many_files) ----------------------------------------------------------------
+
+
+def at_references(include: list[str]) -> list[str]:
+    """The paths the CLI sees in a prompt of ``@path`` references (``parseAllAtCommands``): each
+    reference spans up to a space or punctuation, backslash escapes removed."""
+    prompt = " ".join(f"@{path}" for path in include)
+    return [re.sub(r"\\(.)", r"\1", match.group(0)[1:]) for match in _AT_PATH.finditer(prompt)]
+
+
+def _excluded(relative: str) -> bool:
+    """Whether a file found under a referenced directory is one of the default excludes."""
+    parts = relative.split("/")
+    return (
+        any(part in _EXCLUDED_DIRECTORIES for part in parts[:-1])
+        or parts[-1] in _EXCLUDED_NAMES
+        or parts[-1].lower().endswith(_EXCLUDED_EXTENSIONS)
+    )
+
+
+@dataclass(frozen=True)
+class _Reference:
+    label: str
+    """How the reference is named in ``Content from @LABEL:``."""
+    local: str
+    shown: str
+    is_directory: bool
+
+
+def _resolved_reference(call: Call, project: _Project, path: str) -> _Reference | None:
+    """``resolveAtCommandPath``: the file or directory a reference names, None when there is none."""
+    if _invalid_path(path):
+        return None
+    shown = project.resolve(path)
+    try:
+        found = project.checked(call, shown)
+    except ToolError:
+        return None
+    local = project.local(shown)
+    if local is None or found.st is None:
+        call.uncertain = (
+            f"Gemini CLI looks for **/*{path}* when @{path} does not exist (its glob tool); agentpager does not"
+        )
+        return None
+    label = os.path.relpath(shown, project.shown) if os.path.isabs(path) else path
+    return _Reference(label, local, shown, stat.S_ISDIR(found.st.st_mode))
+
+
+def _files_of(call: Call, project: _Project, reference: _Reference) -> list[str]:
+    """The files a reference reads (paths here, as found): the file, or the regular files below the
+    directory less the excludes. Each directory is opened beneath the root and read through its
+    descriptor; symlinks are followed (as ``os.walk(followlinks=True)``), but only to places inside
+    the root, and never into a directory that contains them."""
+    if not reference.is_directory:
+        relative = os.path.relpath(reference.local, project.real).replace(os.sep, "/")
+        return [] if _excluded(relative) else [reference.local]
+    files = []
+    pending: list[tuple[str, str, frozenset[tuple[int, int]]]] = [(reference.local, reference.local, frozenset())]
+    while pending:
+        local, path, above = pending.pop()  # the path as found, the path to open, the directories above it
+        directory = open_beneath(project.real, path, "directory")
+        if directory.fd is None or directory.st is None:
+            continue
+        try:
+            here = (directory.st.st_dev, directory.st.st_ino)
+            if here in above:
+                continue
+            with os.scandir(directory.fd) as entries:
+                for entry in entries:
+                    child = os.path.join(local, entry.name)
+                    _, st = _stat_entry(call, entry, directory.real)
+                    if st is None:
+                        continue
+                    if stat.S_ISDIR(st.st_mode) and entry.name not in _EXCLUDED_DIRECTORIES:
+                        pending.append((child, os.path.join(directory.real, entry.name), above | {here}))
+                    elif stat.S_ISREG(st.st_mode) and not _excluded(os.path.relpath(child, project.real)):
+                        files.append(child)
+        except OSError:
+            continue  # unreadable, as os.walk skips it
+        finally:
+            os.close(directory.fd)
+    return files
+
+
+def _referenced_content(
+    placed: Placed, project: _Project, local: str, patterns: list[str]
+) -> str | TextRead | Inline | None:
+    """A referenced file's content, read through ``placed``; None when it is skipped: unreadable, or an
+    image, PDF or audio file that no reference names by extension or by stem."""
+    fd, regular = placed.fd, placed.st is not None and stat.S_ISREG(placed.st.st_mode)
+    if fd is not None and regular and file_type(local, os.pread(fd, 515, 0)) in ("image", "pdf", "audio"):
+        extension = node_extname(local).lower()
+        stem = os.path.basename(local)[: len(os.path.basename(local)) - len(extension) or None]
+        if not any(extension in p.lower() or stem in p for p in patterns):
+            return None
+    try:
+        return read_content(placed, local, os.path.relpath(local, project.real).replace(os.sep, "/"))
+    except ReadFailure:
+        return None
+
+
+def read_many_files(call: Call, include: list[str]) -> str:
+    project = _Project.of(call)
+    discovery = _discovery(call, project)
+    git, gemini = _respects(call, {})
+    references = []
+    for path in at_references(include):
+        if path and (
+            (git and discovery.ignores(path, git=True, gemini=False))
+            or (gemini and discovery.ignores(path, git=False, gemini=True))
+        ):
+            continue
+        reference = _resolved_reference(call, project, path) if path else None
+        if reference is not None:
+            references.append(reference)
+    if not references:
+        return ""
+    patterns = [ref.shown + ("/**" if ref.is_directory else "") for ref in references]
+    candidates: dict[str, None] = {}
+    for reference in references:
+        for local in _files_of(call, project, reference):
+            relative = os.path.relpath(local, project.real)
+            if discovery.ignores(relative, git=git, gemini=gemini):
+                continue
+            found = look_up(call.root, local)
+            if found.inside and not has_blocked_segment(os.path.relpath(found.real, project.real)):
+                candidates[local] = None
+    parts: list[dict[str, Any]] = []
+    for local in sorted(candidates, key=lambda path: project.name(path).encode("utf-16-be", "surrogatepass")):
+        shown = project.name(local)
+        try:
+            placed = call.place(local, shown)
+        except ToolError:
+            continue  # it left the workspace since it was found
+        try:
+            content = _referenced_content(placed, project, local, patterns)
+        finally:
+            placed.close()  # a directory may hold many files: one open at a time
+        if content is None:
+            continue
+        if isinstance(content, Inline):
+            parts.append({"inlineData": {"data": base64_text(content.data), "mimeType": content.mime}})
+            continue
+        text = content if isinstance(content, str) else content.text
+        warning = TRUNCATED_WARNING if isinstance(content, TextRead) and content.truncated else ""
+        label = next((ref.label for ref in references if ref.shown == shown), None)
+        label = label or os.path.relpath(shown, project.shown)
+        parts += [{"text": f"\nContent from @{label}:\n"}, {"text": js_trim(warning + text)}]
+    contexts = []
+    for directory in dict.fromkeys(os.path.dirname(local) for local in candidates):
+        context = _context(call, project, directory)
+        if context:
+            contexts.append(context)
+    if len(contexts) > 1:
+        call.uncertain = "Gemini CLI adds the GEMINI.md context of several directories in its glob's order"
+    if contexts:
+        parts.append({"text": JIT_PREFIX + "\n".join(contexts) + JIT_SUFFIX})
+    parts.append({"text": REFERENCES_END} if parts else {"text": NOTHING_READ})
+    parts.insert(0, {"text": REFERENCES_START})
+    if all(set(part) == {"text"} for part in parts):
+        return "".join(part["text"] for part in parts)
+    return json.dumps(parts, ensure_ascii=False)
+
+
+# -- the profile ---------------------------------------------------------------------------------------
+
+TOOL_NAMES = ("read_file", "list_directory", "read_many_files")
+
+
+class GeminiCli(Profile):
+    def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
+        arguments: dict[str, Any] = {"file_path": path}
+        if shown is not None:
+            arguments |= {"start_line": shown.top, "end_line": shown.bottom}
+        return "read_file", arguments
+
+    def coverage(
+        self, tool: str, arguments: dict[str, Any], open_text: Opener, state: dict[str, Any]
+    ) -> Coverage | None:
+        if tool != "read_file":
+            return None
+        first, last = arguments["start_line"], arguments["end_line"]
+        first = first or 1
+        if last is None:
+            last = first + 1999
+        return lines_covered(arguments["file_path"], first, last, open_text)
+
+    def after_edit(self, tool: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+        return move_end_with_start(before, after, "start_line", "end_line") if tool == "read_file" else after
+
+    def listing_call(self, path: str, offset: int | None) -> tuple[str, dict[str, Any]] | None:
+        return "list_directory", {"dir_path": path}
+
+    def claim(self, recorded: RecordedCall) -> Claim | None:
+        """A Gemini CLI session's ``read_file``, ``list_directory`` (``absolute_path`` and ``path``, their
+        older names, read as ``file_path`` and ``dir_path``) or ``read_many_files``, with the session's
+        directory as the project directory (its absolute paths then name workspace paths)."""
+        if recorded.agent != AGENT.id:
+            return None
+        renamed = _OLDER_NAMES.get(recorded.tool, {})
+        arguments = {renamed.get(name, name): value for name, value in recorded.arguments.items()}
+        claim = super().claim(replace(recorded, arguments=arguments))
+        if claim is None:
+            return None
+        return Claim(claim.tool, claim.arguments, {"project_dir": recorded.cwd} if recorded.cwd else {})
+
+    def same_output(self, recorded: str, replayed: str) -> bool:
+        """A session records a response with data as its text alone; the data parts are compared by that."""
+        if recorded == replayed:
+            return True
+        if not replayed.startswith('[{"functionResponse"'):
+            return False
+        parts = json.loads(replayed)
+        return bool(parts[0]["functionResponse"]["response"].get("output") == recorded)
+
+
+_OLDER_NAMES = {"read_file": {"absolute_path": "file_path"}, "list_directory": {"path": "dir_path"}}
+
+
+PROFILE = GeminiCli(
+    name="gemini-cli",
+    description="Gemini CLI's read_file (2,000 lines, the truncation header), list_directory and @path references.",
+    error_form=lambda message: message,
+    guarded=False,
+    real_agent=RealAgent(AGENT.id, "0.61.0"),
+    volatile=AGENT.volatile,
+    ground_truth="the real Gemini CLI 0.61.0, recorded in tests/goldens/gemini-cli",
+    tools=(
+        Tool(
+            ToolSpec(
+                "read_file",
+                "Reads and returns the content of a specified file. If the file is large, the content will be "
+                "truncated. The tool's response will clearly indicate if truncation has occurred and will provide "
+                "details on how to read more of the file using the 'start_line' and 'end_line' parameters. Handles "
+                "text, images (PNG, JPG, GIF, WEBP, SVG, BMP), audio files (MP3, WAV, AIFF, AAC, OGG, FLAC), and PDF "
+                "files. For text files, it can read specific line ranges.",
+                (
+                    Param("file_path", "string", "The path to the file to read.", is_path=True),
+                    Param("start_line", "integer", "Optional: The 1-based line number to start reading from.", None, 1),
+                    Param(
+                        "end_line",
+                        "integer",
+                        "Optional: The 1-based line number to end reading at (inclusive).",
+                        None,
+                        1,
+                    ),
+                ),
+            ),
+            read_file,
+        ),
+        Tool(
+            ToolSpec(
+                "list_directory",
+                "Lists the names of files and subdirectories directly within a specified directory path. Can "
+                "optionally ignore entries matching provided glob patterns.",
+                (
+                    Param("dir_path", "string", "The path to the directory to list", is_path=True),
+                    Param("ignore", "strings", "List of glob patterns to ignore", None),
+                    Param(
+                        "file_filtering_options",
+                        "object",
+                        "Optional: Whether to respect ignore patterns from .gitignore or .geminiignore "
+                        "(respect_git_ignore, respect_gemini_ignore; both default to true)",
+                        None,
+                    ),
+                ),
+            ),
+            list_directory,
+        ),
+        Tool(
+            ToolSpec(
+                "read_many_files",
+                "What Gemini CLI adds to the user's message for @path references (it runs read_many_files on "
+                "them; 0.61.0 does not offer the tool to the model): each path as typed after @, a directory "
+                "for all its files.",
+                (Param("include", "strings", "The paths referenced with @, as typed.", is_path=True),),
+            ),
+            read_many_files,
+        ),
+    ),
+)
+PROFILES = (PROFILE,)

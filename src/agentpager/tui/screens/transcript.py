@@ -1,0 +1,597 @@
+"""A transcript's tool calls: what each returned, what it returns now, the conversation around it,
+and what the session cost its context window.
+
+The call list is a Line-API view (a DataTable took 1.4 s to show 10,000 rows); replay statuses
+and token counts fill in from a worker thread while you look. Subagents' calls are indented under
+the call that started them. ``← →`` (or ``[ ]``) switch the tabs below the list, ``f`` filters
+(calls that differ, errors, the selected call's tool), ``/`` searches the whole session
+(conversation, arguments, outputs), ``F`` follows a session still being written.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.events import Resize
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.timer import Timer
+from textual.widgets import Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from agentpager.exchange import arguments_line
+from agentpager.fileview import Cancelled, ViewError
+from agentpager.transcripts import Transcript, TranscriptError, listed_arguments, short_arguments
+from agentpager.transcripts.formats import ToolCall
+from agentpager.transcripts.replay import Replay, Replayer
+from agentpager.tui.context_view import ChartRows, ContextView
+from agentpager.tui.diff_view import difference
+from agentpager.tui.failures import ReportsFailures
+from agentpager.tui.footer import FittedFooter
+from agentpager.tui.lines import smart_case
+from agentpager.tui.output_area import OutputArea
+from agentpager.tui.rows import CURSOR_BINDINGS, row_styles
+from agentpager.tui.screens.prompt import PromptScreen
+from agentpager.wording import byte_size, cut_end, plural
+from agentpager.workspace import Workspace
+
+if TYPE_CHECKING:
+    from agentpager.fileview import Matcher
+
+COLUMNS = f"{'#':>5}  {'turn':>4}  {'tool':<16}  {'recorded':<14}  {'tokens':>6}  {'replay':<14}  arguments"
+NARROW_COLUMNS = f"{'#':>5} {'tool':<12} {'chars':>7} {'tokens':>6} {'replay':<9} arguments"
+"""Below WIDE_FROM columns: no turn (the line under the list says it), shorter tool, size and status,
+one space between columns: what is left is for the arguments."""
+WIDE_FROM = 120
+ARGUMENTS_AT_LEAST = 20
+"""Columns the arguments get however narrow the list (the row is cut at the screen's edge)."""
+SHORT_STATUS = {"not replayable": "not repl."}
+FILTERS = ("all calls", "calls that differ", "errors", "this tool")
+FOLLOW_SECONDS = 0.5
+TABS = Binding.Group("Tabs", compact=True)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What the list shows of a call once it was replayed."""
+
+    status: str
+    tokens: int | None
+
+
+class CallList(ScrollView, can_focus=True, inherit_bindings=False):
+    """One row per shown call; the cursor row is the call shown below."""
+
+    BINDINGS = CURSOR_BINDINGS
+    DEFAULT_CSS = """
+    CallList {
+        height: 1fr;
+        overflow-x: hidden;
+        .calllist--cursor { background: $accent 40%; }
+        .calllist--same { color: $success; }
+        .calllist--differs { color: $warning; }
+        .calllist--muted { color: $text-muted; }
+        .calllist--error { color: $error; }
+    }
+    """
+    COMPONENT_CLASSES = {
+        "calllist--cursor",
+        "calllist--same",
+        "calllist--differs",
+        "calllist--muted",
+        "calllist--error",
+    }
+
+    cursor = reactive(0)
+
+    class Highlighted(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, calls: list[ToolCall], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.calls = calls
+        self.rows: list[int] = list(range(len(calls)))
+        """The calls shown, by their place in ``calls`` (all of them unless filtered)."""
+        self.summaries: dict[ToolCall, Summary] = {}
+        self.virtual_size = Size(0, len(self.rows))
+
+    def show_rows(self, rows: list[int], calls: list[ToolCall] | None = None) -> None:
+        """Show these calls (of ``calls``, when the list changed); the cursor stays on the same call
+        when it is still shown."""
+        current = self.current_call
+        self.calls = self.calls if calls is None else calls
+        self.rows = rows
+        self.virtual_size = Size(self.size.width, len(rows))
+        shown = [self.calls[row] for row in rows]
+        self.cursor = shown.index(current) if current in shown else 0
+        self.refresh()
+        if rows:
+            self.post_message(self.Highlighted(self.rows[self.cursor]))
+
+    @property
+    def current_call(self) -> ToolCall | None:
+        current = self.current
+        return None if current is None else self.calls[current]
+
+    @property
+    def current(self) -> int | None:
+        """The index of the call under the cursor."""
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._styles = row_styles(self)
+        self._base = self.rich_style
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        row = scroll_y + y
+        width = self.scrollable_content_region.width
+        if row >= len(self.rows):
+            return Strip.blank(width, self._base)
+        call = self.calls[self.rows[row]]
+        summary = self.summaries.get(call)
+        narrow = self.size.width < WIDE_FROM
+        error = call.result is not None and call.result.is_error
+        status = summary.status if summary else "…"
+        tokens = "" if summary is None or summary.tokens is None else f"{summary.tokens:,}"
+        tool = cut_end(f"{'  ' * call.depth}{call.tool}", 12 if narrow else 16)
+        gap = " " if narrow else "  "
+        line = Text(no_wrap=True, end="")
+        if narrow:
+            line.append(f"{call.index:>5}{gap}{tool:<12}{gap}")
+            line.append(f"{_recorded_size(call, short=True):>7}", self._styles["calllist--error"] if error else None)
+        else:
+            line.append(f"{call.index:>5}{gap}{call.turn:>4}{gap}{tool:<16}{gap}")
+            line.append(f"{_recorded_size(call):<14}", self._styles["calllist--error"] if error else None)
+        line.append(f"{gap}{tokens:>6}{gap}")
+        style = {"same": "calllist--same", "differs": "calllist--differs"}.get(status, "calllist--muted")
+        line.append(f"{SHORT_STATUS.get(status, status):<9}" if narrow else f"{status:<14}", self._styles[style])
+        line.append(gap)
+        line.append(
+            listed_arguments(call, max(ARGUMENTS_AT_LEAST, width - line.cell_len)), self._styles["calllist--muted"]
+        )
+        row_style = self._base + self._styles["calllist--cursor"] if row == self.cursor else self._base
+        strip = Strip(list(line.render(self.app.console))).apply_style(row_style)
+        return strip.crop_extend(scroll_x, scroll_x + width, row_style)
+
+    def on_resize(self, event: Resize) -> None:
+        self.virtual_size = Size(event.size.width, len(self.rows))
+
+    def action_move(self, rows: int) -> None:
+        if self.rows:
+            self.cursor = max(0, min(len(self.rows) - 1, self.cursor + rows))
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.scroll_to_region(Region(0, new, 1, 1), animate=False, immediate=True)
+        self.refresh()
+        if self.rows:
+            self.post_message(self.Highlighted(self.rows[new]))
+
+    def on_click(self, event) -> None:  # noqa: ANN001 - a textual Click event
+        if self.rows:
+            self.cursor = min(len(self.rows) - 1, int(self.scroll_y) + event.y)
+
+
+class TranscriptScreen(ReportsFailures, Screen[None]):
+    """The transcript's calls; below, the selected call recorded, replayed, the difference, the
+    conversation around it, and the session's context."""
+
+    BINDINGS = [
+        Binding("o,enter", "open_call", "Open", tooltip="Open the call's window in the viewer"),
+        Binding("left,left_square_bracket", "switch_tab(-1)", "Previous tab", group=TABS),
+        Binding("right,right_square_bracket", "switch_tab(1)", "Next tab", group=TABS),
+        Binding("f", "cycle_filter", "Filter"),
+        Binding("slash", "search", "Search"),
+        Binding("F", "toggle_follow", "Follow"),
+        Binding("c", "copy('recorded')", "Copy", tooltip="Copy the recorded output"),
+        Binding("y", "copy('replayed')", "Copy replayed", tooltip="Copy the replayed output"),
+        Binding("escape,w", "app.pop_screen", "Back"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+    DEFAULT_CSS = """
+    TranscriptScreen {
+        #about { height: auto; padding: 0 1; background: $boost; }
+        #columns { height: 1; padding: 0 0; color: $text-muted; text-style: bold; }
+        CallList { height: 1fr; }
+        #detail { height: 1fr; }
+        #summary { height: auto; padding: 0 1; }
+        #difference, #conversation { padding: 0 1; }
+        &.-context #columns, &.-context CallList, &.-context #summary { display: none; }
+    }
+    """
+
+    class OpenCall(Message):
+        """Show this call's file in the viewer, at its window, with the panel set to the call."""
+
+        def __init__(self, replay: Replay) -> None:
+            super().__init__()
+            self.replay = replay
+
+    class _Replayed(Message):
+        def __init__(self, summaries: dict[ToolCall, Summary]) -> None:
+            super().__init__()
+            self.summaries = summaries
+
+    class _Grew(Message):
+        def __init__(self, calls: list[ToolCall]) -> None:
+            super().__init__()
+            self.calls = calls
+
+    def __init__(self, transcript: Transcript, replayer: Replayer, at_line: int | None = None) -> None:
+        """``at_line``: show first the call whose record is on this line of the session's log."""
+        super().__init__()
+        self.transcript = transcript
+        self.replayer = replayer
+        self.at_line = at_line
+        self.filter = 0
+        self.tool_filter = ""
+        self.search_hits: set[ToolCall] | None = None
+        self.search_text = ""
+        self.replay: Replay | None = None
+        self.follow_timer: Timer | None = None
+        self.reading_on = threading.Lock()
+        """Held while the session is read on (a read that takes longer than FOLLOW_SECONDS is not
+        joined by a second one)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._about(), id="about")
+        yield Static(COLUMNS if self.app.size.width >= WIDE_FROM else NARROW_COLUMNS, id="columns")
+        yield CallList(self.transcript.calls, id="calls")
+        with Vertical(id="detail"):
+            yield Static("", id="summary")
+            with TabbedContent(id="outputs"):
+                for name in ("recorded", "replayed"):
+                    with TabPane(name.capitalize(), id=f"tab-{name}"):
+                        yield OutputArea(id=name)
+                with TabPane("Difference", id="tab-difference"), VerticalScroll():
+                    yield Static("", id="difference")
+                with TabPane("Conversation", id="tab-conversation"), VerticalScroll():
+                    yield Static("", id="conversation")
+                with TabPane("Context", id="tab-context"):
+                    yield ContextView(self.transcript, id="context")
+        yield FittedFooter()
+
+    def _about(self) -> str:
+        transcript = self.transcript
+        problems = f" · {plural(len(transcript.problems), 'unreadable record')} skipped" if transcript.problems else ""
+        subagents = f" · {plural(len(transcript.subagents), 'subagent')}" if transcript.subagents else ""
+        shown = self._shown_note()
+        following = " · [b]following[/b]" if self.follow_timer is not None else ""
+        return (
+            f"[b]{transcript.path}[/b] · {transcript.format} · {plural(len(transcript.calls), 'tool call')}{subagents}"
+            f" · replayed against {self.replayer.root}{problems}{shown}{following}"
+        )
+
+    def _shown_note(self) -> str:
+        if self.filter == 0 and self.search_hits is None:
+            return ""
+        parts = [] if self.filter == 0 else [f"{self.tool_filter} calls" if self.filter == 3 else FILTERS[self.filter]]
+        if self.search_hits is not None:
+            parts.append(f"matching /{self.search_text}/")
+        return " · showing " + ", ".join(parts)
+
+    def on_resize(self, event: Resize) -> None:
+        self.query_one("#columns", Static).update(COLUMNS if event.size.width >= WIDE_FROM else NARROW_COLUMNS)
+
+    def on_mount(self) -> None:
+        calls = self.query_one(CallList)
+        calls.focus()
+        if self.transcript.calls:
+            first = next(
+                (
+                    n
+                    for n, call in enumerate(self.transcript.calls)
+                    if call.source == 0 and call.where.line == self.at_line
+                ),
+                0,
+            )
+            calls.cursor = first
+            self._show(first)
+        # Replaying every call competes with the first paint: start once the list is on screen.
+        self.call_after_refresh(self._replay_all, self.transcript.calls, self.replayer)
+
+    @work(thread=True, group="replay", exit_on_error=False, description="replaying the calls")
+    def _replay_all(self, calls: list[ToolCall], replayer: Replayer) -> None:
+        worker = get_current_worker()
+        batch: dict[ToolCall, Summary] = {}
+        for call in calls:
+            if worker.is_cancelled:
+                return
+            replay = replayer.replay(call)
+            tokens = None if replay.recorded is None else Workspace.count_tokens(replay.recorded)
+            batch[call] = Summary(replay.status, tokens)
+            if len(batch) >= 200:
+                self.post_message(self._Replayed(batch))
+                batch = {}
+        self.post_message(self._Replayed(batch))
+
+    @on(_Replayed)
+    def _replayed(self, event: _Replayed) -> None:
+        calls = self.query_one(CallList)
+        calls.summaries.update(event.summaries)
+        counted = self.query_one(ContextView).counts.outputs  # the context chart need not count them again
+        counted.update(
+            (call, summary.tokens) for call, summary in event.summaries.items() if summary.tokens is not None
+        )
+        if self.filter in (1, 2):  # replayed, and read: a skimmed output's error flag is known now
+            self._apply_filter()
+        calls.refresh()
+
+    @on(TabbedContent.TabActivated, "#outputs")
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        """The context is the whole session's: its tab takes the screen (the list is hidden), and its
+        rows take the keys (PgDn scrolls them, no Tab needed); another tab gives the list back."""
+        context = event.pane.id == "tab-context"
+        self.set_class(context, "-context")
+        if context:
+            self.query_one(ChartRows).focus()
+        elif self.focused is None or isinstance(self.focused, ChartRows):
+            self.query_one(CallList).focus()
+
+    @on(CallList.Highlighted)
+    def _highlighted(self, event: CallList.Highlighted) -> None:
+        self._show(event.index)
+
+    def _show(self, index: int) -> None:
+        self._load(self.query_one(CallList).calls[index])
+
+    @work(thread=True, exclusive=True, group="detail", exit_on_error=False, description="loading a call")
+    def _load(self, call: ToolCall) -> None:
+        """Replay the call and diff the outputs off the UI thread (outputs can be megabytes)."""
+        replay = self.replayer.replay(call)
+        shown = difference(replay.recorded, None if replay.result is None else replay.result.text)
+        self.app.call_from_thread(self._display, replay, shown, self._conversation(call))
+
+    def _display(self, replay: Replay, shown: RenderableType, conversation: Text) -> None:
+        if self.query_one(CallList).current_call is not replay.call:
+            return  # no longer the call under the cursor (or no call is: the details say why)
+        self.replay = replay
+        call = replay.call
+        if replay.plan is None or replay.reason:
+            how = f"not replayable: {replay.reason}"
+        else:
+            how = (
+                f"replayed with the {replay.plan.profile} profile as "
+                f"{replay.plan.tool} {arguments_line(replay.plan.arguments, 80)}"
+            )
+        agent = f"subagent {call.agent} · " if call.agent else ""
+        self.query_one("#summary", Static).update(
+            Text.assemble(
+                (f"#{call.index} ", "bold"),
+                f"turn {call.turn} · {agent}{call.tool} · {how} · ",
+                (replay.status, "bold"),
+            )
+        )
+        self.query_one("#recorded", OutputArea).show(_recorded(replay))
+        self.query_one("#replayed", OutputArea).show(_replayed(replay))
+        self.query_one("#difference", Static).update(shown)
+        self.query_one("#conversation", Static).update(conversation)
+
+    def _conversation(self, call: ToolCall) -> Text:
+        """The prompts, text and thinking between the previous call of the main agent and the next."""
+        events = self.transcript.events
+        positions = [n for n, event in enumerate(events) if event.tool_call is call]
+        out = Text()
+        if not positions:
+            out.append("(a subagent's call: its conversation is in its own transcript)", "dim")
+            return out
+        here = positions[0]
+        start = here
+        while start > 0 and events[start - 1].kind != "call":
+            start -= 1
+        end = here + 1
+        while end < len(events) and events[end].kind != "call":
+            end += 1
+        for event in events[start:end]:
+            if event.kind == "call":
+                out.append(f"▶ #{call.index} {call.tool}({short_arguments(call.arguments, 100)})\n", "bold")
+            elif event.kind == "thinking":
+                out.append(f"▸ thinking ({plural(event.chars, 'char')}): ", "dim italic")
+                out.append(" ".join(event.text.split())[:120] + "\n", "dim italic")
+            else:
+                out.append(
+                    "user: " if event.kind == "prompt" else "assistant: ",
+                    "bold cyan" if event.kind == "prompt" else "bold",
+                )
+                out.append(event.text.rstrip() + "\n")
+        return out
+
+    # -- filter and search ----------------------------------------------------------------------------
+
+    def action_cycle_filter(self) -> None:
+        self.filter = (self.filter + 1) % len(FILTERS)
+        if FILTERS[self.filter] == "this tool":
+            self.tool_filter = self.replay.call.tool if self.replay is not None else ""
+        self._apply_filter()
+        shown = f"{self.tool_filter} calls" if FILTERS[self.filter] == "this tool" else FILTERS[self.filter]
+        self.notify(f"Showing {shown}.")
+
+    def _apply_filter(self, calls: list[ToolCall] | None = None) -> None:
+        """Show the calls the filter and the search let through (of ``calls``, when the list changed)."""
+        shown = self.query_one(CallList)
+        every = shown.calls if calls is None else calls
+        hits = self.search_hits
+        rows = [n for n, call in enumerate(every) if hits is None or call in hits]
+        if self.filter == 1:
+            rows = [n for n in rows if (s := shown.summaries.get(every[n])) and s.status in ("differs", "uncertain")]
+        elif self.filter == 2:
+            rows = [n for n in rows if (r := every[n].result) is not None and r.is_error]
+        elif self.filter == 3:
+            rows = [n for n in rows if every[n].tool == self.tool_filter]
+        shown.show_rows(rows, calls)
+        if not rows:
+            self._show_nothing()
+        self.query_one("#about", Static).update(self._about())
+
+    def _show_nothing(self) -> None:
+        """No call passes the filter and the search: say so, and how to see calls again. ``replay`` stays
+        the last call shown: the "this tool" filter takes its tool."""
+        kind = "" if self.filter == 0 else f"{self.tool_filter} calls" if self.filter == 3 else FILTERS[self.filter]
+        if self.search_hits is None:
+            what, ways = kind, "f shows the next filter"
+        else:
+            searched = "an empty search (/ then Enter) shows"
+            what = f"{kind or 'calls'} match /{self.search_text}/"
+            ways = f"{searched} them all, f the next filter" if kind else f"{searched} every call"
+        self.query_one("#summary", Static).update(Text.assemble((f"No {what}", "bold"), f": {ways}."))
+        for output in self.query(OutputArea):
+            output.show("")
+        self.query_one("#difference", Static).update("")
+        self.query_one("#conversation", Static).update("")
+
+    async def action_search(self) -> None:
+        def searched(pattern: str | None) -> None:
+            if pattern is None:
+                return
+            if not pattern:
+                self.search_hits = None
+                self._apply_filter()
+                return
+            self.search_text = pattern
+            self._search(smart_case(pattern))
+
+        hint = "Case matters only with a capital letter."
+        await self.app.push_screen(
+            PromptScreen("Search the session (regex; empty: all calls)", "pattern", _pattern_problem, hint=hint),
+            searched,
+        )
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
+    def _search(self, pattern: Matcher) -> None:
+        """Calls whose arguments, output or surrounding conversation match: in linear time (RE2), or
+        by ``re`` in a child process, stopped past its time limit or when the search is replaced."""
+        try:
+            found = self.transcript.search(pattern, get_current_worker().cancelled_event)
+        except Cancelled:
+            return
+        except TranscriptError as error:  # re, in its child, took too long or refused the pattern
+            self.app.call_from_thread(self.notify, f"Cannot search: {error}", severity="warning")
+            return
+        finally:
+            pattern.close()
+        self.app.call_from_thread(self._searched, found)
+
+    def _searched(self, hits: set[ToolCall]) -> None:
+        self.search_hits = hits
+        self._apply_filter()
+        self.notify(f"{plural(len(hits), 'call')} match /{self.search_text}/.")
+
+    # -- follow -----------------------------------------------------------------------------------------
+
+    def action_toggle_follow(self) -> None:
+        if self.follow_timer is not None:
+            self.follow_timer.stop()
+            self.follow_timer = None
+            self.notify("Stopped following the session.")
+        elif self.transcript.collector is None:
+            self.notify(
+                "Only a JSON Lines session can be followed: this one is one JSON document, written whole.",
+                severity="warning",
+            )
+            return
+        else:
+            self.follow_timer = self.set_interval(FOLLOW_SECONDS, self._read_on)
+            self.notify("Following the session: new calls appear as they are written.")
+        self.query_one("#about", Static).update(self._about())
+
+    def _read_on(self) -> None:
+        self._follow()
+
+    @work(thread=True, group="follow", exit_on_error=False)
+    def _follow(self) -> None:
+        if not self.reading_on.acquire(blocking=False):
+            return  # the last read is still going on
+        try:
+            known = set(self.transcript.calls)
+            if self.transcript.follow():
+                calls = self.transcript.calls
+                self.post_message(self._Grew(calls))
+                self._replay_all([call for call in calls if call not in known], self.replayer)
+        finally:
+            self.reading_on.release()
+
+    @on(_Grew)
+    def _grew(self, event: _Grew) -> None:
+        shown = self.query_one(CallList)
+        at_end = shown.cursor >= len(shown.rows) - 1
+        self._apply_filter(event.calls)
+        if at_end and shown.rows:
+            shown.cursor = len(shown.rows) - 1
+        self.query_one(ContextView).refresh_report()
+
+    # -- actions ----------------------------------------------------------------------------------------
+
+    def action_switch_tab(self, step: int) -> None:
+        """The next (1) or previous (-1) tab below the list, going round."""
+        outputs = self.query_one("#outputs", TabbedContent)
+        panes = [pane.id for pane in outputs.query(TabPane)]
+        outputs.active = str(panes[(panes.index(outputs.active) + step) % len(panes)])
+
+    def action_copy(self, which: str) -> None:
+        replay = self.replay
+        if replay is None or self.query_one(CallList).current_call is None:
+            self.notify("No call is shown.", severity="warning")
+            return
+        text = replay.recorded if which == "recorded" else (replay.result.text if replay.result else None)
+        if text is None:
+            self.notify(f"This call has no {which} output.", severity="warning")
+            return
+        copy = getattr(self.app, "copy_text", None)
+        if copy is not None:
+            copy(text, f"the {which} output")
+        else:
+            self.app.copy_to_clipboard(text)
+
+    def action_open_call(self) -> None:
+        current = self.query_one(CallList).current_call
+        if current is not None:
+            self._open(current)
+
+    @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="opening")
+    def _open(self, call: ToolCall) -> None:
+        replay = self.replayer.replay(call)
+        if replay.plan is None or replay.reason:
+            self.notify("This call is not a file read: there is no window to open.", severity="warning")
+            return
+        self.post_message(self.OpenCall(replay))
+
+
+def _recorded_size(call: ToolCall, short: bool = False) -> str:
+    """The recorded output's size: its characters, or (until it is read) ``≤`` its record's bytes;
+    ``short``: without the word "chars"."""
+    if call.result is None:
+        return "none" if short else "no result"
+    if call.result.chars is None:
+        return f"≤{byte_size(call.result.where.size)}"
+    return f"{call.result.chars:,}" if short else plural(call.result.chars, "char")
+
+
+def _pattern_problem(text: str) -> str | None:
+    try:
+        smart_case(text).close()
+    except ViewError as error:
+        return f"Invalid regex: {error.message}"
+    return None
+
+
+def _recorded(replay: Replay) -> str:
+    return replay.recorded if replay.recorded is not None else "(no result recorded)"
+
+
+def _replayed(replay: Replay) -> str:
+    return replay.result.text if replay.result is not None else f"(not replayable: {replay.reason})"

@@ -1,0 +1,156 @@
+"""Every screen at 80x24: nothing that matters is cut off (the snapshots show the same at a glance)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pilot_helpers import settle, type_ahead
+from textual.widgets import Input, Label
+from textual.widgets._footer import FooterKey
+
+from agentpager import Workspace
+from agentpager.tui.app import AgentPagerApp
+from agentpager.tui.status import CallStatus
+from agentpager.tui.tool_panel import ToolPanel
+from agentpager.tui.tree import WorkspaceTree
+
+SMALL = (80, 24)
+
+
+def text_of(widget: WorkspaceTree) -> list[str]:
+    """The lines a Line-API widget shows, as text."""
+    return ["".join(segment.text for segment in widget.render_line(y)) for y in range(widget.size.height)]
+
+
+def footer_keys(app: AgentPagerApp) -> list[str]:
+    """The footer's keys that are shown whole: ``key description``."""
+    shown = []
+    footer_right = app.screen.size.width
+    for key in app.screen.query(FooterKey):
+        if key.display and key.region.width and key.region.right <= footer_right:
+            shown.append(f"{key.key_display} {key.description}".strip())
+    return shown
+
+
+def big_file(root: Path) -> None:
+    (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 1001)))
+
+
+async def test_the_warning_of_a_directory_over_20_files_shows_in_the_narrow_tree(root: Path) -> None:
+    for folder, count in (("many", 130), ("many/deeper_folder", 25)):
+        (root / folder).mkdir()
+        for n in range(count):
+            (root / folder / f"f{n:03d}.txt").write_text("x\n")
+    app = AgentPagerApp(Workspace(root))
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        tree = app.query_one(WorkspaceTree)
+        assert tree.size.width == 23
+        await pilot.press("down", "enter")  # many/: opened
+        await settle(pilot)
+        await pilot.press("down", "enter")  # many/deeper_folder/: opened
+        await settle(pilot)
+        lines = text_of(tree)
+        assert [line for line in lines if "many/" in line or "deeper_folder/" in line] == [
+            line for line in lines if "⚠" in line
+        ]
+        assert len([line for line in lines if "⚠" in line]) == 2, lines
+
+
+async def test_the_footer_shows_whole_keys_and_keeps_pin_sessions_and_quit(root: Path) -> None:
+    big_file(root)
+    app = AgentPagerApp(Workspace(root), "big.txt")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        for focus in (app.viewer, app.workspace_tree, app.panel.query_one("#output")):
+            focus.focus()
+            await settle(pilot)
+            keys = footer_keys(app)
+            for wanted in ("p Pin", "S Sessions", "q Quit", "? Help"):
+                assert wanted in keys, (focus, keys)
+            cut = [key for key in app.screen.query(FooterKey) if key.display and key.region.right > SMALL[0]]
+            assert cut == []
+
+
+async def test_after_t_tab_moves_the_focus_on(root: Path) -> None:
+    """T shows the tree and focuses it at once: a Tab typed with it moves on to the viewer."""
+    big_file(root)
+    app = AgentPagerApp(Workspace(root), "big.txt")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        assert app.focused is app.viewer and not app.workspace_tree.display
+        await type_ahead(pilot, "T", "tab")
+        await settle(pilot)
+        assert app.workspace_tree.display and app.focused is app.viewer
+        await type_ahead(pilot, "shift+tab", "T", "tab")
+        await settle(pilot)
+        assert not app.workspace_tree.display and app.focused is not app.viewer, "from the viewer, on"
+
+
+async def test_the_status_line_keeps_the_numbers(root: Path) -> None:
+    deep = root / "a_fairly_long_directory_name" / "and_another_one"
+    deep.mkdir(parents=True)
+    (deep / "server_access.log").write_text("".join(f"line {n}\n" for n in range(1, 1001)))
+    path = "a_fairly_long_directory_name/and_another_one/server_access.log"
+    app = AgentPagerApp(Workspace(root), path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        app.viewer.go_to_line(450)
+        await settle(pilot)
+        summary = str(app.query_one(CallStatus).query_one("#call-summary", Label).render())
+        assert summary.endswith('/server_access.log" start_line=450'), summary
+        assert len(summary) <= 80 - 2 - len(str(app.query_one("#call-cost", Label).render())) - 2
+
+
+async def test_argument_names_never_run_into_their_values(root: Path) -> None:
+    big_file(root)
+    app = AgentPagerApp(Workspace(root, "codex"), "big.txt")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        app.panel.load_call("codex", "exec_command", {"cmd": "sed -n 1,20p big.txt"})
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        panel = app.query_one(ToolPanel)
+        for row in panel.query(".argument"):
+            labels, inputs = row.query(Label), row.query(Input)
+            if labels and inputs and str(labels.first().render()):
+                name, field = labels.first(), inputs.first()
+                assert name.region.x + len(str(name.render())) < field.region.x, str(name.render())
+
+
+def deep_session(root: Path) -> Path:
+    """A Claude Code session whose reads name a deep file, one of them by a long MCP tool name."""
+    import json
+
+    deep = root / "src" / "agentpager" / "transcripts" / "formats"
+    deep.mkdir(parents=True)
+    (deep / "collector.py").write_text("x = 1\n" * 600)
+    path = f"{root}/src/agentpager/transcripts/formats/collector.py"
+    records: list[dict] = [{"type": "user", "cwd": str(root), "message": {"role": "user", "content": "go"}}]
+    for n, (tool, arguments) in enumerate(
+        (
+            ("Read", {"file_path": path, "offset": 450, "limit": 40}),
+            ("mcp__filesystem__read_multiple_files", {"paths": [path]}),
+        )
+    ):
+        use = {"type": "tool_use", "id": f"t{n}", "name": tool, "input": arguments}
+        result = {"type": "tool_result", "tool_use_id": f"t{n}", "content": "x = 1\n"}
+        records.append({"type": "assistant", "cwd": str(root), "message": {"id": f"m{n}", "content": [use]}})
+        records.append({"type": "user", "cwd": str(root), "message": {"role": "user", "content": [result]}})
+    session = root / "session.jsonl"
+    session.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return session
+
+
+async def test_the_call_list_keeps_file_names_and_numbers(root: Path) -> None:
+    from agentpager.transcripts import open_transcript
+    from agentpager.tui.screens.transcript import CallList
+
+    app = AgentPagerApp.for_transcript(open_transcript(str(deep_session(root))), str(root))
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        rows = text_of(app.screen.query_one(CallList))
+        assert rows[0].rstrip().endswith('/collector.py" …') and ' file_path="src/' in rows[0], rows[0]
+        assert "mcp__filesy…" in rows[1] and "collector.py" in rows[1], rows[1]
+        assert all(len(row) <= 80 for row in rows)

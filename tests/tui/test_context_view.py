@@ -1,0 +1,118 @@
+"""The transcript screen's context tab: bars as wide as the screen, a header that stays, PgDn at once,
+the window drawn, compaction marked, the costliest outputs by file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pilot_helpers import settle
+from rich.console import Console
+from textual.widgets import Static
+
+from agentpager.transcripts import Transcript, open_transcript
+from agentpager.transcripts.context import context_report
+from agentpager.tui.app import AgentPagerApp
+from agentpager.tui.context_view import ChartRows, ContextView, chart, header
+
+TURNS = 40
+
+
+def long_session(root: Path, turns: int = TURNS) -> Path:
+    """A Claude Code session of ``turns`` model turns, each reading a part of a deep file, the
+    context growing by 4,000 tokens a turn against claude-sonnet-4-5's 200,000."""
+    deep = root / "src" / "shop" / "orders"
+    deep.mkdir(parents=True)
+    (deep / "export_job.py").write_text("".join(f"line {n}\n" for n in range(1, 5001)))
+    cwd = str(root)
+    records: list[dict] = [{"type": "user", "cwd": cwd, "message": {"role": "user", "content": "go"}}]
+    for n in range(turns):
+        usage = {"input_tokens": 10, "cache_read_input_tokens": 4000 * (n + 1), "output_tokens": 50}
+        use = {
+            "type": "tool_use",
+            "id": f"t{n}",
+            "name": "Read",
+            "input": {"file_path": f"{cwd}/src/shop/orders/export_job.py", "offset": 100 * n + 1, "limit": 100},
+        }
+        message = {"id": f"m{n}", "role": "assistant", "model": "claude-sonnet-4-5", "usage": usage, "content": [use]}
+        records.append({"type": "assistant", "cwd": cwd, "message": message})
+        output = "".join(f"line {k}\n" for k in range(100 * n + 1, 100 * n + 101 + 50 * (n == 7)))
+        result = {"type": "tool_result", "tool_use_id": f"t{n}", "content": output}
+        records.append({"type": "user", "cwd": cwd, "message": {"role": "user", "content": [result]}})
+    path = root / "session.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+def text(widget: Static, width: int) -> list[str]:
+    console = Console(width=width, record=True, color_system=None)
+    console.print(widget.render())
+    return console.export_text().splitlines()
+
+
+def transcript_with_a_compaction(root: Path) -> Transcript:
+    transcript = open_transcript(str(long_session(root)))
+    transcript.turns[20].after_compaction = True
+    return transcript
+
+
+async def shown_context(app: AgentPagerApp, pilot) -> ContextView:  # noqa: ANN001 - a Pilot
+    await settle(pilot)
+    for _ in range(4):
+        await pilot.press("right")
+    await settle(pilot)
+    return app.screen.query_one(ContextView)
+
+
+async def test_the_bars_take_the_width_and_the_header_stays(root: Path) -> None:
+    rows_by_width = {}
+    for size in ((80, 24), (200, 55)):
+        app = AgentPagerApp.for_transcript(transcript_with_a_compaction(root / str(size[0])), str(root))
+        (root / str(size[0])).mkdir(exist_ok=True)
+        async with app.run_test(size=size) as pilot:
+            view = await shown_context(app, pilot)
+            head = text(view.query_one("#context-head", Static), size[0])
+            assert head[0].startswith("claude-sonnet-4-5 · window 200,000 tokens"), head
+            assert head[2].startswith("turn 0") and head[2].rstrip().endswith("200k    tokens"), head
+            rows = view.query_one(ChartRows)
+            assert app.focused is rows, "the rows take the keys: PgDn needs no Tab"
+            before = view.query_one("#context-head").region
+            await pilot.press("pagedown")
+            await settle(pilot)
+            assert rows.scroll_y > 0 and view.query_one("#context-head").region == before
+            lines = text(view.query_one("#chart", Static), size[0])
+            rows_by_width[size[0]] = lines
+            assert all(len(line) <= size[0] for line in lines)
+    narrow, wide = rows_by_width[80], rows_by_width[200]
+    # turn 40 sent 160,010 tokens of a 200,000 window: 80% of the bar
+    last = next(line for line in narrow if line.startswith("  40 "))
+    bar = last[5:-10]
+    assert len(bar) == bar_cells(80) and bar.count("·") == round(bar_cells(80) * 0.2), last
+    assert len(next(line for line in wide if line.startswith("  40 "))[5:-10]) > 2 * len(bar)
+    assert any(line.strip().startswith("── compacted") for line in narrow)
+
+
+def bar_cells(width: int) -> int:
+    """What a bar gets at a terminal ``width`` wide: the turn and token columns, the padding and the
+    scrollbar taken."""
+    return width - 5 - 10 - 2 - 2
+
+
+def test_the_costliest_outputs_name_their_files_relative_to_the_cwd(root: Path) -> None:
+    report = context_report(open_transcript(str(long_session(root))), count=len)
+    lines = Console(width=80, record=True, color_system=None)
+    lines.print(chart(report, 76))
+    costliest = lines.export_text().split("Costliest tool outputs")[1].splitlines()[1:]
+    assert costliest[0].startswith("    1,350  #7     Read ")
+    assert costliest[0].rstrip().endswith('Read           file_path="src…/export_job.py" offset=701 …'), costliest[0]
+    assert all(len(line) <= 76 for line in costliest)
+
+
+def test_the_header_names_the_window_and_cuts_the_model_name(root: Path) -> None:
+    report = context_report(open_transcript(str(long_session(root))), count=len)
+    for turn in report.turns[:3]:
+        object.__setattr__(turn, "model", "claude-sonnet-4-5-20250929-a-very-long-model-name-indeed")
+    console = Console(width=60, record=True, color_system=None)
+    console.print(header(report, 60))
+    first = console.export_text().splitlines()[0]
+    assert first.endswith("… · window 200,000 tokens") and len(first) <= 60, first
