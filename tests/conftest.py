@@ -8,9 +8,13 @@ import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import examples  # noqa: F401 - registers Hypothesis' profiles
 import pytest
+from hypothesis import settings
 
 from agentpager import ToolResult, Workspace
+
+settings.load_profile("ci")  # unless --hypothesis-profile names another
 
 
 @pytest.fixture(autouse=True)
@@ -29,6 +33,17 @@ def isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     config_dir = tmp_path_factory.mktemp("config")
     monkeypatch.setenv("AGENTPAGER_CONFIG_DIR", str(config_dir))
     return config_dir
+
+
+@pytest.fixture(scope="session")
+def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo workspace with a 3 MB log, built once per test process (the TUI's snapshot shows its
+    name, ``shop``). Tests only read it."""
+    from agentpager.demo import build_demo
+
+    root = tmp_path_factory.mktemp("demo") / "shop"
+    build_demo(root, 3_000_000)
+    return root
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@ are tested end to end without npm.
 It answers a Read with the file's text in capitals, unless ``FAKE_AGENT_MODE`` says otherwise:
 ``numbered`` answers as Claude Code 2.1.330 does with its default model for a plain UTF-8 file
 (``{n}\t{line}`` from ``offset``, at most ``limit`` lines); ``hang`` starts a child that sleeps
-and then sleeps itself, to test the timeout and cancelling.
+and then sleeps itself, to test the timeout and cancelling (the child has ``$FAKE_AGENT_MARKER`` as an
+argument, for the test to find it: ``tests/waiting.py``).
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def main() -> int:
         print("9.8.7 (Fake Agent)")
         return 0
     if os.environ.get("FAKE_AGENT_MODE") == "hang":
-        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        marker = os.environ.get("FAKE_AGENT_MARKER", "")
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", marker])
         time.sleep(600)
     model = sys.argv[sys.argv.index("--model") + 1] if "--model" in sys.argv else "claude-fake-default"
     tools = [{"name": "Read", "description": "Reads a file.", "input_schema": {"type": "object"}}]

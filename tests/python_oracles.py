@@ -23,6 +23,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from waiting import HANG
+
 OPENHANDS_PYTHON = os.environ.get("AGENTPAGER_OPENHANDS_PYTHON", "")
 SWE_AGENT_TOOLS = os.environ.get("AGENTPAGER_SWE_AGENT_TOOLS", "")
 _HERE = Path(__file__).parent
@@ -70,7 +72,7 @@ class OpenHandsOracle:
     def close(self) -> None:
         if self.process.stdin is not None:
             self.process.stdin.close()
-        self.process.wait(timeout=30)
+        self.process.wait(timeout=HANG)
 
 
 _ANSI_ESCAPE = re.compile(r"\x1B[@-_][0-?]*[ -/]*[@-~]")

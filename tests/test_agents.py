@@ -17,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from waiting import HANG, all_gone, processes_with
 
 from agentpager.agents import get_agent, probed_agents
 from agentpager.probe import AgentNotInstalled, Cancelled, ProbeError, Program, find, install, install_hint, probe
@@ -51,7 +52,7 @@ def events(body: bytes) -> list[tuple[str | None, dict]]:
 def post(url: str, body: object, headers: dict[str, str] | None = None) -> tuple[str, bytes]:
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, method="POST", headers=headers or {})
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=HANG) as response:
         return response.headers["Content-Type"], response.read()
 
 
@@ -99,7 +100,7 @@ def test_the_mock_calls_once_records_the_result_byte_for_byte_and_answers_the_re
         _, last = post(url, body.encode())
         assert events(last)[4][1]["delta"]["stop_reason"] == "end_turn"
         _, counted = post(mock.url + "/v1/messages/count_tokens", {"messages": [{"role": "user", "content": "x" * 41}]})
-        with urllib.request.urlopen(mock.url + "/api/hello", timeout=10) as response:
+        with urllib.request.urlopen(mock.url + "/api/hello", timeout=HANG) as response:
             assert json.loads(response.read()) == {}
     recording = mock.recording
     assert recording.done.is_set()
@@ -140,7 +141,7 @@ def test_the_mock_reads_chunked_request_bodies() -> None:
         request = urllib.request.Request(
             mock.url + "/v1/messages", data=iter(chunks), method="POST", headers={"Transfer-Encoding": "chunked"}
         )  # http.client sends each chunk framed as one
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=HANG) as response:
             answer = response.read()
     assert json.loads(answer)["content"][0]["type"] == "tool_use"
 
@@ -284,32 +285,37 @@ def test_an_agent_whose_api_does_not_say_is_asked_its_own_records_once_it_exited
 
 
 @pytest.fixture
-def hanging_agent() -> Program:
-    """The fake agent, started as Claude Code, starts a sleeping child and sleeps itself."""
+def hang_marker(tmp_path: Path) -> str:
+    """An argument on the command line of the hanging agent's child, for the test to find it (other
+    tests' processes may run at the same time)."""
+    return f"hanging-agent-{tmp_path}"
+
+
+@pytest.fixture
+def hanging_agent(hang_marker: str) -> Program:
+    """The fake agent, started as Claude Code, starts a sleeping child with ``hang_marker`` on its
+    command line and sleeps itself."""
     claude_code = program("claude-code")
-    hanging = lambda *args: Launch(
-        claude_code.launch(*args).arguments, {**claude_code.launch(*args).env, "FAKE_AGENT_MODE": "hang"}
-    )  # noqa: E731
+    mode = {"FAKE_AGENT_MODE": "hang", "FAKE_AGENT_MARKER": hang_marker}
+    hanging = lambda *args: Launch(  # noqa: E731
+        claude_code.launch(*args).arguments, {**claude_code.launch(*args).env, **mode}
+    )
     return dataclasses.replace(claude_code, launch=hanging)
 
 
-def test_an_agent_that_never_answers_is_killed_with_its_children(tmp_path: Path, hanging_agent: Program) -> None:
-    before = set(os.listdir("/proc"))
-    with pytest.raises(ProbeError, match="no tool result within 2 s"):
+def test_an_agent_that_never_answers_is_killed_with_its_children(
+    tmp_path: Path, hanging_agent: Program, hang_marker: str
+) -> None:
+    with pytest.raises(ProbeError, match="no tool result within 2 s"):  # it never answers: 2 s of waiting suffice
         probe(hanging_agent, "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), timeout=2)
-    sleepers = [
-        pid
-        for pid in set(os.listdir("/proc")) - before
-        if pid.isdigit() and b"time.sleep(600)" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    ]
-    assert sleepers == []
+    assert all_gone(hang_marker), processes_with(hang_marker)
 
 
 def agentpager(
     *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "agentpager", *args], capture_output=True, timeout=120, env=env, cwd=cwd
+        [sys.executable, "-m", "agentpager", *args], capture_output=True, timeout=HANG, env=env, cwd=cwd
     )
 
 
@@ -382,21 +388,16 @@ def test_install_hands_on_each_line_npm_writes_and_says_why_it_failed(no_agents:
 
 
 def test_a_cancelled_install_stops_npm_and_its_children(no_agents: Path) -> None:
-    npm_stand_in(no_agents.parent / "bin", "echo started\nsleep 600 & wait\n")
+    duration = f"600.{os.getpid()}"  # no other test process sleeps as long
+    npm_stand_in(no_agents.parent / "bin", f"echo started\nsleep {duration} & wait\n")
     cancel = threading.Event()
 
     def line(text: str) -> None:
         cancel.set()  # as soon as npm says anything
 
-    before = set(os.listdir("/proc"))
     with pytest.raises(Cancelled):
         install(program("claude-code"), "2.1.84", progress=line, cancel=cancel)
-    sleepers = [
-        pid
-        for pid in set(os.listdir("/proc")) - before
-        if pid.isdigit() and Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"sleep\x00600")
-    ]
-    assert sleepers == []
+    assert all_gone(duration), processes_with(duration)
 
 
 def test_a_version_not_in_the_cache_is_the_one_on_path_when_it_is_that_version(no_agents: Path) -> None:
@@ -412,31 +413,22 @@ def test_a_version_not_in_the_cache_is_the_one_on_path_when_it_is_that_version(n
     )
 
 
-def test_a_cancelled_probe_stops_the_agent_and_its_children(tmp_path: Path, hanging_agent: Program) -> None:
-    before = set(os.listdir("/proc"))
-
-    def sleepers() -> list[str]:
-        found = []
-        for pid in set(os.listdir("/proc")) - before:
-            try:
-                if pid.isdigit() and b"time.sleep(600)" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                    found.append(pid)
-            except OSError:
-                pass  # it ended meanwhile
-        return found
-
+def test_a_cancelled_probe_stops_the_agent_and_its_children(
+    tmp_path: Path, hanging_agent: Program, hang_marker: str
+) -> None:
     cancel, seen = threading.Event(), []
 
     def cancel_once_its_child_sleeps() -> None:
-        for _ in range(600):
-            if found := sleepers():
-                seen.extend(found)
-                break
+        while not (found := processes_with(hang_marker)) and not cancel.is_set():
             time.sleep(0.05)
+        seen.extend(found)
         cancel.set()
 
-    threading.Thread(target=cancel_once_its_child_sleeps).start()
-    with pytest.raises(Cancelled):
-        probe(hanging_agent, "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), cancel=cancel)
+    threading.Thread(target=cancel_once_its_child_sleeps, daemon=True).start()
+    try:
+        with pytest.raises(Cancelled):
+            probe(hanging_agent, "Read", {"file_path": "a"}, tmp_path, version=str(FAKE_AGENT), cancel=cancel)
+    finally:
+        cancel.set()  # the watching thread stops, whatever happened
     assert seen, "the agent had started its child"
-    assert sleepers() == []
+    assert all_gone(hang_marker), processes_with(hang_marker)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -86,3 +87,63 @@ def test_the_limit_from_the_environment(tmp_path: Path, monkeypatch: pytest.Monk
     assert CacheDir(tmp_path).max_bytes == 2 << 20
     monkeypatch.setenv(cache.MAX_MB_ENV, "-1")
     assert CacheDir(tmp_path).max_bytes == cache.DEFAULT_MAX_BYTES
+
+
+@pytest.fixture
+def derived(root: Path) -> Path:
+    """A DOCX (converted) and a UTF-16 file (re-encoded): texts read from the cache dir."""
+    from samples import write_docx
+
+    write_docx(root / "a.docx", ["hello world", "second"])
+    (root / "u16.txt").write_bytes(utf16("hi\nthere\n"))
+    (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 3001)))
+    return root
+
+
+def reads_everything(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each text read twice, with a document converted once; the big file's index saved nowhere."""
+    from agentpager.engine import content, textfile
+
+    conversions = []
+    convert = content.convert_document
+    monkeypatch.setattr(content, "convert_document", lambda *args: conversions.append(1) or convert(*args))
+    monkeypatch.setattr(textfile, "SAVED_MIN_BYTES", 1000)
+    workspace = Workspace(root, "vault")
+    for _ in range(2):
+        assert workspace.call("read_file", {"path": "a.docx"}).text == "hello world\n\nsecond"
+        assert workspace.call("read_file", {"path": "u16.txt"}).text == "hi\nthere\n"
+        assert workspace.call("read_file", {"path": "big.txt", "offset": 20, "length": 6}).text == (
+            "[Continuing from char 20 of 28893]\n\n\nline \n\n[... truncated at char 26 of 28893. Use offset=26 to read more.]"
+        )
+    assert len(conversions) == 1
+
+
+def test_a_cache_dir_under_a_file_only_costs_time(
+    derived: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'Could not read the file: Not a directory.' although the conversion succeeded."""
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("AGENTPAGER_CACHE_DIR", str(tmp_path / "a-file" / "cache"))
+    reads_everything(derived, monkeypatch)
+
+
+@pytest.mark.parametrize("error", [errno.ENOSPC, errno.EROFS])
+def test_a_full_or_read_only_cache_only_costs_time(derived: Path, monkeypatch: pytest.MonkeyPatch, error: int) -> None:
+    def refuse(path: Path, chunks: object) -> None:
+        raise OSError(error, os.strerror(error), str(path))
+
+    monkeypatch.setattr(cache, "write_atomically", refuse)
+    reads_everything(derived, monkeypatch)
+
+
+def test_with_no_room_in_the_temp_dir_either_the_text_is_kept_in_memory(
+    derived: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(cache, "write_atomically", refuse)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    reads_everything(derived, monkeypatch)

@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG
 
 
 def agentpager(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "agentpager", *args], capture_output=True, cwd=cwd, timeout=60)
+    return subprocess.run([sys.executable, "-m", "agentpager", *args], capture_output=True, cwd=cwd, timeout=HANG)
 
 
 def test_call_writes_the_exact_output_without_a_newline(root: Path) -> None:
@@ -49,10 +50,51 @@ def test_max_output_chars(root: Path) -> None:
         "call", "--root", str(root), "--max-output-chars", "100", "--profile", "vault", "read_file", '{"path": "a.txt"}'
     )
     assert done.stdout.startswith(b"y" * 100 + b"\n\n[OUTPUT TRUNCATED]\nTool 'read_file' returned ~142 tokens")
-    ignored = agentpager(
-        "call", "--root", str(root), "--max-output-chars", "-3", "--profile", "vault", "read_file", '{"path": "a.txt"}'
+
+
+@pytest.mark.parametrize("value", ["-3", "0", "1.5", "abc", ""])
+def test_a_bad_max_output_chars_is_refused(root: Path, value: str) -> None:
+    (root / "a.txt").write_text("y" * 500)
+    done = agentpager("call", "--root", str(root), "--max-output-chars", value, "read_file", '{"path": "a.txt"}')
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr == f"agentpager: --max-output-chars {value!r}: expected a whole number above 0\n".encode()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("call", "read_file", '{"path": "a.txt"}'),
+        ("replay", "TRANSCRIPT"),
+        ("replay", "--json", "TRANSCRIPT"),
+        ("transcript", "TRANSCRIPT"),
+        ("mcp",),
+        ("probe", "claude-code", "Read"),
+        ("a.txt",),
+    ],
+)
+@pytest.mark.parametrize(("name", "reason"), [("missing", "no such directory"), ("a.txt", "not a directory")])
+def test_a_root_that_is_not_a_directory_is_one_line_and_exit_2(
+    root: Path, args: tuple[str, ...], name: str, reason: str
+) -> None:
+    (root / "a.txt").write_text("x\n")
+    transcript = Path(__file__).parent / "sessions" / "rtchess-excerpt.jsonl"
+    command = [str(transcript) if arg == "TRANSCRIPT" else arg for arg in args]
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", *command[:1], "--root", str(root / name), *command[1:]],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        cwd=root,
+        timeout=30,
     )
-    assert ignored.stdout == b"y" * 500 and b"ignoring --max-output-chars" in ignored.stderr
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr == f"agentpager: --root {root / name}: {reason}\n".encode()
+
+
+def test_a_command_s_unknown_option_shows_that_command_s_usage() -> None:
+    done = agentpager("sessions", "--bogus")
+    assert done.returncode == 2
+    assert done.stderr.startswith(b"usage: agentpager sessions [-h]")
+    assert done.stderr.endswith(b"agentpager sessions: error: unrecognized arguments: --bogus\n")
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from waiting import HANG
 
 from agentpager import __version__
 from agentpager.cli import main
@@ -24,6 +25,7 @@ from agentpager.config import (
 )
 from agentpager.profiles import profile_names
 from agentpager.tui.app import remappable_keys
+from agentpager.tui.themes import load_themes
 
 KEYS = remappable_keys()
 
@@ -66,8 +68,15 @@ def test_valid_settings_are_used(isolated_config: Path) -> None:
             'profile = "qqq"',
             f'profile: expected a profile ({", ".join(profile_names())}), got "qqq"; using "qq".',
         ),
-        ("budget = -5", "budget: expected the context window in tokens, a whole number above 0, got -5; using 200000."),
-        ("budget = true", "budget: expected the context window in tokens, a whole number above 0, got true"),
+        (
+            "budget = -5",
+            "budget: expected the context window in tokens, a whole number from 1 to 100000000, got -5; using 200000.",
+        ),
+        (
+            "budget = true",
+            "budget: expected the context window in tokens, a whole number from 1 to 100000000, got true",
+        ),
+        ("budget = 100000000000000000000000000000000000", "got 100000000000000000000000000000000000; using 200000."),
         ('budget = "200k"', 'got "200k"; using 200000.'),
         ('pair_format = "gemini"', 'pair_format: expected "openai" or "anthropic", got "gemini"; using "openai".'),
         ("theme = 3", 'theme: expected a theme name, got 3; using "textual-dark".'),
@@ -113,6 +122,36 @@ def test_invalid_toml_says_where_and_uses_the_defaults(isolated_config: Path) ->
     config = load_config(keys=KEYS)
     assert config.profile == "qq"
     assert config.problems == [f"{path}: not valid TOML: Invalid value (at line 2, column 10); using the defaults."]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("x = " + "[" * 100_000 + "]" * 100_000, "values nested too deeply"),
+        ("x = " + "{a = " * 100_000 + "1" + "}" * 100_000, "values nested too deeply"),
+        (
+            "budget = " + "9" * 5000,
+            "Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits",
+        ),
+    ],
+    ids=["arrays", "tables", "digits"],
+)
+def test_toml_python_cannot_hold_is_a_problem_not_a_crash(isolated_config: Path, text: str, reason: str) -> None:
+    path = write(isolated_config, text + "\n")
+    config = load_config(keys=KEYS)
+    assert config.problems == [f"{path}: not valid TOML: {reason}; using the defaults."]
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "config"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 1
+    assert done.stderr == f"agentpager: {path}: not valid TOML: {reason}; using the defaults.\n"
+    with pytest.raises(ConfigError) as raised:
+        save_setting(path, "theme", "nord", KEYS)
+    assert str(raised.value) == f"{path} is not valid TOML ({reason}); theme was not saved."
+    themes = isolated_config / "themes"
+    themes.mkdir()
+    (themes / "deep.toml").write_text(text + "\n")
+    assert load_themes(themes).problems == [f"{themes / 'deep.toml'}: not valid TOML: {reason}."]
 
 
 def test_an_unreadable_file_is_a_problem_not_a_crash(isolated_config: Path) -> None:
@@ -250,10 +289,12 @@ def test_config_command_prints_the_settings_and_exits_1_on_problems(
 
 
 def test_version() -> None:
-    done = subprocess.run([sys.executable, "-m", "agentpager", "--version"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "--version"], capture_output=True, text=True, timeout=HANG
+    )
     assert (done.returncode, done.stdout) == (0, f"agentpager {__version__}\n")
     done = subprocess.run(
-        [sys.executable, "-m", "agentpager", "config", "--version"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "agentpager", "config", "--version"], capture_output=True, text=True, timeout=HANG
     )
     assert done.returncode == 2, "--version belongs to agentpager, not to a command"
 

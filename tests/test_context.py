@@ -14,7 +14,7 @@ from pathlib import Path
 import tiktoken
 
 from agentpager.transcripts import open_transcript
-from agentpager.transcripts.context import Counts, context_report
+from agentpager.transcripts.context import AgentContext
 
 SESSIONS = Path(__file__).parent / "sessions"
 CWD = "/home/dev/proj"
@@ -121,8 +121,8 @@ def test_a_claude_code_session_without_usage_is_estimated(tmp_path: Path) -> Non
         "~ estimated with cl100k: the log records no usage\n"
         "tool outputs: cl100k estimates\n"
         "\n"
-        "costliest tool outputs (cl100k tokens):\n"
-        '       15  #0     Read           {"file_path": "/home/dev/proj/README.md"}\n'
+        "costliest tool outputs (tokens):\n"
+        '~      15  #0     Read           {"file_path": "/home/dev/proj/README.md"}\n'
     )
 
 
@@ -134,13 +134,14 @@ def test_recorded_usage_is_kept_and_the_estimated_turns_named(tmp_path: Path) ->
         "output_tokens": 40,
     }
     table = context_table(claude_session(tmp_path / "s.jsonl", usage))
-    assert cl100k(PROMPT, TEXT, f"Read({json.dumps(READ)})", README) == 41
+    since = cl100k(TEXT, f"Read({json.dumps(READ)})", README)
+    assert since == 35, "what was logged since turn 1: its text and call, the Read's output"
     assert table.startswith(
         HEADER
         + "    1  10:00:02          3      12,000          500       40     12,503    200,000     6%             0\n"
-        "    2  10:00:05                                               ~      41    200,000     0%            15\n"
+        "    2  10:00:05                                               ~  12,538    200,000     6%            15\n"
         "~ estimated with cl100k: turn 2 records no usage\n"
-    )
+    ), "turn 2: turn 1's context, and what came since counted"
 
 
 def test_codex_usage_before_or_after_a_requests_items_is_that_request(tmp_path: Path) -> None:
@@ -185,8 +186,8 @@ def test_counts_are_kept_between_reports(tmp_path: Path) -> None:
         counted.append(text)
         return cl100k(text)
 
-    counts = Counts()
-    first = context_report(transcript, count, counts=counts)
+    context = AgentContext(transcript.index, count=count)
+    first = list(context.fills())
     assert len(counted) == 4  # the output, the prompt, the text and the call
-    again = context_report(transcript, count, counts=counts)
-    assert len(counted) == 4 and [turn.context for turn in again.turns] == [turn.context for turn in first.turns]
+    again = list(context.fills())
+    assert len(counted) == 4 and [turn.context for turn in again] == [turn.context for turn in first] == [6, 41]

@@ -16,15 +16,8 @@ from agentpager.demo.documents import docx_bytes, pdf_bytes
 from agentpager.transcripts import open_transcript
 from agentpager.transcripts.replay import Replayer
 
-SIZE = 3_000_000
+SIZE = 3_000_000  # the size of the demo conftest.py builds (demo_root)
 STAMP = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (DEBUG|INFO |WARN |ERROR) ")
-
-
-@pytest.fixture(scope="module")
-def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("demo") / "shop"
-    build_demo(root, SIZE)
-    return root
 
 
 def test_the_log_is_whole_lines_of_rising_timestamps_with_errors_and_long_lines(demo_root: Path) -> None:

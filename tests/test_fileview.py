@@ -147,3 +147,24 @@ def test_search_for_empty_lines_finds_no_line_past_the_end(root: Path, content: 
     (root / "f.txt").write_bytes(content.encode())
     with Workspace(root).open_view("f.txt").open() as reader:
         assert list(reader.search(compile_regex("^$", re.MULTILINE))) == [2]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [
+        (r"(a*)*\1b", r"Pattern '(a*)*\1b' took longer than 0.5 s to match; use a simpler one."),
+        (r"(?<=a+)b", "look-behind requires fixed-width pattern"),
+    ],
+)
+def test_a_search_that_fails_in_the_child_says_why(
+    root: Path, monkeypatch: pytest.MonkeyPatch, pattern: str, message: str
+) -> None:
+    """The child's refusal reaches the viewer as a ViewError (a frozen dataclass could not be raised
+    from inside FileView.search's ``with`` block: FrozenInstanceError instead)."""
+    monkeypatch.setenv("AGENTPAGER_REGEX_SECONDS", "0.5")
+    (root / "f.txt").write_text("a" * 5000 + "\n")
+    view = Workspace(root).open_view("f.txt")
+    with compile_regex(pattern) as matcher, pytest.raises(ViewError) as raised:
+        list(view.search(matcher))
+    assert raised.value.message == message
+    assert raised.value.__traceback__ is not None

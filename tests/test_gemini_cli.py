@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -151,6 +152,27 @@ def test_paths_outside_the_project(plain: Path) -> None:
         'Path not in workspace: Attempted path "/etc/hostname"'
     )
     assert call(plain, "read_file", {"file_path": "dir/.env"})[0].startswith("Path not in workspace")
+
+
+def test_a_link_out_of_the_project_is_named_as_each_tool_names_it(plain: Path) -> None:
+    """read_file checks ``resolveToRealPath(path)`` (read-file.ts ``validateToolParamValues``), so its
+    error names where the link leads; list_directory checks ``path.resolve(targetDir, dir_path)``
+    (ls.ts), so its error names the link."""
+    os.symlink("/etc", plain / "etc_link")
+    temp = "/home/me/.gemini/tmp/plain"
+    workspace = Workspace(plain, "gemini-cli", settings={"home": "/home/me"})
+    assert workspace.call("list_directory", {"dir_path": "etc_link"}).text == (
+        f'Path not in workspace: Attempted path "{plain.resolve()}/etc_link" resolves outside the allowed '
+        f"workspace directories: {plain.resolve()} or the project temp directory: {temp}"
+    )
+    assert workspace.call("read_file", {"file_path": "etc_link/hostname"}).text == (
+        f'Path not in workspace: Attempted path "{os.path.realpath("/etc/hostname")}" resolves outside the '
+        f"allowed workspace directories: {plain.resolve()} or the project temp directory: {temp}"
+    )
+    os.symlink("dir/node_modules", plain / "modules_link")
+    assert workspace.call("list_directory", {"dir_path": "modules_link"}).text.startswith(
+        f'Path not in workspace: Attempted path "{plain.resolve()}/modules_link" resolves outside'
+    )
 
 
 def test_the_project_dir_setting_names_the_paths(plain: Path) -> None:
@@ -339,7 +361,7 @@ def test_sort_key_orders_as_node_local_compare() -> None:
     assert sorted(names, key=sort_key) == json.loads(node.stdout)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     lines=st.lists(st.text(alphabet="ab\r\t é😀", max_size=30), max_size=40),
     final_newline=st.booleans(),
@@ -360,7 +382,7 @@ def test_the_lines_shown_are_the_lines_asked_for(
     assert read.truncated == (read.first > 1 or read.last < read.total)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(count=st.integers(0, 60), start=st.none() | st.integers(1, 70), span=st.none() | st.integers(0, 70))
 def test_the_header_numbers_say_what_is_shown(
     tmp_path_factory: pytest.TempPathFactory, count: int, start, span
@@ -429,3 +451,140 @@ def test_a_gemini_session_replays_with_the_profile(tmp_path: Path, plain: Path) 
     replays = [replayer.replay(call) for call in transcript.calls]
     assert [r.plan.profile if r.plan else None for r in replays] == ["gemini-cli"] * 5
     assert [r.status for r in replays] == ["same", "same", "same", "same", "differs"]
+
+
+# -- big directories ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("many")
+    (root / "d").mkdir()
+    for n in range(5000):
+        os.close(os.open(root / "d" / f"file_{n:07d}_name.txt", os.O_CREAT | os.O_WRONLY, 0o644))
+    return root
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"), [("list_directory", {"dir_path": "d"}), ("read_many_files", {"include": ["d"]})]
+)
+def test_a_big_directory_takes_memory_for_its_output_only(
+    many: Path, monkeypatch: pytest.MonkeyPatch, tool: str, arguments: dict
+) -> None:
+    """A directory of a million entries took 1.4 GB to list and 1.5 GB to read (an object and a sort
+    key per entry, each file's open kept until the end of the call): what is held now is about the
+    output (here with runs of 500 entries, as a million are read and sorted in runs of 65,536)."""
+    import tracemalloc
+
+    from agentpager.agents.gemini_cli import profiles
+    from agentpager.engine import runs
+
+    monkeypatch.setattr(runs, "RUN_ROWS", 500)
+    monkeypatch.setattr(profiles, "_LISTED_AT_ONCE", 500)
+    workspace = Workspace(many, "gemini-cli")
+    workspace.call("list_directory", {"dir_path": "."})  # the imports and the ignore files, first
+    tracemalloc.start()
+    try:
+        text = workspace.call(tool, arguments).text
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    names = [f"file_{n:07d}_name.txt" for n in range(5000)]
+    if tool == "list_directory":
+        assert text == f"Directory listing for {many.resolve()}/d:\n" + "\n".join(f"{name} (0 bytes)" for name in names)
+    else:
+        assert text == (
+            "\n--- Content from referenced files ---"
+            + "".join(f"\nContent from @d/{name}:\n" for name in names)
+            + "\n--- End of content ---"
+        )
+    assert peak < 10 * len(text)  # it was 40 to 50 times
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    names=st.lists(st.text("aAbB_-.é É1\x01ß", min_size=1, max_size=4), min_size=1, max_size=40, unique=True),
+    groups=st.lists(st.integers(0, 1), min_size=40, max_size=40),
+)
+def test_listing_order_in_runs_is_the_order_of_one_sort(names: list[str], groups: list[int]) -> None:
+    """Sorted in runs and merged, the order is Node's: directories first, localeCompare, then strcmp."""
+    from agentpager.engine import runs
+    from agentpager.tools.js.collation import locale_sorted
+
+    rows = [(group, name, f"{name}!") for group, name in zip(groups, names, strict=False)]
+    expected = [
+        row[2]
+        for row in sorted(sorted(rows, key=lambda row: os.fsencode(row[1])), key=lambda row: (row[0], sort_key(row[1])))
+    ]
+    saved = runs.RUN_ROWS
+    try:
+        runs.RUN_ROWS = 3
+        assert list(locale_sorted(rows)) == expected
+    finally:
+        runs.RUN_ROWS = saved
+
+
+def _peak_of(workspace: Workspace, tool: str, arguments: dict) -> tuple[object, int]:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        result = workspace.call(tool, arguments)
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_huge_ignore_file_is_read_in_part_and_said_so(tmp_path: Path) -> None:
+    """A .geminiignore of 30 MB (15 million one-letter rules) was read whole and every line compiled
+    as a rule. The first MiB, at most LINES_LIMIT lines, is used now, and the answer is uncertain."""
+    from agentpager.agents.gemini_cli.discovery import LINES_LIMIT
+
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "secret.txt").write_bytes(b"s\n")
+    (root / "late.txt").write_bytes(b"l\n")
+    with open(root / ".geminiignore", "wb") as file:
+        file.write(b"secret.txt\n")
+        for _ in range(30):
+            file.write(b"z\n" * (1 << 19))
+        file.write(b"late.txt\n")  # past the cut: not used
+    workspace = Workspace(root, "gemini-cli")
+    result, peak = _peak_of(workspace, "list_directory", {"dir_path": "."})
+    assert result.text == (
+        f"Directory listing for {root.resolve()}:\n.geminiignore (31457300 bytes)\nlate.txt (2 bytes)\n\n(1 ignored)"
+    )
+    assert result.uncertain == (
+        "an ignore file is longer than agentpager reads (.geminiignore): its first 1 MiB, at most "
+        f"{LINES_LIMIT:,} lines, are used; Gemini CLI reads it whole"
+    )
+    assert peak < 20_000_000
+    read = workspace.call("read_file", {"file_path": "secret.txt"})
+    assert read.is_error and "is ignored by configured ignore patterns" in read.text and read.uncertain
+
+
+def test_a_huge_gemini_md_is_shown_in_part_and_said_so(tmp_path: Path) -> None:
+    """A 40 MB GEMINI.md was read whole into the context a tool appends; its first MiB (to its last
+    line break there) is shown now, and the answer is uncertain."""
+    from agentpager.agents.gemini_cli.discovery import READ_LIMIT
+
+    root = tmp_path / "p"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "a.txt").write_bytes(b"a\n")
+    line = b"x" * 99 + b"\n"
+    with open(root / "sub" / "GEMINI.md", "wb") as file:
+        for _ in range(400):
+            file.write(line * 1000)
+    workspace = Workspace(root, "gemini-cli")
+    result, peak = _peak_of(workspace, "read_file", {"file_path": "sub/a.txt"})
+    where = f"{root.resolve()}/sub/GEMINI.md"
+    shown = ("x" * 99 + "\n") * (READ_LIMIT // 100)
+    assert result.text == (
+        "a\n\n\n--- Newly Discovered Project Context ---\n"
+        f"--- Context from: {where} ---\n{shown.rstrip()}\n--- End of Context from: {where} ---\n"
+        "--- End Project Context ---"
+    )
+    assert result.uncertain == (
+        f"a GEMINI.md is longer than agentpager reads ({where}): its first 1 MiB is shown; Gemini CLI shows it whole"
+    )
+    assert peak < 10 * READ_LIMIT

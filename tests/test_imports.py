@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from scanners import scanner
+from waiting import HANG
 
 import agentpager
 from agentpager.agents import AGENTS
@@ -33,7 +34,7 @@ print(exit_status, loaded, file=sys.stderr)
 
 def test_call_path_imports_no_textual_markitdown_or_mcp(root: Path) -> None:
     (root / "a.txt").write_text("small file\n")
-    done = subprocess.run([sys.executable, "-c", CHECK, str(root)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", CHECK, str(root)], capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == "0 []", "small files are read without numpy, Textual, markitdown or mcp"
 
@@ -78,7 +79,10 @@ def test_a_call_loads_its_own_agents_profiles_alone(
     descriptions) and its own profiles, none of another agent's."""
     (root / "a.txt").write_text("small file\n")
     done = subprocess.run(
-        [sys.executable, "-c", CALL_OF, str(root), profile, tool, arguments], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", CALL_OF, str(root), profile, tool, arguments],
+        capture_output=True,
+        text=True,
+        timeout=HANG,
     )
     assert done.stderr.strip() == agents_loaded
 
@@ -148,7 +152,7 @@ def test_a_call_on_a_file_whose_index_is_saved_loads_nothing_heavy(root: Path, c
             pass  # skips where no C compiler could build it
     (root / "big.txt").write_text("".join(f"line {n:06d} of a file bigger than a few blocks\n" for n in range(80000)))
     runs = [
-        subprocess.run([sys.executable, "-c", LEAN, str(root), counter], capture_output=True, text=True, timeout=60)
+        subprocess.run([sys.executable, "-c", LEAN, str(root), counter], capture_output=True, text=True, timeout=HANG)
         for _ in range(2)
     ]
     assert [run.stdout.startswith("[File: big.txt | Lines 60000-60199 of 80000]") for run in runs] == [True, True]

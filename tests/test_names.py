@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG
 
 from agentpager import Workspace
 
@@ -74,7 +75,7 @@ class StdioServer:
         self.process.stdin.write(message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n")
         self.process.stdin.flush()
 
-    def answer(self, timeout: float = 20) -> dict:
+    def answer(self, timeout: float = HANG) -> dict:
         assert self.process.stdout is not None
         ready, _, _ = select.select([self.process.stdout], [], [], timeout)
         assert ready, "no answer: " + self.stop()
@@ -92,7 +93,7 @@ class StdioServer:
         if self.process.stdin is not None and not self.process.stdin.closed:
             self.process.stdin.close()
         try:
-            self.process.wait(10)
+            self.process.wait(HANG)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()

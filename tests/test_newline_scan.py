@@ -5,6 +5,7 @@ from __future__ import annotations
 import mmap
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scanners import SCANNERS, scanner
@@ -27,7 +28,7 @@ chunks = st.lists(st.sampled_from([b"\n", b"a", b"\r\n", b"\xc3\xa9", b"x" * 37,
 
 
 @pytest.mark.parametrize("name", SCANNERS)
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(parts=chunks, cut=st.integers(0, 64))
 def test_counts_and_offsets_equal_those_of_bytes(name: str, parts: list[bytes], cut: int) -> None:
     data = b"".join(parts)

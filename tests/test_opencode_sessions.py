@@ -160,3 +160,29 @@ def test_other_agents_calls_are_not_claimed() -> None:
     assert PROFILE.claim(RecordedCall("read", {"filePath": "a"}, None, "claude-code")) is None
     assert PROFILE.claim(RecordedCall("read", {"filePath": "a"}, None, "opencode")) is not None
     assert os.path.isfile(FIXTURES / "opencode.db")
+
+
+def test_a_fifo_or_a_record_nested_too_deep_in_the_store_never_stops_the_listing(tmp_path: Path) -> None:
+    """A FIFO where a database or a session file would be was opened and waited on for ever; a
+    session file nested 100,000 deep raised RecursionError. Now the FIFOs are passed over and the
+    deep file reads as an empty session (each listed, with the problem that it holds no record)."""
+    import subprocess
+    import sys
+
+    data = tmp_path / ".local" / "share" / "opencode"
+    sessions = data / "storage" / "session" / "global"
+    sessions.mkdir(parents=True)
+    os.mkfifo(data / "opencode-dev.db")
+    os.mkfifo(sessions / "ses_fifo.json")
+    (sessions / "ses_deep.json").write_text('{"a":' + "[" * 100_000 + "]" * 100_000 + "}")
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ | {"AGENTPAGER_CACHE_DIR": str(tmp_path / "cache")},
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    found = sorted(Path(json.loads(line)["path"]).name for line in done.stdout.splitlines())
+    assert found == ["ses_deep.json", "ses_fifo.json"]

@@ -9,14 +9,17 @@ import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from waiting import HANG, children_of, processes_with
 
 from agentpager import Workspace
 from agentpager.engine import patterns
@@ -124,8 +127,9 @@ def test_names_that_are_not_utf8_are_matched_by_re(root: Path) -> None:
 
 
 def test_a_stopped_child_does_not_outlive_its_matcher() -> None:
-    matcher = compile_regex("(a+)+(?=b)", seconds=0.2)
-    child = matcher.child()
+    matcher = compile_regex("(a+)+(?=b)", seconds=600)
+    child = matcher.child()  # its start is timed too: with a limit no loaded machine reaches
+    child.seconds = 0.2  # then (a+)+ over the hostile name takes far longer than its request may
     with pytest.raises(PatternTooCostly):
         matcher.search(HOSTILE_NAME)
     assert child.process.poll() is not None
@@ -145,6 +149,25 @@ def test_errors_from_compile() -> None:
     with pytest.raises(InvalidPattern) as caught:
         compile_regex("a{2,1}")
     assert caught.value.message == "min repeat greater than max repeat at position 2"
+
+
+def test_patterns_python_warns_about_compile_without_a_warning(root: Path) -> None:
+    """A set holding ``[`` made ``re`` print a FutureWarning on stderr (over the TUI)."""
+    (root / "[a.txt").write_text("x")
+    command = [sys.executable, "-W", "always", "-m", "agentpager", "call", "--root", str(root), "list_files"]
+    done = subprocess.run([*command, '{"pattern": "[[a]", "use_regex": true}'], capture_output=True, timeout=60)
+    assert (done.stdout, done.stderr) == (b"[a.txt", b"")
+    with _no_warning():
+        assert compile_regex("[[a]").search("[")
+        assert compile_glob("[[a]").search("[")
+
+
+@contextmanager
+def _no_warning() -> Iterator[None]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    assert [str(warning.message) for warning in caught] == []
 
 
 def test_ascii_case_partners_are_all_there_are() -> None:
@@ -182,7 +205,7 @@ def regexes() -> st.SearchStrategy[str]:
     return st.recursive(st.sampled_from(ATOMS), extend, max_leaves=6)
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=examples(400), suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(
     pattern=regexes(),
     texts=st.lists(st.text(TEXT_ALPHABET, max_size=8), min_size=1, max_size=6),
@@ -190,7 +213,7 @@ def regexes() -> st.SearchStrategy[str]:
 )
 def test_matches_as_re_does(pattern: str, texts: list[str], flags: int) -> None:
     compiled = re.compile(pattern, flags)
-    matcher = compile_regex(pattern, flags)
+    matcher = compile_regex(pattern, flags, seconds=600)  # equal answers, however slow the child starts
     try:
         assert matcher.matches(texts) == [compiled.search(text) is not None for text in texts], pattern
         for text in texts:
@@ -209,7 +232,7 @@ def test_matches_as_re_does(pattern: str, texts: list[str], flags: int) -> None:
 GLOB_ATOMS = ["a", "b", "é", "*", "?", "[a-c]", "[!a]", "[]a]", "[!]]", ".", "/", "[", "\\", "[*]"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     parts=st.lists(st.sampled_from(GLOB_ATOMS), max_size=6),
     texts=st.lists(st.text("ab.é/*[]!\n", max_size=6), min_size=1, max_size=6),
@@ -234,7 +257,7 @@ async def test_mcp_answers_tools_list_while_a_costly_pattern_runs(hostile_tree: 
     )
     order: list[str] = []
     hostile: list[str] = []
-    with anyio.fail_after(60):
+    with anyio.fail_after(HANG):
         async with Client(server) as client:
 
             async def costly() -> None:
@@ -244,7 +267,8 @@ async def test_mcp_answers_tools_list_while_a_costly_pattern_runs(hostile_tree: 
 
             async with anyio.create_task_group() as group:
                 group.start_soon(costly)
-                await anyio.sleep(0.5)  # the costly call is in the server first
+                while not children_of(processes_with(str(hostile_tree))) and not order:
+                    await anyio.sleep(0.05)  # until the costly call runs in the server: re in its child
                 tools = await client.list_tools()
                 order.append("tools/list")
     assert [tool.name for tool in tools.tools] == ["read_file", "list_files", "count_files"]
@@ -259,7 +283,7 @@ TUI_SCENARIO = textwrap.dedent(
     import asyncio, json, sys
     from agentpager import Workspace
     from agentpager.tui.app import AgentPagerApp
-    sys.path.insert(0, sys.argv[2])
+    sys.path[:0] = [sys.argv[2], sys.argv[2] + "/.."]  # tests/tui and tests
     from pilot_helpers import settle
 
     async def main():
@@ -290,8 +314,30 @@ def test_tui_search_answers_and_escape_stops_re(root: Path) -> None:
         [sys.executable, "-c", TUI_SCENARIO, str(root), str(Path(__file__).parent / "tui")],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
         env={patterns.SECONDS_ENV: "60", "PATH": "/usr/bin:/bin", "AGENTPAGER_CACHE_DIR": str(root / ".cache")},
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == '[[1, "match 1/1 at line 4"], [0, ""]]'
+
+
+def test_no_character_past_the_last_cased_one_has_a_case() -> None:
+    import _sre
+
+    assert not any(_sre.unicode_iscased(code) for code in range(patterns._LAST_CASED + 1, 0x110000))
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["(?i:k)", "(?i:s)", "(?i:ß)", "(?i:é)", "(?i:[a-z])", "(?i:[^a-z])", "(?i:[\u0100-\u0200])", "(?i:[^b\u03c3])",
+     "(?ia:[a-z])", r"(?ia:[\w])", r"(?ia:[^\d])", "(?i:\u0130)", "(?i:[\\x00-\U0010ffff])"],
+)  # fmt: skip
+def test_a_set_of_characters_ignoring_case_is_re_s_own(source: str) -> None:
+    """Over every character: non-ASCII text ignoring case went to the child for each letter."""
+    tree = patterns._parse(source)
+    (op, av) = tree[0][1][3][0]  # the one set inside the group
+    emitter = patterns._Emitter(ascii_text=False, atomic_as_group=False, lines=False)
+    ranges = emitter.characters(op, av, tree.state.flags | tree[0][1][1])
+    compiled = re.compile(source)
+    expected = patterns._ranges_of(code for code in range(0x110000) if compiled.fullmatch(chr(code)))
+    assert patterns._merged(ranges) == expected

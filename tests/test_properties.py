@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scanners import SCANNERS, scanner
@@ -47,7 +48,7 @@ text_files = st.lists(st.sampled_from(FRAGMENTS), max_size=80).map(lambda parts:
 block_sizes = st.sampled_from([4, 5, 13, 64, 1 << 20])
 scanners = st.sampled_from(SCANNERS)
 
-PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY_SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @contextmanager
@@ -209,7 +210,7 @@ def messy_workspace(directory: Path) -> Path:
     return root
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(call=tool_arguments())
 def test_no_arguments_make_a_call_raise(call) -> None:
     profile, tool, arguments = call

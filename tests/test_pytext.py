@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,7 +37,7 @@ _PIECES = [
 ]
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(data=st.lists(st.sampled_from(_PIECES), max_size=40).map(b"".join), block=st.integers(1, 9))
 def test_the_same_as_read_text_whatever_the_blocks(
     tmp_path_factory: pytest.TempPathFactory, data: bytes, block: int

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyagent_corpus import OPENHANDS_PATHS, SWE_AGENT_SESSIONS, VIEW_RANGES, make_corpus, swe_agent_arguments
@@ -109,7 +110,7 @@ _names = itertools.count()  # a new file each time: the editor keeps a file's co
 
 
 @needs_openhands
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     data=file_bytes,
     lines=st.lists(st.integers(min_value=-1, max_value=60), max_size=3),
@@ -139,7 +140,7 @@ _SWE_COMMANDS = st.one_of(
 
 
 @needs_swe_agent
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=file_bytes, numbered=st.integers(min_value=0, max_value=400), commands=st.lists(_SWE_COMMANDS, max_size=6))
 def test_swe_agent_equals_the_real_tools_on_random_files(
     tmp_path_factory: pytest.TempPathFactory, data: bytes, numbered: int, commands: list[tuple[str, ...]]

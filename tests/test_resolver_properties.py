@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
+from examples import examples
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -158,7 +159,7 @@ def every_open_checked(root: Root) -> Iterator[None]:
         yield
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     tree=entries,
     argument=arguments,

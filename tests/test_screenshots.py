@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import html
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+from waiting import HANG
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "screenshots.py"
 EXPECTED = {
@@ -24,11 +27,14 @@ def text_of(svg: str) -> str:
 
 
 def test_the_script_writes_every_screen(tmp_path: Path) -> None:
+    temp = tmp_path / "temp"  # where the script builds its demo: the test's own
+    temp.mkdir()
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--out", str(tmp_path), "--size", "3M"],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG,
+        env={**os.environ, "TMPDIR": str(temp)},
     )
     assert done.returncode == 0, done.stderr
     assert sorted(path.stem for path in tmp_path.glob("*.svg")) == sorted(EXPECTED)

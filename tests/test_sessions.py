@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG
 
 from agentpager.agents import AGENTS, get_agent
 from agentpager.agents.base import Sessions
@@ -301,7 +302,7 @@ def test_sessions_command(tmp_path: Path) -> None:
         [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
         env=env,
     )
     assert done.stdout.splitlines() == [
@@ -312,7 +313,7 @@ def test_sessions_command(tmp_path: Path) -> None:
         [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path), "--json"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
         env=env,
     )
     (record,) = [json.loads(line) for line in done.stdout.splitlines()]
@@ -323,16 +324,16 @@ def test_sessions_command_before_and_after_counting(tmp_path: Path) -> None:
     claude_session(tmp_path, "/home/me/shop", "s1", 40, output="x" * 10_000)
     env = os.environ | {"AGENTPAGER_CACHE_DIR": str(tmp_path / "cache")}
     command = [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path)]
-    done = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=HANG, env=env)
     (record,) = [json.loads(line) for line in done.stdout.splitlines()]
     assert (record["calls"], record["counted"]) == (None, False)
     assert done.stderr == (
         "agentpager: 1 session not counted yet (only their ends were read): their calls show as … (null in --json);"
         " --full reads them, and the index keeps the count\n"
     )
-    done = subprocess.run([*command, "--full"], capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run([*command, "--full"], capture_output=True, text=True, timeout=HANG, env=env)
     assert done.stdout.splitlines()[1].split()[6:8] == ["40", "calls"] and done.stderr == ""
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=HANG, env=env)
     assert done.stdout.splitlines()[1].split()[6:8] == ["40", "calls"], "from the index"
 
 
@@ -343,7 +344,68 @@ def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
         shell=True,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
     )
     assert done.stdout.startswith("    0  turn 1    Read") and "Traceback" not in done.stderr
     assert "BrokenPipe" not in done.stderr
+
+
+def test_records_nested_too_deep_do_not_stop_the_listing(tmp_path: Path, isolated_cache: Path) -> None:
+    """A session whose first, last or a long line nests 1,000 deep is listed from its other records."""
+    deep = '{"type":"user","message":' + "[" * 1000 + "]" * 1000 + "}\n"
+    long_deep = '{"type":"user","message":{"x":"' + "y" * 70_000 + '","z":' + "[" * 100_000 + "]" * 100_000 + "}}\n"
+    small = claude_session(tmp_path, "/home/me/shop", "small", 2)
+    small.write_text(deep + small.read_text() + deep)
+    big = claude_session(tmp_path, "/home/me/shop", "big", 40, output="x" * 10_000)
+    big.write_text(deep + long_deep + big.read_text() + long_deep + deep)
+    list_sessions(str(tmp_path))
+    read_calls(tmp_path)
+    sessions = {info.session_id: info for info in list_sessions(str(tmp_path))}
+    assert (sessions["small"].calls, sessions["small"].title, sessions["small"].problem) == (
+        2,
+        "Fix the export please",
+        "",
+    )
+    assert (sessions["big"].calls, sessions["big"].tokens, sessions["big"].problem) == (40, 1054, "")
+
+
+def test_a_fifo_where_a_session_or_its_project_root_would_be_never_blocks(tmp_path: Path) -> None:
+    """``agentpager sessions`` waited for ever for a writer to the FIFO."""
+    claude = tmp_path / ".claude" / "projects" / "p"
+    claude.mkdir(parents=True)
+    os.mkfifo(claude / "x.jsonl")
+    gemini = gemini_session(tmp_path, "/home/me/notes")
+    (gemini.parent.parent / ".project_root").unlink()
+    os.mkfifo(gemini.parent.parent / ".project_root")
+    env = os.environ | {"AGENTPAGER_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path), "--json", "--full"],
+        capture_output=True,
+        text=True,
+        timeout=HANG,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    records = {record["agent"]: record for record in map(json.loads, done.stdout.splitlines())}
+    assert records["claude-code"]["problem"] == f"[Errno 22] not a regular file: '{claude / 'x.jsonl'}'"
+    assert (records["gemini-cli"]["project"], records["gemini-cli"]["problem"]) == ("myproj", "")
+
+
+def test_the_usage_before_a_long_line_is_found_without_reading_it(tmp_path: Path, isolated_cache: Path) -> None:
+    """A session's last usage before a 20 MB line (an output): its ends do not hold it, and reading
+    its calls into the index finds it without holding the long line whole (it is skimmed)."""
+    import tracemalloc
+
+    path = claude_session(tmp_path, "/home/me/shop", "s1", 1)
+    output = {"type": "tool_result", "tool_use_id": "gone", "content": "y" * 20_000_000}
+    long_line = json.dumps({"type": "user", "message": {"role": "user", "content": [output]}})
+    path.write_text(path.read_text() + long_line + "\n")
+    (listed,) = list_sessions(str(tmp_path))
+    assert (listed.calls, listed.tokens, listed.counted) == (None, None, False)
+    tracemalloc.start()
+    try:
+        assert read_calls(tmp_path) == {"s1": (1, 1015, True)}
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000

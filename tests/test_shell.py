@@ -263,6 +263,10 @@ NOT_REPLAYABLE = {
     "cat nonl.txt &": "a background job",
     "cat nonl.txt |": "a shell syntax error",
     "X=1 cat nonl.txt": "a variable assignment (X=1)",
+    "cat ${F}": "an expansion (${F})",
+    "cat $'a\\nb'": "an ansi c string ($'a\\nb')",
+    "cat $((1+2))": "an arithmetic expansion ($((1+2)))",
+    "until true; do :; done": "a while statement (only plain commands are replayed)",
     "grep -P '\\d' plain.txt": "grep: option -P not recognized",
 }
 

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from examples import examples
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -98,7 +99,7 @@ commands = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(first=contents, second=contents, command=commands)
 @example(first=b"a\xc3\xa9A\xff\nAb\r\t\ta1\n", second=b"", command="grep -A 1 -v -C 1 'a$' f1 | head -n 0")
 def test_emulation_equals_the_real_programs(first: bytes, second: bytes, command: str) -> None:

@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from waiting import HANG
 
 from agentpager.engine.content import ContentStore
 from agentpager.tools.paths import Root
@@ -279,7 +280,7 @@ def ripgreps() -> dict[str, Path]:
         candidates += sorted(path for path in sources.rglob("rg") if "linux" in str(path) and "arm" not in str(path))
     for path in candidates:
         try:
-            done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+            done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=HANG)
         except (OSError, subprocess.SubprocessError):
             continue
         words = done.stdout.split()

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG
 
 from agentpager import Workspace
 from agentpager.profiles import get_profile
@@ -26,8 +27,8 @@ from agentpager.transcripts import Transcript, open_transcript
 from agentpager.transcripts.replay import Replayer
 
 EXCERPT = Path(__file__).parent / "sessions" / "rtchess-excerpt.jsonl"
-RTCHESS = Path(os.environ.get("AGENTPAGER_RTCHESS", "/tmp/sess/rtchess.jsonl"))
-RTCHESS_REPO = Path(os.environ.get("AGENTPAGER_RTCHESS_REPO", "/tmp/rtchess.git"))
+RTCHESS = os.environ.get("AGENTPAGER_RTCHESS", "")
+RTCHESS_REPO = os.environ.get("AGENTPAGER_RTCHESS_REPO", "")
 LOGIN_MESSAGE = "/opt/homebrew/Library/Homebrew/cmd/shellenv.sh: line 18: /bin/ps: Operation not permitted\n"
 """What the user's login profile printed before every command of the session (Codex runs ``zsh -lc``)."""
 
@@ -216,7 +217,7 @@ def test_the_replay_command_counts_the_statuses_and_says_why_a_call_is_not_repla
         [sys.executable, "-m", "agentpager", "replay", str(EXCERPT), "--root", str(tmp_path), "--json"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     records = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(r["status"], r["reason"]) for r in records] == [
@@ -232,7 +233,7 @@ def test_the_replay_command_counts_the_statuses_and_says_why_a_call_is_not_repla
 def _tree(commit: str, into: Path) -> Path:
     into.mkdir(parents=True, exist_ok=True)
     archive = subprocess.run(
-        ["git", "--git-dir", str(RTCHESS_REPO), "archive", commit], check=True, capture_output=True
+        ["git", "--git-dir", RTCHESS_REPO, "archive", commit], check=True, capture_output=True
     )
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
     return into
@@ -252,7 +253,7 @@ def _edits(transcript: Transcript) -> list[tuple[int, str]]:
 
 
 needs_the_session = pytest.mark.skipif(
-    not RTCHESS.exists() or not (RTCHESS_REPO / "HEAD").exists(),
+    not os.path.isfile(RTCHESS) or not os.path.isfile(os.path.join(RTCHESS_REPO, "HEAD")),
     reason="the real Codex session (pinouchon/rtchess) or a clone of its repository is not here",
 )
 
@@ -261,7 +262,7 @@ needs_the_session = pytest.mark.skipif(
 def test_the_real_codex_session_against_its_commit(tmp_path: Path) -> None:
     """Every shell read of the session replays against the repository at b8d8edf, where the session
     was exported; every read differs, and each for a reason found in the session itself."""
-    transcript = open_transcript(str(RTCHESS))
+    transcript = open_transcript(RTCHESS)
     assert (transcript.format, len(transcript.calls), transcript.parsed.version) == ("codex", 298, "0.60.1")
     root = _tree("b8d8edf", tmp_path / "b8d8edf")
     replayer = Replayer(transcript, str(root))
@@ -330,7 +331,7 @@ def test_reads_of_files_unchanged_until_the_next_commit_are_the_same(tmp_path: P
     """Against the first commit after it, a read gives exactly what the agent saw (its login shell's
     message aside) when its file is in that commit and the agent did not edit it in between; a read
     that differs there is of a file the agent edited in between."""
-    transcript = open_transcript(str(RTCHESS))
+    transcript = open_transcript(RTCHESS)
     trees = {commit: _tree(commit, tmp_path / commit) for commit, _ in COMMITS}
     replayers = {commit: Replayer(transcript, str(tree)) for commit, tree in trees.items()}
     edits = _edits(transcript)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG
 
 from agentpager import Workspace
 from agentpager.agents.claude_code.profiles import settings_shown_by
@@ -95,7 +96,7 @@ def test_search_finds_calls_by_arguments_output_and_the_conversation_before_them
 
     def found(pattern: str) -> list[int]:
         with compile_regex(pattern) as matcher:
-            return sorted(call.index for call in transcript.search(matcher))
+            return sorted(transcript.calls.place_of(*key) for key in transcript.search(matcher))
 
     assert found("empty.txt") == [1, 2]  # its arguments; the ls output
     assert found("import os") == [0, 3]  # outputs
@@ -110,11 +111,11 @@ def test_search_finds_calls_by_arguments_output_and_the_conversation_before_them
 def test_claude_code_session(claude_session: Path, files: Path) -> None:
     transcript = open_transcript(str(claude_session))
     assert (transcript.format, transcript.cwd) == ("claude-code", CWD)
-    assert [(c.index, c.turn, c.tool) for c in transcript.calls] == [
-        (0, 1, "Read"),
-        (1, 1, "Read"),
-        (2, 1, "Bash"),
-        (3, 2, "Read"),
+    assert [(c.index, c.prompt, c.turn, c.tool) for c in transcript.calls] == [
+        (0, 1, 1, "Read"),
+        (1, 1, 2, "Read"),
+        (2, 1, 3, "Bash"),
+        (3, 2, 4, "Read"),
     ]
     assert transcript.problems == [
         "line 8: not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1)), skipped"
@@ -361,7 +362,7 @@ def test_replay_command(claude_session: Path, files: Path) -> None:
         [sys.executable, "-m", "agentpager", "replay", str(claude_session), "--root", str(files), "--json"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     assert done.returncode == 0
     records = [json.loads(line) for line in done.stdout.splitlines()]
@@ -376,12 +377,13 @@ def test_replay_command(claude_session: Path, files: Path) -> None:
         "replayed",
         "status",
         "tool",
+        "turn",
     ]
-    assert [(r["index"], r["tool"], r["matches"], r["reason"]) for r in records] == [
-        (0, "Read", True, None),
-        (1, "Read", True, None),
-        (2, "Bash", False, None),
-        (3, "Read", True, None),
+    assert [(r["index"], r["turn"], r["tool"], r["matches"], r["reason"]) for r in records] == [
+        (0, 1, "Read", True, None),
+        (1, 2, "Read", True, None),
+        (2, 3, "Bash", False, None),
+        (3, 4, "Read", True, None),
     ]
     assert records[2]["replayed"] == "a.py\nbig.txt\nempty.txt" and records[0]["replayed"] == "1\timport os\n2\t"
     assert "line 8: not JSON" in done.stderr
@@ -390,7 +392,7 @@ def test_replay_command(claude_session: Path, files: Path) -> None:
         [sys.executable, "-m", "agentpager", "replay", str(claude_session), "--root", str(files)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     ).stdout.splitlines()
     assert len(text) == 4 and text[0].split() == [
         "0",
@@ -412,7 +414,7 @@ def test_replay_command_on_a_file_that_is_not_a_transcript(tmp_path: Path) -> No
         [sys.executable, "-m", "agentpager", "replay", str(tmp_path / "x.txt")],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     assert done.returncode == 2 and "not a Claude Code" in done.stderr and done.stdout == ""
 
@@ -464,7 +466,7 @@ def test_the_root_never_comes_from_the_transcript(tmp_path: Path) -> None:
         [sys.executable, "-m", "agentpager", "replay", str(log), "--json"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
         cwd=elsewhere,
     )
     (record,) = [json.loads(line) for line in done.stdout.splitlines()]
@@ -508,17 +510,135 @@ def test_one_record_then_many_junk_lines(tmp_path: Path) -> None:
     path = tmp_path / "junk.jsonl"
     path.write_text(json.dumps(user("hello")) + "\n" + "junk\n" * 80_000)
     transcript = open_transcript(str(path))
-    assert transcript.format == "claude-code" and len(transcript.problems) == 80_000
+    assert transcript.format == "claude-code" and transcript.problem_count == 80_000
+    assert len(transcript.problems) == 1000, "the first thousand are kept word for word, the rest counted"
+    assert transcript.problems[-1] == "line 1001: not JSON (Expecting value: line 1 column 1 (char 0)), skipped"
 
 
 def test_a_list_row_shows_paths_relative_to_where_the_agent_worked() -> None:
     def call(arguments: dict | str, cwd: str | None = "/home/dev/proj") -> ToolCall:
-        return ToolCall(index=0, turn=1, call_id="t0", tool="Read", arguments=arguments, where=(0, 0), cwd=cwd)
+        return ToolCall(index=0, prompt=1, call_id="t0", tool="Read", arguments=arguments, where=(0, 0), cwd=cwd)
 
     read = {"file_path": "/home/dev/proj/src/app.py", "offset": 40, "limit": 20}
     assert listed_arguments(call(read), 200) == 'file_path="src/app.py" offset=40 limit=20'
     assert listed_arguments(call(read), 24) == 'file_path="src/app.py" …'
     assert listed_arguments(call(read, cwd=None), 200) == 'file_path="/home/dev/proj/src/app.py" offset=40 limit=20'
     outside = {"file_path": "/home/dev/project2/a.py", "path": "/home/dev/proj", "note": "a  b\nc"}
-    assert listed_arguments(call(outside), 200) == 'file_path="/home/dev/project2/a.py" path="/home/dev/proj" note="a b\\nc"'
+    assert (
+        listed_arguments(call(outside), 200)
+        == 'file_path="/home/dev/project2/a.py" path="/home/dev/proj" note="a b\\nc"'
+    )
     assert listed_arguments(call("not json {"), 200) == "not json {"
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def test_records_nested_too_deep_are_skipped_with_their_reason(tmp_path: Path, files: Path) -> None:
+    """A line 1,000 deep made the C decoder raise RecursionError (replay ended with a traceback); one
+    100,000 deep, long enough to be skimmed, made the skimmer's parser do it. Each is skipped, named,
+    and the calls around them are kept."""
+    deep_result = '{"type":"user","cwd":"/home/dev/proj","message":{"content":' + nested(1000) + "}}"
+    long_deep = '{"type":"user","message":{"content":"' + "x" * 40_000 + '","more":' + nested(100_000) + "}}"
+    deep_head = '{"type":"user","message":' + nested(3000) + ',"x":"' + "y" * 40_000 + '"}'
+    path = jsonl(
+        tmp_path / "deep.jsonl",
+        [
+            assistant("m1", tool_use("toolu_1", "Read", {"file_path": f"{CWD}/a.py"})),
+            deep_result,
+            user(tool_result("toolu_1", "1\timport os\n2\t")),
+            long_deep,
+            deep_head,
+            assistant("m2", tool_use("toolu_2", "Read", {"file_path": f"{CWD}/a.py", "limit": json.loads(nested(90))})),
+        ],
+    )
+    transcript = open_transcript(str(path))
+    assert [call.tool for call in transcript.calls] == ["Read", "Read"]
+    assert transcript.problems == [
+        "line 2: JSON nested deeper than 100 levels, skipped",
+        "line 4: JSON nested deeper than 100 levels, skipped",
+        "line 5: JSON nested deeper than 100 levels, skipped",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "agentpager", "replay", str(path), "--root", str(files)],
+        capture_output=True,
+        text=True,
+        timeout=HANG,
+    )
+    assert done.returncode == 0 and len(done.stdout.splitlines()) == 2
+    problems = [line for line in done.stderr.splitlines() if line.startswith(f"agentpager: {path}: ")]
+    assert problems == [f"agentpager: {path}: {problem}" for problem in transcript.problems]
+
+
+def test_deep_arguments_are_kept_as_their_text(tmp_path: Path) -> None:
+    """Codex's arguments are a JSON string, parsed again: 1,000 deep it raised RecursionError."""
+    arguments = '{"command": ' + nested(1000) + "}"
+    path = jsonl(
+        tmp_path / "rollout-2026-11-01.jsonl",
+        [
+            {"timestamp": "2026-11-01T10:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": CWD}},
+            {
+                "timestamp": "2026-11-01T10:00:00Z",
+                "type": "response_item",
+                "payload": {"type": "function_call", "name": "shell", "call_id": "c1", "arguments": arguments},
+            },
+        ],
+    )
+    assert open_transcript(str(path)).calls[0].arguments == arguments
+
+
+def test_a_deep_element_of_a_json_document_is_passed_over(tmp_path: Path) -> None:
+    call = {
+        "role": "assistant",
+        "tool_calls": [{"id": "c", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}],
+    }
+    text = "[" + json.dumps(call) + "," + nested(5000) + ',{"role":"user","content":"]}"},' + json.dumps(call) + "]"
+    (tmp_path / "deep.json").write_text(text)
+    transcript = open_transcript(str(tmp_path / "deep.json"))
+    assert len(transcript.calls) == 2
+    assert transcript.problems == [
+        f"character {len(json.dumps(call)) + 2:,}: JSON nested deeper than 100 levels, skipped"
+    ]
+
+
+def test_a_pasted_call_nested_too_deep_is_refused() -> None:
+    from agentpager.exchange import read_call
+
+    with pytest.raises(ValueError, match="^JSON nested deeper than 100 levels$"):
+        read_call('{"name": "Read", "arguments": ' + nested(1000) + "}")
+    with pytest.raises(ValueError, match="^JSON nested deeper than 100 levels$"):
+        read_call('{"name": "Read", "arguments": "' + nested(200) + '"}')
+
+
+def test_a_record_too_long_to_read_whole_is_not_compared(tmp_path: Path, files: Path, monkeypatch) -> None:
+    """A 1 GB line took 2-3 GB to replay: its recorded output was read whole to be compared. Past
+    MAX_RECORD_BYTES (here 1 MiB, for a 20 MB line) it is not read again."""
+    import tracemalloc
+
+    from agentpager.logs import records
+
+    monkeypatch.setattr(records, "MAX_RECORD_BYTES", 1 << 20)
+    path = jsonl(
+        tmp_path / "big.jsonl",
+        [
+            assistant("m1", tool_use("toolu_1", "Read", {"file_path": f"{CWD}/a.py"})),
+            user(tool_result("toolu_1", "x" * 20_000_000)),
+            assistant("m2", tool_use("toolu_2", "Read", {"file_path": f"{CWD}/a.py"})),
+            user(tool_result("toolu_2", "1\timport os\n2\t")),
+        ],
+    )
+    transcript = open_transcript(str(path))
+    replayer = Replayer(transcript, str(files))
+    tracemalloc.start()
+    try:
+        replays = [replayer.replay(call) for call in transcript.calls]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [(r.status, r.reason) for r in replays] == [
+        ("not replayable", "its recorded output is in a record not read whole (20 MB, more than 1 MiB)"),
+        ("same", ""),
+    ]
+    assert replays[0].result is not None and replays[0].result.text == "1\timport os\n2\t"
+    assert peak < 5_000_000

@@ -26,8 +26,6 @@ class CommandError(Exception):
 
 
 def _call(options: argparse.Namespace) -> int:
-    from agentpager.tools.guard import positive_number
-
     try:
         arguments = json.loads(options.arguments)
     except ValueError as error:
@@ -36,12 +34,10 @@ def _call(options: argparse.Namespace) -> int:
         raise CommandError('JSON arguments must be an object, such as \'{"path": "README.md"}\'.')
     max_chars = None
     if options.max_output_chars is not None:
-        max_chars = positive_number(options.max_output_chars)
-        if max_chars is None:
-            print(
-                f"agentpager: ignoring --max-output-chars {options.max_output_chars!r}: not a positive number",
-                file=sys.stderr,
-            )
+        text = options.max_output_chars
+        if not (text.isascii() and text.isdigit() and int(text) > 0):
+            raise CommandError(f"--max-output-chars {text!r}: expected a whole number above 0")
+        max_chars = int(text)
     workspace = _workspace(options.root, options.profile, max_chars)
     if workspace.tool_spec(options.tool) is None:
         names = ", ".join(workspace.tool_names())
@@ -59,6 +55,7 @@ def _probe(options: argparse.Namespace) -> int:
 
     program = get_agent(options.agent).program()
     assert program is not None, "the parser's choices are the agents the probe can run"
+    _check_root(options.root)
     try:
         arguments = json.loads(options.arguments)
     except ValueError as error:
@@ -78,13 +75,21 @@ def _probe(options: argparse.Namespace) -> int:
     return 1 if result.is_error else 0
 
 
-def _workspace(root: str, profile: str, max_chars: float | None = None, settings: dict[str, Any] | None = None) -> Any:
+def _workspace(root: str, profile: str, max_chars: int | None = None, settings: dict[str, Any] | None = None) -> Any:
     from agentpager.workspace import Workspace
 
+    _check_root(root)
     try:
-        return Workspace(root, profile, int(max_chars) if max_chars else None, settings=settings)
+        return Workspace(root, profile, max_chars, settings=settings)
     except ValueError as error:
         raise CommandError(str(error)) from None
+
+
+def _check_root(root: str | None) -> None:
+    """CommandError unless ``root`` (a ``--root``; None: the current directory) is a directory."""
+    if root is None or os.path.isdir(root):
+        return
+    raise CommandError(f"--root {root}: {'not a directory' if os.path.exists(root) else 'no such directory'}")
 
 
 def schema_in_format(tools: list[dict[str, Any]], format: str) -> list[dict[str, Any]]:
@@ -129,42 +134,49 @@ def _profiles(options: argparse.Namespace) -> int:
     return 0
 
 
-def _open_transcript(path: str):  # noqa: ANN202 - a Transcript
+def _open_transcript(path: str, wait: bool = True, paused: bool = False):  # noqa: ANN202 - a Transcript
+    """The transcript at ``path``; ``wait``: read whole (else its index is built as it is used,
+    ``paused`` until a screen shows its first calls)."""
     from agentpager.transcripts import TranscriptError, open_transcript
 
     try:
-        transcript = open_transcript(path)
+        return open_transcript(path, wait=wait, paused=paused)
     except TranscriptError as error:
         raise CommandError(str(error)) from None
+
+
+def _problems(path: str, transcript) -> None:  # noqa: ANN001 - a Transcript
+    """The records skipped, on stderr (the first thousand, then how many more)."""
     for problem in transcript.problems:
         print(f"agentpager: {path}: {problem}", file=sys.stderr)
-    return transcript
+    more = transcript.problem_count - len(transcript.problems)
+    if more > 0:
+        print(f"agentpager: {path}: {more:,} more unreadable records skipped", file=sys.stderr)
 
 
 def _replay(options: argparse.Namespace) -> int:
-    """One line per call: recorded output, replayed output, and whether they are the same; then how
-    many calls have each status."""
+    """One line per call, printed as the transcript is read: recorded output, replayed output, and
+    whether they are the same; then how many calls have each status."""
     from agentpager.exchange import to_json
     from agentpager.transcripts import short_arguments
     from agentpager.transcripts.replay import STATUSES, Replayer
     from agentpager.wording import plural
 
-    transcript = _open_transcript(options.file)
+    _check_root(options.root)
+    transcript = _open_transcript(options.file, wait=False)
     if options.context:
-        return _context(transcript)
+        return _context(options.file, transcript)
     replayer = Replayer(transcript, options.root)
-    print(
-        f"agentpager: {plural(len(transcript.calls), 'call')} ({transcript.format}), replayed against {replayer.root}",
-        file=sys.stderr,
-    )
+    print(f"agentpager: a {transcript.format} transcript, replayed against {replayer.root}", file=sys.stderr)
     out = sys.stdout
     tally = dict.fromkeys(STATUSES, 0)
-    for call in transcript.calls:
+    for call in transcript.stream():
         replay = replayer.replay(call)
         tally[replay.status] += 1
         if options.json:
             record = {
                 "index": call.index,
+                "turn": call.turn,
                 "tool": call.tool,
                 "arguments": call.arguments,
                 "recorded": replay.recorded,
@@ -177,31 +189,43 @@ def _replay(options: argparse.Namespace) -> int:
             }
             out.write(to_json(record) + "\n")
         else:
-            recorded = "no result" if replay.recorded is None else plural(len(replay.recorded), "char")
+            recorded = "no result" if call.result is None else "not read"
+            recorded = recorded if replay.recorded is None else plural(len(replay.recorded), "char")
             indent = "  " * call.depth
             out.write(
                 f"{call.index:>5}  turn {call.turn:<4} {indent}{call.tool:<14} {short_arguments(call.arguments)}"
                 f"  [{recorded}] {replay.status}\n"
             )
     out.flush()
+    transcript.build.join()  # its index is being saved, for the next run
+    _problems(options.file, transcript)
+    print(f"agentpager: {plural(sum(tally.values()), 'call')} ({transcript.format})", file=sys.stderr)
     print(f"agentpager: {', '.join(f'{count:,} {status}' for status, count in tally.items())}", file=sys.stderr)
     return 0
 
 
-def _context(transcript) -> int:  # noqa: ANN001 - a Transcript
-    """Each model turn's context fill against the window, and the costliest tool outputs."""
+def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
+    """Each model turn's context fill against the window, printed as the transcript is read; then the
+    costliest tool outputs."""
     from agentpager.transcripts import short_arguments
-    from agentpager.transcripts.context import context_report, estimate_note
+    from agentpager.transcripts.context import AgentContext, compaction_note, estimate_note
 
-    report = context_report(transcript)
+    context = AgentContext(transcript.index)
     out = sys.stdout
     out.write(
         f"{'turn':>5}  {'time':<8}  {'input':>9}  {'cache read':>10}  {'cache write':>11}  {'output':>7}  "
         f"{'context':>9}  {'window':>9}  {'fill':>5}  {'tool outputs':>12}  over\n"
     )
-    for turn in report.turns:
+    estimated: list[int] = []
+    turns = 0
+    for turn in context.fills(wait=True):
+        turns += 1
+        if turn.compacted is not None:
+            again = "empty" if turn.compacted.new_session else "from a summary"
+            out.write(f"{'':>5}  {compaction_note(turn.compacted)}: the context starts again {again}\n")
         fill = f"{turn.context / turn.window:.0%}" if turn.window else "?"
         if turn.estimated:  # no usage recorded: nothing to show but the estimate
+            estimated.append(turn.number)
             usage = f"{'':>9}  {'':>10}  {'':>11}  {'':>7}  ~"
         else:
             usage = f"{turn.input:>9,}  {turn.cache_read:>10,}  {turn.cache_creation:>11,}  {turn.output:>7,}   "
@@ -211,13 +235,19 @@ def _context(transcript) -> int:  # noqa: ANN001 - a Transcript
             f"{turn.window or 0:>9,}  {fill:>5}  {turn.outputs:>12,}  {over}"
         )
         out.write(row.rstrip() + "\n")
-    if report.estimated:
-        out.write(estimate_note(report) + "\n")
-    out.write("tool outputs: cl100k estimates\n\ncostliest tool outputs (cl100k tokens):\n")
-    for cost in report.costliest:
-        out.write(
-            f"{cost.tokens:>9,}  #{cost.call.index:<5} {cost.call.tool:<14} {short_arguments(cost.call.arguments)}\n"
-        )
+    if estimated:
+        out.write(estimate_note(estimated, turns) + "\n")
+    counted = len(estimated) == turns
+    out.write(
+        ("tool outputs: cl100k estimates" if counted else "tool outputs: their share of the growth the usage records")
+        + "\n\ncostliest tool outputs (tokens):\n"
+    )
+    for cost in context.costliest():
+        call = transcript.calls.call(0, cost.number)
+        mark = "~" if cost.counted else " "
+        out.write(f"{mark}{cost.tokens:>8,}  #{call.index:<5} {call.tool:<14} {short_arguments(call.arguments)}\n")
+    transcript.build.join()  # its index is being saved, for the next run
+    _problems(path, transcript)
     return 0
 
 
@@ -410,9 +440,11 @@ def _check_theme(theme: str | None, config: Any) -> None:
 
 def _transcript(options: argparse.Namespace) -> int:
     """The transcript in the TUI: its calls, recorded and replayed, each openable in the viewer."""
+    _check_root(options.root)
     config = _settings()
     _check_theme(options.theme, config)
-    transcript = _open_transcript(options.file)
+    transcript = _open_transcript(options.file, wait=False, paused=True)
+    _problems(options.file, transcript)
     from agentpager.tui import run_transcript
 
     run_transcript(transcript, options.root, options.theme, config)
@@ -490,6 +522,7 @@ def _mcp(options: argparse.Namespace) -> int:
 def _tui(options: argparse.Namespace) -> int:
     """Launch the TUI: PATH a directory is the root; PATH a file is opened, its directory the root."""
     root, open_path = options.root, None
+    _check_root(root)
     if options.path is not None:
         path = os.path.abspath(options.path)
         if os.path.isdir(path):
@@ -664,7 +697,7 @@ def _parser(command: str) -> argparse.ArgumentParser:
         subparser = commands.add_parser(name, help=summary)
         if name == command:
             arguments(subparser)
-        subparser.set_defaults(run=run)
+        subparser.set_defaults(run=run, command_parser=subparser)
     return parser
 
 
@@ -680,7 +713,9 @@ def run() -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     parser = _parser(arguments[0]) if arguments and arguments[0] in COMMANDS else _tui_parser()
-    options = parser.parse_args(arguments)
+    options, unknown = parser.parse_known_args(arguments)
+    if unknown:  # said by the command's own parser, with its usage
+        getattr(options, "command_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return options.run(options)
     except BrokenPipeError:  # the reader went away (agentpager replay F | head): stop quietly

@@ -34,6 +34,8 @@ FILE_NAME = "config.toml"
 DEFAULT_PROFILE = "qq"
 DEFAULT_THEME = "textual-dark"
 DEFAULT_BUDGET = 200_000
+MAX_BUDGET = 100_000_000
+"""Ten times the largest context window offered (10M tokens): more is a typo."""
 DEFAULT_PAIR_FORMAT = "openai"
 
 KeyTable = Mapping[str, tuple[str, str]]
@@ -103,12 +105,30 @@ def load_config(path: Path | None = None, *, keys: KeyTable) -> Config:
         config.problems.append(f"{path}: cannot be read ({_reason(error)}); using the defaults.")
         return config
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
+        data = read_toml(text)
+    except ValueError as error:
         config.problems.append(f"{path}: not valid TOML: {error}; using the defaults.")
         return config
     _Checker(config, str(path)).check(data)
     return config
+
+
+class TomlTooComplex(ValueError):
+    """Valid TOML that Python's parser cannot hold."""
+
+
+def read_toml(text: str) -> dict[str, Any]:
+    """``tomllib.loads``, raising ValueError (a TOMLDecodeError or, saying why, a TomlTooComplex)
+    for any text it cannot read: a value nested past Python's recursion limit or an integer of more
+    than 4,300 digits raised RecursionError or a bare ValueError from inside the parser."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except RecursionError:
+        raise TomlTooComplex("values nested too deeply") from None
+    except ValueError as error:  # int(): "Exceeds the limit (4300 digits) for integer string conversion..."
+        raise TomlTooComplex(str(error).split(";")[0]) from None
 
 
 def _reason(error: Exception) -> str:
@@ -168,10 +188,12 @@ class _Checker:
                 return True
             self.wrong(key, "a theme name", value, DEFAULT_THEME)
         elif key == "budget":
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_BUDGET:
                 config.budget = value
                 return True
-            self.wrong(key, "the context window in tokens, a whole number above 0", value, DEFAULT_BUDGET)
+            self.wrong(
+                key, f"the context window in tokens, a whole number from 1 to {MAX_BUDGET}", value, DEFAULT_BUDGET
+            )
         elif value in PAIR_FORMATS:
             config.pair_format = value
             return True
@@ -334,9 +356,10 @@ def save_setting(path: Path, key: str, value: str, keys: KeyTable) -> None:
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path} cannot be read ({_reason(error)}); {key} was not saved.") from None
     try:
+        read_toml(text)  # what Python's parser cannot hold (nesting, digits), named as load_config names it
         document = tomlkit.parse(text)
         document[key] = value
-    except TOMLKitError as error:
+    except (ValueError, TOMLKitError) as error:
         raise ConfigError(f"{path} is not valid TOML ({error}); {key} was not saved.") from None
     target = path.resolve()  # a symlinked config (dotfiles) stays a symlink
     target.parent.mkdir(parents=True, exist_ok=True)

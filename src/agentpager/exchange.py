@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agentpager.engine import jsontext
 from agentpager.wording import cut_end, cut_middle
 
 PAIR_FORMATS = ("openai", "anthropic")
@@ -124,7 +125,7 @@ def read_call(text: str) -> tuple[str, dict[str, Any]]:
     its ``function``), an Anthropic ``tool_use`` block, or either message pair ``call_and_result``
     writes (its first call). ValueError says what is wrong."""
     try:
-        value = json.loads(text)
+        value = jsontext.loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"Not JSON yet: {error.msg} (line {error.lineno}, column {error.colno}).") from None
     found = _find_call(value)
@@ -133,7 +134,7 @@ def read_call(text: str) -> tuple[str, dict[str, Any]]:
     name, arguments = found
     if isinstance(arguments, str):  # OpenAI sends the arguments as a JSON string
         try:
-            arguments = json.loads(arguments)
+            arguments = jsontext.loads(arguments)
         except json.JSONDecodeError as error:
             raise ValueError(f"The arguments string is not JSON: {error.msg}.") from None
     if not isinstance(arguments, dict):

@@ -8,7 +8,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from agentpager.engine.content import TextContent
@@ -21,16 +20,17 @@ if TYPE_CHECKING:
 __all__ = ["Cancelled", "FileChanged", "FileView", "Matcher", "ViewError", "compile_search"]
 
 
-@dataclass(frozen=True)
 class ViewError(Exception):
-    """Why a file cannot be viewed as text: the agent's error message, and what the file is."""
+    """Why a file cannot be viewed as text: the agent's error message, and what the file is.
 
-    message: str
-    mime: str = ""
-    size: int | None = None
+    A plain exception, not a frozen dataclass: raising sets ``__traceback__``, which a frozen one
+    refuses (inside a ``with`` block that became FrozenInstanceError)."""
 
-    def __str__(self) -> str:
-        return self.message
+    def __init__(self, message: str, mime: str = "", size: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.mime = mime
+        self.size = size
 
 
 def compile_search(pattern: str, flags: int) -> Matcher:

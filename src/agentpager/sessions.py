@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
@@ -23,7 +23,7 @@ from agentpager.agents import AGENTS
 
 if TYPE_CHECKING:  # imported where a session is summed up: listing unchanged sessions needs none of it
     from agentpager.logs.records import Record
-    from agentpager.transcripts.formats import Collector, Parsed
+    from agentpager.transcripts.formats import Collector, Event, ModelTurn, Parsed
 
 EDGE_BYTES = 64 * 1024
 TITLE_CHARS = 200
@@ -112,17 +112,16 @@ def _matching(directory: str, pattern: str, ignored: str = "") -> list[str]:
 
 def summarize(found: Found, size: int) -> SessionInfo:
     """A session's summary from its first and last EDGE_BYTES (whole when it is not bigger than both)."""
+    from agentpager.engine.textfile import open_regular
     from agentpager.transcripts.formats import collectors
 
     if found.path.endswith(".json"):
         return _summarize_document(found, size)
     whole = size <= 2 * EDGE_BYTES
-    descriptor = os.open(found.path, os.O_RDONLY)  # os.pread: a third less than a buffered file's read
-    try:
+    with open_regular(found.path) as file:  # read by os.pread: a third less than the buffered read
+        descriptor = file.fileno()
         head = os.pread(descriptor, size if whole else EDGE_BYTES, 0)
         tail = head if whole else os.pread(descriptor, EDGE_BYTES, size - EDGE_BYTES)
-    finally:
-        os.close(descriptor)
     first = _head_facts(found.agent, head, cut_end=not whole)
     last, turn = _tail_facts(found.agent, tail, cut_start=not whole, model_known=bool(first.parsed.model))
     prompt = next((event.text for event in first.parsed.events if event.kind == "prompt"), "")
@@ -173,7 +172,7 @@ def _head_facts(agent: str, head: bytes, cut_end: bool) -> Collector:
     if first is not None:
         feed(collector, first)
     for _ in range(HEAD_RECORDS):
-        if collector.turn or end < 0:  # the first prompt started the first turn
+        if collector.prompt or end < 0:  # the first prompt was read
             break
         places = [at for marker in collector_class.prompt_markers if (at := head.find(marker, end)) >= 0]
         if not places:
@@ -249,13 +248,14 @@ def _record(line: bytes, number: int) -> Record | None:
 def _summarize_document(found: Found, size: int) -> SessionInfo:
     """A session that is one JSON document (the older, smaller formats): read whole when it is
     small, else summed up from its head (its calls are counted when the index reads it whole)."""
+    from agentpager.engine.textfile import open_regular
     from agentpager.logs.records import Location, Record
     from agentpager.logs.skim import Skimmer
     from agentpager.transcripts.formats import collectors, feed
 
     if size <= 2 * EDGE_BYTES:
         return _whole_document(found, size)
-    with open(found.path, "rb") as file:
+    with open_regular(found.path) as file:
         head = file.read(EDGE_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
     collector = collectors()[found.agent]()
     skimmed = Skimmer().skim(head, "")
@@ -272,13 +272,22 @@ def _whole_document(found: Found, size: int) -> SessionInfo:
         transcript = open_transcript(found.path, subagents=False)
     except TranscriptError as error:
         raise ValueError(str(error)) from None
-    return _document_summary(found, transcript.parsed, size, len(transcript.calls))
+    # The conversation and turns are in the transcript's index (the collector's lists were moved there).
+    return _document_summary(found, transcript.parsed, size, len(transcript.calls), transcript.events, transcript.turns)
 
 
-def _document_summary(found: Found, parsed: Parsed, size: int, calls: int | None = None) -> SessionInfo:
-    """The summary of a document read as far as ``parsed`` says; counted when its ``calls`` are."""
-    prompt = next((event.text for event in parsed.events if event.kind == "prompt"), "")
-    turn = next((turn for turn in reversed(parsed.turns) if turn.context), None)
+def _document_summary(
+    found: Found,
+    parsed: Parsed,
+    size: int,
+    calls: int | None = None,
+    events: Sequence[Event] | None = None,
+    turns: Sequence[ModelTurn] | None = None,
+) -> SessionInfo:
+    """The summary of a document read as far as ``parsed`` says (or ``events`` and ``turns``, when
+    given); counted when its ``calls`` are."""
+    prompt = next((event.text for event in (parsed.events if events is None else events) if event.kind == "prompt"), "")
+    turn = next((turn for turn in reversed(parsed.turns if turns is None else turns) if turn.context), None)
     return SessionInfo(
         found.path,
         found.agent,

@@ -1,4 +1,4 @@
-"""Counts and lists in words: "1 call", "2 calls", "1,024 lines", "462 KB", "a, b and c"."""
+"""Words for counts, lists and things: "1 call", "1,024 lines", "462 KB", "a, b and c", "an expansion"."""
 
 from __future__ import annotations
 
@@ -15,6 +15,17 @@ def byte_size(count: int) -> str:
             value = count / scale
             return f"{value:,.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
     return f"{count} B"
+
+
+_A_BEFORE = ("uni", "una", "use", "usu", "uti", "one")
+"""Words that start with a vowel letter but not a vowel sound (a unary expression, a use)."""
+
+
+def with_article(phrase: str) -> str:
+    """``phrase`` after "a" or "an", as its first sound asks: "an expansion", "a for statement"."""
+    first = phrase.lower()
+    vowel_sound = first[:1] in ("a", "e", "i", "o", "u") and not first.startswith(_A_BEFORE)
+    return f"{'an' if vowel_sound else 'a'} {phrase}"
 
 
 def listed(words: list[str], conjunction: str = "and") -> str:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from textual import events
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
+from waiting import HANG
 
 
 async def settle(pilot: Pilot, rounds: int = 5) -> None:
@@ -15,6 +19,14 @@ async def settle(pilot: Pilot, rounds: int = 5) -> None:
         except WorkerCancelled:
             pass  # an exclusive worker replaced by a newer one
         await pilot.pause()
+
+
+async def until(pilot: Pilot, condition: Callable[[], bool], what: str) -> None:
+    """Let the app run until ``condition()`` holds: what a timer or a worker brings, at its own pace."""
+    deadline = time.monotonic() + HANG
+    while not condition():
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        await pilot.pause(0.05)
 
 
 async def type_ahead(pilot: Pilot, *keys: str) -> None:

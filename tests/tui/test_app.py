@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from pilot_helpers import settle, type_ahead
+from pilot_helpers import settle, type_ahead, until
 from samples import pdf_bytes, png_bytes
 from textual.widgets import Input, Select, TextArea
 
@@ -108,20 +108,19 @@ async def test_the_file_finder_opens_what_was_typed_ahead_of_its_listing(workspa
     files = Workspace.files
 
     def slow_files(workspace: Workspace) -> list[str]:
-        listed.wait(10)
+        listed.wait()
         return files(workspace)
 
     monkeypatch.setattr(Workspace, "files", slow_files)
     app = make_app(workspace_dir)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await type_ahead(pilot, "o", *"bigtxt", "enter")
-        for _ in range(100):  # a busy machine takes a few rounds to handle the keys (the listing waits)
-            if isinstance(app.screen, FindFile) and app.screen.query_one(Input).value == "bigtxt":
-                break
-            await pilot.pause()
-        assert isinstance(app.screen, FindFile) and app.screen.query_one(Input).value == "bigtxt", "still listing"
-        listed.set()
+        try:
+            await type_ahead(pilot, "o", *"bigtxt", "enter")
+            typed = lambda: isinstance(app.screen, FindFile) and app.screen.query_one(Input).value == "bigtxt"  # noqa: E731
+            await until(pilot, typed, "the keys typed ahead reached the finder, still listing")
+        finally:
+            listed.set()
         await settle(pilot)
         assert app.viewer.path == "big.txt"
 
@@ -402,10 +401,7 @@ async def test_following_a_growing_file(workspace_dir: Path) -> None:
         assert app.viewer.following
         with open(workspace_dir / "big.txt", "a") as log:
             log.write("".join(f"line {n}\n" for n in range(1001, 1101)))
-        for _ in range(20):
-            await pilot.pause(0.1)
-            if app.viewer.line_count == 1100:
-                break
+        await until(pilot, lambda: app.viewer.line_count == 1100, "the viewer saw the new lines")
         await settle(pilot)
         assert app.viewer.line_count == 1100
         assert app.viewer.window.bottom == 1100
@@ -449,10 +445,7 @@ async def test_escape_cancels_a_slow_document_conversion(workspace_dir: Path, mo
     (workspace_dir / "slow.pdf").write_bytes(pdf_bytes(["never shown"]))
     app = make_app(workspace_dir, "slow.pdf")
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(20):
-            await pilot.pause(0.1)
-            if "converting" in app.viewer.status:
-                break
+        await until(pilot, lambda: "converting" in app.viewer.status, "the conversion started")
         assert "converting to Markdown" in app.viewer.status and "Escape cancels" in app.viewer.status
         app.viewer.focus()
         await pilot.press("escape")
@@ -506,7 +499,21 @@ async def test_a_failing_background_job_is_reported_not_fatal(workspace_dir: Pat
     monkeypatch.setattr("agentpager.workspace.Workspace.read_call", broken)
     app = make_app(workspace_dir, "big.txt")
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(10):
-            await pilot.pause(0.05)
+        reported = lambda: any("simulated bug" in str(notice.message) for notice in app._notifications)  # noqa: E731
+        await until(pilot, reported, "the failure was reported")
         assert app.is_running
-        assert any("simulated bug" in str(notice.message) for notice in app._notifications)
+
+
+async def test_a_search_re_gives_up_on_says_why(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backreference runs in ``re``, in a child with a time limit: past it the search says so
+    (it stayed at "searching…" when the error could not be raised)."""
+    monkeypatch.setenv("AGENTPAGER_REGEX_SECONDS", "0.5")
+    (root / "a.txt").write_text("a" * 5000 + "\n")
+    app = make_app(root, "a.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *r"(a*)*\1b", "enter")
+        await settle(pilot)
+        assert app.viewer.border_subtitle.endswith(
+            r"/(a*)*\1b/: Pattern '(a*)*\1b' took longer than 0.5 s to match; use a simpler one."
+        )

@@ -11,22 +11,26 @@ from rich.console import Console
 from textual.widgets import Static
 
 from agentpager.transcripts import Transcript, open_transcript
-from agentpager.transcripts.context import context_report
+from agentpager.transcripts.context import AgentContext
 from agentpager.tui.app import AgentPagerApp
-from agentpager.tui.context_view import ChartRows, ContextView, chart, header
+from agentpager.tui.context_view import Charted, ChartRows, ContextView, chart, charted, header
 
 TURNS = 40
 
 
-def long_session(root: Path, turns: int = TURNS) -> Path:
+def long_session(root: Path, turns: int = TURNS, compacted_before: int | None = None) -> Path:
     """A Claude Code session of ``turns`` model turns, each reading a part of a deep file, the
-    context growing by 4,000 tokens a turn against claude-sonnet-4-5's 200,000."""
+    context growing by 4,000 tokens a turn against claude-sonnet-4-5's 200,000; compacted before
+    the turn ``compacted_before`` (0-based), if given."""
     deep = root / "src" / "shop" / "orders"
     deep.mkdir(parents=True)
     (deep / "export_job.py").write_text("".join(f"line {n}\n" for n in range(1, 5001)))
     cwd = str(root)
     records: list[dict] = [{"type": "user", "cwd": cwd, "message": {"role": "user", "content": "go"}}]
     for n in range(turns):
+        if n == compacted_before:
+            metadata = {"trigger": "auto", "preTokens": 4000 * n}
+            records.append({"type": "system", "subtype": "compact_boundary", "cwd": cwd, "compactMetadata": metadata})
         usage = {"input_tokens": 10, "cache_read_input_tokens": 4000 * (n + 1), "output_tokens": 50}
         use = {
             "type": "tool_use",
@@ -51,9 +55,14 @@ def text(widget: Static, width: int) -> list[str]:
 
 
 def transcript_with_a_compaction(root: Path) -> Transcript:
-    transcript = open_transcript(str(long_session(root)))
-    transcript.turns[20].after_compaction = True
-    return transcript
+    """The long session, compacted before its turn 21."""
+    return open_transcript(str(long_session(root, compacted_before=20)))
+
+
+def context_of(path: Path) -> Charted:
+    """What the chart shows of the session's main agent, its outputs counted by their characters."""
+    transcript = open_transcript(str(path))
+    return charted(transcript, AgentContext(transcript.index, count=len), 0, 0)
 
 
 async def shown_context(app: AgentPagerApp, pilot) -> ContextView:  # noqa: ANN001 - a Pilot
@@ -68,7 +77,6 @@ async def test_the_bars_take_the_width_and_the_header_stays(root: Path) -> None:
     rows_by_width = {}
     for size in ((80, 24), (200, 55)):
         app = AgentPagerApp.for_transcript(transcript_with_a_compaction(root / str(size[0])), str(root))
-        (root / str(size[0])).mkdir(exist_ok=True)
         async with app.run_test(size=size) as pilot:
             view = await shown_context(app, pilot)
             head = text(view.query_one("#context-head", Static), size[0])
@@ -89,7 +97,9 @@ async def test_the_bars_take_the_width_and_the_header_stays(root: Path) -> None:
     bar = last[5:-10]
     assert len(bar) == bar_cells(80) and bar.count("·") == round(bar_cells(80) * 0.2), last
     assert len(next(line for line in wide if line.startswith("  40 "))[5:-10]) > 2 * len(bar)
-    assert any(line.strip().startswith("── compacted") for line in narrow)
+    assert any(
+        line.strip().startswith("── ✂ compaction (auto) at 80,000 tokens: the context starts") for line in narrow
+    )
 
 
 def bar_cells(width: int) -> int:
@@ -99,9 +109,8 @@ def bar_cells(width: int) -> int:
 
 
 def test_the_costliest_outputs_name_their_files_relative_to_the_cwd(root: Path) -> None:
-    report = context_report(open_transcript(str(long_session(root))), count=len)
     lines = Console(width=80, record=True, color_system=None)
-    lines.print(chart(report, 76))
+    lines.print(chart(context_of(long_session(root)), 76))
     costliest = lines.export_text().split("Costliest tool outputs")[1].splitlines()[1:]
     assert costliest[0].startswith("    1,350  #7     Read ")
     assert costliest[0].rstrip().endswith('Read           file_path="src…/export_job.py" offset=701 …'), costliest[0]
@@ -109,10 +118,10 @@ def test_the_costliest_outputs_name_their_files_relative_to_the_cwd(root: Path) 
 
 
 def test_the_header_names_the_window_and_cuts_the_model_name(root: Path) -> None:
-    report = context_report(open_transcript(str(long_session(root))), count=len)
-    for turn in report.turns[:3]:
-        object.__setattr__(turn, "model", "claude-sonnet-4-5-20250929-a-very-long-model-name-indeed")
+    shown = context_of(long_session(root))
+    long_name = "claude-sonnet-4-5-20250929-a-very-long-model-name-indeed"
+    fills = [fill._replace(model=long_name) for fill in shown.fills[:3]] + shown.fills[3:]
     console = Console(width=60, record=True, color_system=None)
-    console.print(header(report, 60))
+    console.print(header(Charted(fills, shown.turns, shown.costliest), 60))
     first = console.export_text().splitlines()[0]
     assert first.endswith("… · window 200,000 tokens") and len(first) <= 60, first

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
-import pytest
 from pilot_helpers import settle
 from test_snapshots import steady
 from textual.pilot import Pilot
@@ -14,15 +11,6 @@ from textual.pilot import Pilot
 from agentpager.demo import build_demo
 from agentpager.tui import DEMO_WELCOME, demo_app
 from agentpager.tui.screens.transcript import CallList, TranscriptScreen
-
-
-@pytest.fixture(scope="module")
-def demo_root() -> Path:
-    # The snapshot shows the demo dir's name: the same one every run.
-    root = Path(tempfile.gettempdir()) / "agentpager-snapshot-demo" / "shop"
-    shutil.rmtree(root.parent, ignore_errors=True)
-    build_demo(root, 3_000_000)
-    return root
 
 
 async def test_the_demo_opens_its_log_with_a_note_and_offers_its_session(demo_root: Path) -> None:

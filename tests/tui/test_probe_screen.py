@@ -5,7 +5,7 @@ different, not installed (then installed by a stand-in npm), cancelled, and no a
 from __future__ import annotations
 
 import json
-import os
+import shlex
 import stat
 import sys
 from pathlib import Path
@@ -15,6 +15,7 @@ from pilot_helpers import settle
 from test_transcript_screen import shown
 from textual.pilot import Pilot
 from textual.widgets import Input, Log, Static, TextArea
+from waiting import all_gone, processes_with
 
 from agentpager import Workspace
 from agentpager.agents import get_agent
@@ -44,17 +45,21 @@ def executable(path: Path, text: str) -> Path:
 
 
 def fake_agent_script(path: Path, mode: str = "") -> Path:
-    """A start script for the fake agent in ``mode`` (an agent's environment is made afresh: the mode is set here)."""
-    return executable(path, f'#!/bin/sh\nFAKE_AGENT_MODE={mode} exec {sys.executable} {FAKE_AGENT} "$@"\n')
+    """A start script for the fake agent in ``mode`` (an agent's environment is made afresh: the mode
+    is set here), with the script's path as the marker of the children it starts."""
+    variables = f"FAKE_AGENT_MODE={mode} FAKE_AGENT_MARKER={shlex.quote(str(path))}"
+    return executable(path, f'#!/bin/sh\n{variables} exec {sys.executable} {FAKE_AGENT} "$@"\n')
 
 
-def install_fake(agents: Path, mode: str = "", version: str = NEWEST) -> None:
-    """The fake agent where npm would put Claude Code ``version`` in the cache."""
+def install_fake(agents: Path, mode: str = "", version: str = NEWEST) -> str:
+    """The fake agent where npm would put Claude Code ``version`` in the cache; returns the marker of
+    the children it starts."""
     prefix = agents / f"claude-code@{version}"
-    fake_agent_script(prefix / get_agent("claude-code").program().entry_points[0], mode)
+    script = fake_agent_script(prefix / get_agent("claude-code").program().entry_points[0], mode)
     manifest = prefix / "node_modules" / "@anthropic-ai" / "claude-code" / "package.json"
     manifest.parent.mkdir(parents=True, exist_ok=True)
     manifest.write_text(json.dumps({"version": version}))
+    return str(script)
 
 
 def make_app(root: Path, profile: str = "claude-code") -> AgentPagerApp:
@@ -180,21 +185,9 @@ async def test_a_missing_agent_is_named_with_its_npm_command_and_installed_on_re
         ]
 
 
-def sleeping_children() -> list[str]:
-    return [pid for pid in os.listdir("/proc") if pid.isdigit() and b"time.sleep(600)" in _cmdline(pid)]
-
-
-def _cmdline(pid: str) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="looks for the agent's processes in /proc")
 async def test_escape_stops_the_agent_and_its_children(root: Path, agents: Path) -> None:
-    install_fake(agents, "hang")
-    before = set(sleeping_children())
+    marker = install_fake(agents, "hang")
     app = make_app(root)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -203,16 +196,14 @@ async def test_escape_stops_the_agent_and_its_children(root: Path, agents: Path)
         await pilot.press("a")
         screen = app.screen
         assert isinstance(screen, ProbeScreen)
-        for _ in range(200):  # until the fake agent has started its sleeping child
+        while not processes_with(marker):  # until the fake agent has started its sleeping child
+            assert screen.state == "asking", text_of(screen, "#verdict")  # else it ended before its child started
             await pilot.pause(0.05)
-            if set(sleeping_children()) - before:
-                break
-        assert set(sleeping_children()) - before, "the fake agent started"
         assert text_of(screen, "#verdict").startswith(f"starting Claude Code {NEWEST} (its default model)… ")
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
-        assert set(sleeping_children()) - before == set()
+        assert all_gone(marker), processes_with(marker)
         assert last_notice(app) == f"Stopped Claude Code {NEWEST}: nothing was compared."
 
 

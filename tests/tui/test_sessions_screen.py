@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
 import pytest
-from pilot_helpers import settle
+from pilot_helpers import settle, until
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -22,20 +20,19 @@ from agentpager.tui.screens.sessions import SessionList, SessionsScreen
 from agentpager.tui.screens.transcript import CallList, TranscriptScreen
 
 
-def home_with_sessions() -> Path:
-    """A home at a fixed path (the screen shows paths) with two Claude Code sessions."""
+def home_with_sessions(home: Path) -> Path:
+    """``home`` with two Claude Code sessions."""
     sys.path.insert(0, str(Path(__file__).parent.parent))
     from test_sessions import claude_session
 
-    home = Path(tempfile.gettempdir()) / "agentpager-snapshot-home"
-    shutil.rmtree(home, ignore_errors=True)
     claude_session(home, "/home/me/shop", "s1", 3)
     claude_session(home, "/home/me/notes", "s2", 1, started="2026-01-02T10:00:00.000Z")
     return home
 
 
-async def test_browse_and_open_a_session(root: Path) -> None:
-    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home_with_sessions()))
+async def test_browse_and_open_a_session(root: Path, tmp_path: Path) -> None:
+    home = home_with_sessions(tmp_path / "home")
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home))
     async with app.run_test(size=(200, 55)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, SessionsScreen)
@@ -55,8 +52,8 @@ async def test_browse_and_open_a_session(root: Path) -> None:
         assert isinstance(app.screen, SessionsScreen)
 
 
-async def test_the_browser_over_a_transcript(root: Path) -> None:
-    home = home_with_sessions()
+async def test_the_browser_over_a_transcript(root: Path, tmp_path: Path) -> None:
+    home = home_with_sessions(tmp_path / "home")
     app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -103,44 +100,51 @@ async def test_counts_arrive_in_their_rows(
     update_calls = sessions_screen.update_calls
 
     def held(*arguments):  # noqa: ANN002, ANN202 - update_calls, once the test lets it
-        go_on.wait(10)
+        go_on.wait()
         yield from update_calls(*arguments)
 
     monkeypatch.setattr(sessions_screen, "update_calls", held)
     app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(50):
-            await pilot.pause(0.05)
-            if isinstance(app.screen, SessionsScreen) and app.screen.listed:
-                break
-        rows = app.screen.query_one(SessionList)
-        row = rows.lines[rows.positions[str(big)]]
-        assert isinstance(row, SessionInfo) and (row.calls, row.counted) == (None, False)
-        assert "reading calls: 2 to go" in str(app.screen.query_one("#about", Static).render())
-        go_on.set()
+        try:
+            listed = lambda: isinstance(app.screen, SessionsScreen) and app.screen.listed  # noqa: E731
+            await until(pilot, listed, "the sessions were listed")
+            rows = app.screen.query_one(SessionList)
+            row = rows.lines[rows.positions[str(big)]]
+            assert isinstance(row, SessionInfo) and (row.calls, row.counted) == (None, False)
+            assert "reading calls: 2 to go" in str(app.screen.query_one("#about", Static).render())
+        finally:
+            go_on.set()
         await settle(pilot)
         row = rows.lines[rows.positions[str(big)]]
         assert isinstance(row, SessionInfo) and (row.calls, row.counted) == (40, True)
         assert "reading calls" not in str(app.screen.query_one("#about", Static).render())
 
 
-def _browser(root: Path) -> AgentPagerApp:
-    """The browser on a workspace at a fixed path (the transcript screen names its root)."""
-    home = home_with_sessions()
+def _browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentPagerApp:
+    """The browser on a workspace the screens name: ``home/proj``, relative to the test's own temp dir
+    made the current directory, so that they show the same text every run. (A session opened from the
+    browser is replayed against the workspace's real path, which its screen names: written here
+    relative to the current directory too.)"""
+    monkeypatch.chdir(tmp_path)
+    about = TranscriptScreen._about
+    here = str(tmp_path.resolve()) + "/"
+    monkeypatch.setattr(TranscriptScreen, "_about", lambda screen: about(screen).replace(here, ""))
+    home = home_with_sessions(Path("home"))
     fixed = home / "proj"
     fixed.mkdir()
     return AgentPagerApp(Workspace(fixed), start_with_sessions=True, sessions_home=str(home))
 
 
-def test_sessions_small(root: Path, snap_compare) -> None:
-    assert snap_compare(_browser(root), terminal_size=(80, 24), run_before=settle)
+def test_sessions_small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare) -> None:
+    assert snap_compare(_browser(tmp_path, monkeypatch), terminal_size=(80, 24), run_before=settle)
 
 
-def test_sessions_large(root: Path, snap_compare) -> None:
-    assert snap_compare(_browser(root), terminal_size=(200, 55), run_before=settle)
+def test_sessions_large(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare) -> None:
+    assert snap_compare(_browser(tmp_path, monkeypatch), terminal_size=(200, 55), run_before=settle)
 
 
-def test_context_chart(root: Path, snap_compare) -> None:
+def test_context_chart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare) -> None:
     async def context(pilot: Pilot) -> None:
         await settle(pilot)
         await pilot.press("enter")
@@ -149,4 +153,4 @@ def test_context_chart(root: Path, snap_compare) -> None:
         app.screen.query_one("#outputs").active = "tab-context"
         await settle(pilot)
 
-    assert snap_compare(_browser(root), terminal_size=(80, 24), run_before=context)
+    assert snap_compare(_browser(tmp_path, monkeypatch), terminal_size=(80, 24), run_before=context)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -114,15 +112,21 @@ def test_help(root: Path, snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(make_app(root, "big.txt"), terminal_size=size, run_before=help)
 
 
-def test_transcript(snap_compare) -> None:
+def shown_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``proj``, relative to the test's own temp dir made the current directory: a screen that names
+    a transcript's path or a root shows the same text every run."""
+    monkeypatch.chdir(tmp_path)
+    root = Path("proj")
+    root.mkdir()
+    return root
+
+
+def test_transcript(snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from test_transcript_screen import session
 
     from agentpager.transcripts import open_transcript
 
-    # The screen names the transcript's path and root: use the same one every run.
-    root = Path(tempfile.gettempdir()) / "agentpager-snapshot" / "proj"
-    shutil.rmtree(root.parent, ignore_errors=True)
-    root.mkdir(parents=True)
+    root = shown_root(tmp_path, monkeypatch)
     app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
 
     async def second_call(pilot: Pilot) -> None:
@@ -133,15 +137,13 @@ def test_transcript(snap_compare) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=second_call)
 
 
-def _changed_read() -> AgentPagerApp:
+def _changed_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentPagerApp:
     """A Claude Code read whose file changed since: one line longer than half a wide terminal."""
     from test_transcript_screen import session
 
     from agentpager.transcripts import open_transcript
 
-    root = Path(tempfile.gettempdir()) / "agentpager-snapshot-difference" / "proj"
-    shutil.rmtree(root.parent, ignore_errors=True)
-    root.mkdir(parents=True)
+    root = shown_root(tmp_path, monkeypatch)
     transcript = open_transcript(str(session(root)))
     lines = (root / "big.txt").read_text().split("\n")
     lines[404] = "line 405 became a line much longer than it was, " + "so that it wraps within its side " * 3
@@ -155,38 +157,35 @@ async def _difference_tab(pilot: Pilot) -> None:
     await steady(pilot)
 
 
-def test_difference_side_by_side(snap_compare) -> None:
-    assert snap_compare(_changed_read(), terminal_size=(200, 55), run_before=_difference_tab)
+def test_difference_side_by_side(snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _changed_read(tmp_path, monkeypatch)
+    assert snap_compare(app, terminal_size=(200, 55), run_before=_difference_tab)
 
 
-def test_difference_unified_at_80_columns(snap_compare) -> None:
-    assert snap_compare(_changed_read(), terminal_size=(80, 24), run_before=_difference_tab)
-
-
-def _fixed_root(name: str) -> Path:
-    """A root at the same path every run (the transcript screen shows it)."""
-    root = Path(tempfile.gettempdir()) / f"agentpager-snapshot-{name}" / "proj"
-    shutil.rmtree(root.parent, ignore_errors=True)
-    root.mkdir(parents=True)
-    return root
+def test_difference_unified_at_80_columns(snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _changed_read(tmp_path, monkeypatch)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_difference_tab)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (200, 55)], ids=lambda size: f"{size[0]}x{size[1]}")
-def test_call_list_with_deep_paths(snap_compare, size: tuple[int, int]) -> None:
+def test_call_list_with_deep_paths(
+    snap_compare, size: tuple[int, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from test_80x24 import deep_session
 
     from agentpager.transcripts import open_transcript
 
-    root = _fixed_root("deep")
-    app = AgentPagerApp.for_transcript(open_transcript(str(deep_session(root))), str(root))
+    root = shown_root(tmp_path, monkeypatch)
+    deep_session(tmp_path / root)  # its records name the files by absolute paths, as an agent's do
+    app = AgentPagerApp.for_transcript(open_transcript(str(root / "session.jsonl")), str(root))
     assert snap_compare(app, terminal_size=size, run_before=steady)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (200, 55)], ids=lambda size: f"{size[0]}x{size[1]}")
-def test_context_tab(snap_compare, size: tuple[int, int]) -> None:
+def test_context_tab(snap_compare, size: tuple[int, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from test_context_view import transcript_with_a_compaction
 
-    root = _fixed_root("context")
+    root = shown_root(tmp_path, monkeypatch)
     app = AgentPagerApp.for_transcript(transcript_with_a_compaction(root), str(root))
 
     async def context(pilot: Pilot) -> None:

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from pilot_helpers import settle, type_ahead
+from pilot_helpers import settle, type_ahead, until
 from rich.console import Console
 from textual.widgets import Static, TabbedContent
 from textual.widgets._footer import FooterKey, FooterLabel
@@ -34,7 +34,7 @@ def session(root: Path, count: int = 3) -> Path:
     not replayed (agentpager does not emulate ``xargs``)."""
     (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 1001)))
     read = Workspace(root, "claude-code")
-    cwd = str(root)
+    cwd = str(root.absolute())  # an agent records where it ran as an absolute path
     lines: list[dict] = [{"type": "user", "cwd": cwd, "message": {"role": "user", "content": "go"}}]
     for n in range(count):
         if n % 3 == 2:
@@ -75,8 +75,8 @@ async def test_calls_replay_and_open_in_the_viewer(root: Path) -> None:
         screen = app.screen
         assert isinstance(screen, TranscriptScreen)
         calls = screen.query_one(CallList)
-        assert [calls.summaries[call].status for call in calls.calls] == ["same", "differs", "not replayable"]
-        assert calls.summaries[calls.calls[0]].tokens == Workspace.count_tokens(
+        assert [calls.summaries[call.key].status for call in calls.calls] == ["same", "differs", "not replayable"]
+        assert calls.summaries[calls.calls[0].key].tokens == Workspace.count_tokens(
             screen.transcript.recorded(screen.transcript.calls[0])
         )
         await pilot.press("down")
@@ -141,17 +141,17 @@ async def test_filter_search_copy_and_the_conversation(root: Path) -> None:
         assert [calls.calls[i].index for i in calls.rows] == [1, 4]
         await pilot.press("f", "f")  # this tool (Read)
         await settle(pilot)
-        assert calls.rows == [0, 1, 3, 4]
+        assert list(calls.rows) == [0, 1, 3, 4]
         await pilot.press("f")  # all calls again
         await pilot.press("slash", *"big.txt", "enter")
         await settle(pilot)
-        assert calls.rows == [0, 1, 2, 3, 4, 5], "the shell calls printed big.txt"
+        assert list(calls.rows) == [0, 1, 2, 3, 4, 5], "the shell calls printed big.txt"
         await pilot.press("slash", *"Stale", "enter")  # case matters with a capital letter
         await settle(pilot)
-        assert calls.rows == []
+        assert list(calls.rows) == []
         await type_ahead(pilot, "slash", *"stale", "enter")  # typed in one go
         await settle(pilot)
-        assert calls.rows == [1, 4]
+        assert list(calls.rows) == [1, 4]
         await pilot.press("c")
         await settle(pilot)
         assert app.clipboard == "stale"
@@ -167,13 +167,13 @@ async def test_a_growing_session_is_followed(root: Path) -> None:
         lines = path.read_text().splitlines()
         with path.open("a") as file:
             file.write(lines[1].replace('"t0"', '"t9"') + "\n" + lines[2].replace('"t0"', '"t9"')[:20])
-        await pilot.pause(1.2)
+        await until(pilot, lambda: len(calls.calls) == 4, "the new call was read")
         await settle(pilot)
-        assert len(calls.calls) == 4 and calls.rows == [0, 1, 2, 3]
+        assert len(calls.calls) == 4 and list(calls.rows) == [0, 1, 2, 3]
         assert app.screen.transcript.calls[3].result is None, "the result's line is still being written"
         with path.open("a") as file:
             file.write(lines[2].replace('"t0"', '"t9"')[20:] + "\n")
-        await pilot.pause(1.2)
+        await until(pilot, lambda: app.screen.transcript.calls[3].result is not None, "the result was read")
         await settle(pilot)
         assert app.screen.transcript.calls[3].result is not None and not app.screen.transcript.problems
         await pilot.press("F")
@@ -192,10 +192,10 @@ async def test_following_a_session_with_subagents(tmp_path: Path) -> None:
         await settle(pilot)
         calls = app.screen.query_one(CallList)
         read = calls.calls[2]
-        before = calls.summaries[read]
+        before = calls.summaries[read.key]
         await pilot.press("F")
         append(sub, *subagent("a1", result("u1", "config.py"), call("u2", "Read", {"file_path": f"{CWD}/config.py"})))
-        await pilot.pause(1.2)
+        await until(pilot, lambda: len(calls.calls) == 4, "the subagent's new call was read")
         await settle(pilot)
         assert [(c.index, c.tool, c.depth) for c in calls.calls] == [
             (0, "Task", 0),
@@ -203,8 +203,9 @@ async def test_following_a_session_with_subagents(tmp_path: Path) -> None:
             (2, "Read", 1),
             (3, "Read", 0),
         ]
-        assert calls.summaries[read] is before and read.index == 3, "what was shown of a call stays with it"
-        assert calls.calls[2] in calls.summaries, "the new call is replayed"
+        assert calls.summaries[read.key] is before, "what was shown of a call stays with it"
+        assert calls.calls[3].key == read.key, "the call placed after the subagent's new one"
+        assert calls.calls[2].key in calls.summaries, "the new call is replayed"
         await pilot.press("F")
         app.screen.workers.cancel_all()
 
@@ -283,3 +284,75 @@ async def test_the_context_tab_shows_estimated_turns_at_80x24(root: Path) -> Non
         assert rows[0].split()[-1] == "1~", "the first request held the prompt, go: 1 token"
         assert "~ estimated with cl100k: the log records no usage" in chart
         assert "No model turns recorded." not in chart
+
+
+SESSIONS = Path(__file__).parent.parent / "sessions"
+
+
+async def test_a_compaction_and_a_subagent_on_the_call_list(root: Path) -> None:
+    """Real excerpts (see ``tests/test_session_shapes.py``): ✂ marks the first call after a
+    compaction, └ a subagent's call under the Task that started it; turn is the model turn."""
+    compacted = open_transcript(str(SESSIONS / "claude-stream-compaction.jsonl"))
+    app = AgentPagerApp.for_transcript(compacted, str(root))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        calls = app.screen.query_one(CallList)
+        rows = [calls.render_line(y).text[:60].rstrip() for y in range(4)]
+        assert rows == [
+            "    0     1  Edit              609 chars           400  not",
+            "    1     2  Edit              742 chars           447  not",
+            "    2     3  Edit              1,261 chars        ~720  not",
+            "    3✂    4  Bash              1 char                0  diff",
+        ], (
+            "tokens from the usage recorded, ~ counted (no turn after the output: it was compacted); "
+            "the Bash's grep -r is emulated, over a root without the session's src/"
+        )
+        await pilot.press("end")
+        await settle(pilot)
+        assert shown(app.screen.query_one("#summary", Static)).startswith(
+            "#3 turn 4 · first after the compaction (auto) at 155,791 tokens · Bash"
+        )
+    subagent = open_transcript(str(SESSIONS / "claude-stream-subagent.jsonl"))
+    app = AgentPagerApp.for_transcript(subagent, str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        calls = app.screen.query_one(CallList)
+        assert [calls.render_line(y).text[:19].rstrip() for y in range(2)] == ["    0  Task", "    1  └ Read"]
+        await pilot.press("down", "left")  # the subagent's call; the Context tab
+        await settle(pilot)
+        chart = shown(app.screen.query_one("#chart", Static), 80).splitlines()
+        assert [row.split()[0::2] for row in chart[0:1]] == [["1", "11,730"]], "the subagent's own context"
+
+
+async def test_the_list_shows_a_session_while_it_is_read(root: Path) -> None:
+    path = session(root, 3000)
+    transcript = open_transcript(str(path), wait=False)
+    app = AgentPagerApp.for_transcript(transcript, str(root))
+    async with app.run_test(size=SIZE) as pilot:
+        calls = app.screen.query_one(CallList)
+        transcript.build.join()
+        await pilot.pause(0.6)  # the list looks at the index every WATCH_SECONDS
+        assert len(calls.rows) == calls.virtual_size.height == 3000
+        assert "reading" not in str(app.screen.query_one("#about", Static).content)
+        app.screen.workers.cancel_all()
+
+
+async def test_the_cursor_stays_in_sight_while_the_list_grows(root: Path) -> None:
+    """End while the session is being read goes to the last call the list shows, on screen."""
+    transcript = open_transcript(str(session(root, 3000)), wait=False, paused=True)
+    resume = transcript.build.resume
+    transcript.build.resume = lambda: None  # type: ignore[method-assign]  # held after its first batch
+    app = AgentPagerApp.for_transcript(transcript, str(root))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        calls = app.screen.query_one(CallList)
+        assert 0 < len(calls.rows) < 3000, "the first calls are listed before the rest is read"
+        resume()
+        transcript.build.join()
+        for _ in range(2):
+            await pilot.press("end")
+            top = int(calls.scroll_y)
+            assert calls.cursor == len(calls.rows) - 1 and top <= calls.cursor < top + calls.size.height
+            await pilot.pause(0.6)  # the list takes in what was read meanwhile
+        assert calls.cursor == 2999
+        app.screen.workers.cancel_all()

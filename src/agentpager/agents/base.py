@@ -82,6 +82,9 @@ class Agent:
     """``module:attribute`` of its profiles, the newest first."""
     transcript_at: str
     """``module:attribute`` of the Collector that reads its transcripts."""
+    other_transcripts_at: tuple[str, ...] = ()
+    """``module:attribute`` of the Collectors of its other logs (Codex's ``exec --json`` output): the
+    same format (its id), recognised after ``transcript_at``'s."""
     program_at: str | None = None
     """``module:attribute`` of how the probe installs and runs it; None: agentpager cannot run it."""
     sessions: Sessions | None = None
@@ -97,6 +100,10 @@ class Agent:
     def collector(self) -> type[Collector]:
         collector: type[Collector] = _load(self.transcript_at)
         return collector
+
+    def collectors(self) -> tuple[type[Collector], ...]:
+        """Every Collector of its logs, its transcripts' first."""
+        return (self.collector(), *(_load(reference) for reference in self.other_transcripts_at))
 
     def program(self) -> Program | None:
         return None if self.program_at is None else _load(self.program_at)

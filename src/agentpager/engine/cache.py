@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+import weakref
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from agentpager.engine.lineindex import Stamp
@@ -138,3 +139,43 @@ def write_atomically(path: Path, chunks: Iterable[bytes]) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def anonymous_file(chunks: Callable[[], Iterable[bytes]]) -> Callable[[], int]:
+    """What ``chunks()`` gives, in a file no directory names: an unlinked temporary file or, where the
+    temp dir cannot hold it either, memory (``memfd_create``). Returned as an opener: each call gives
+    a new descriptor; the file goes with the opener and the descriptors it gave."""
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=_PARTIAL)
+        os.unlink(name)
+        _write_all(fd, chunks())
+    except OSError:
+        if not hasattr(os, "memfd_create"):
+            raise
+        fd = os.memfd_create("agentpager", os.MFD_CLOEXEC)
+        _write_all(fd, chunks())
+    return _Held(fd)
+
+
+def _write_all(fd: int, chunks: Iterable[bytes]) -> None:
+    try:
+        for chunk in chunks:
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view) :]
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class _Held:
+    """A descriptor kept open while this lives; called, a copy of it."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        weakref.finalize(self, os.close, fd)
+
+    def __call__(self) -> int:
+        return os.dup(self.fd)

@@ -6,14 +6,15 @@ Here a pattern is parsed by ``re``'s own parser (so it is valid exactly when ``r
 its message) and written out in RE2's syntax construct by construct, where the two engines agree:
 
 - for any text: literals, classes of literals and ranges, ``.``, groups, alternation, repeats,
-  anchors; ``\d``, ``\s``, ``\w`` and ``\b`` under the ASCII flag; case-insensitive characters that
-  no case mapping touches;
+  anchors; ``\d``, ``\s``, ``\w`` and ``\b`` under the ASCII flag; ignoring case, the same sets of
+  characters (a character no case mapping touches compares as itself; for the 3,000 others ``re``
+  itself says which a set holds);
 - for ASCII text (almost every file name, most lines of code), everything else that is regular:
   each set of characters becomes the ASCII characters ``re`` itself says it holds.
 
 What is left (backreferences, lookaround, atomic groups, possessive repeats, a text with lone
-surrogates, and Unicode classes or case folding in non-ASCII text) runs in ``re`` in a child
-process (``regex_child``), killed when it takes longer than a time limit or the caller cancels.
+surrogates, and Unicode classes in non-ASCII text) runs in ``re`` in a child process
+(``regex_child``), killed when it takes longer than a time limit or the caller cancels.
 
 Lines of bytes (the shell programs' input) are matched as ``re`` matches their ``surrogateescape``
 decoding: RE2 runs on the lines that are UTF-8, the child on the others; a line too long to hold
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
@@ -110,9 +112,40 @@ class _Untranslatable(Exception):
     """A construct RE2 cannot run with ``re``'s meaning."""
 
 
-def _cased(code: int) -> bool:
-    character = chr(code)
-    return not (character.lower() == character == character.upper() and character.casefold() == character)
+_LAST_CASED = 0x1FFFF
+"""No character after this has a case mapping (Unicode 15: the last is U+1E943; a test checks)."""
+
+
+@functools.cache
+def _case_touched() -> list[tuple[int, int]]:
+    """The characters ignoring case can matter for: those ``re`` calls cased (their lower or upper
+    case is another character) and what they map to. For any other character ``re`` compares the
+    character itself, with or without IGNORECASE. About 3,000 characters, found in 30 ms."""
+    import _sre  # type: ignore[import-not-found]
+
+    touched: set[int] = set()
+    for code in range(_LAST_CASED + 1):
+        if _sre.unicode_iscased(code):
+            upper = chr(code).upper()
+            touched.update((code, _sre.unicode_tolower(code), *([ord(upper)] if len(upper) == 1 else [])))
+    return _ranges_of(touched)
+
+
+@functools.cache
+def _case_untouched() -> list[tuple[int, int]]:
+    """The characters ignoring case leaves alone (``_case_touched``'s complement), merged once: each
+    set of characters ignoring case is cut by it."""
+    return _complement(_case_touched())
+
+
+@functools.lru_cache(maxsize=1024)
+def _ignoring_case(source: str, ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """The characters ``re`` source for one character ignoring case matches, given the ``ranges`` it
+    matches when case counts: those ranges for a character no case mapping touches, ``re``'s own
+    answer for each of the others (a thousand ignore-file rules ask for the same few sets)."""
+    compiled = re.compile(source)
+    touched = (code for low, high in _case_touched() for code in range(low, high + 1) if compiled.fullmatch(chr(code)))
+    return tuple(_merged(_intersection(list(ranges), _case_untouched()) + _ranges_of(touched)))
 
 
 _ASCII_CASE_PARTNERS = (0x130, 0x131, 0x17F, 0x212A)
@@ -182,6 +215,21 @@ def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
         next_code = high + 1
     if next_code <= _LAST_CHARACTER:
         result.append((next_code, _LAST_CHARACTER))
+    return result
+
+
+def _intersection(first: list[tuple[int, int]], merged: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The code points in both (lists of ranges, the second already ``_merged``)."""
+    result, a, b = [], _merged(first), merged
+    i = j = 0
+    while i < len(a) and j < len(b):
+        low, high = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if low <= high:
+            result.append((low, high))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
     return result
 
 
@@ -294,18 +342,22 @@ class _Emitter:
             negate, items = op is _c.NOT_LITERAL, [(_c.LITERAL, av)]
         ranges: list[tuple[int, int]] = []
         for kind, value in items:
-            if kind is _c.LITERAL and not (ignore_case and _cased(value)):
+            if kind is _c.LITERAL:
                 ranges.append((value, value))
-            elif kind is _c.RANGE and not ignore_case:
+            elif kind is _c.RANGE:
                 ranges.append(value)
-            elif kind is _c.CATEGORY and flags & _c.SRE_FLAG_ASCII and not ignore_case:
+            elif kind is _c.CATEGORY and flags & _c.SRE_FLAG_ASCII:
                 # Under the ASCII flag a category holds ASCII characters only, its negation all the rest.
                 ranges += _ranges_of(_ascii_members(f"(?a:{_CATEGORIES[value]})"))
                 if value in _NEGATED_CATEGORIES:
                     ranges.append((128, _LAST_CHARACTER))
             else:
                 raise _Untranslatable(kind)
-        return _complement(ranges) if negate else ranges
+        ranges = _complement(ranges) if negate else ranges
+        if not ignore_case:
+            return ranges
+        python = f"(?i{'a' if flags & _c.SRE_FLAG_ASCII else ''}:{_python_characters(op, av, False)})"
+        return list(_ignoring_case(python, tuple(ranges)))
 
 
 @functools.cache
@@ -859,11 +911,20 @@ def _re2_spans(regex: Any, text: str) -> list[tuple[int, int]]:
 def _parsed(pattern: str, flags: int) -> Any:
     _check_length(pattern)
     try:
-        return _parser.parse(pattern, flags)
+        return _parse(pattern, flags)
     except re.error as error:
         raise InvalidPattern(str(error)) from None
     except (RecursionError, OverflowError) as error:
         raise InvalidPattern(str(error) or type(error).__name__) from None
+
+
+def _parse(source: str, flags: int = 0) -> Any:
+    """``re``'s parse tree, without the FutureWarning it prints for ``[[`` in a set (about
+    what such a pattern may mean in a later Python: it means what it means now, and a warning on
+    stderr would paint over a TUI)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return _parser.parse(source, flags)
 
 
 def compile_regex(pattern: str, flags: int = 0, seconds: float | None = None) -> Matcher:
@@ -891,7 +952,7 @@ def compile_glob(pattern: str, seconds: float | None = None) -> Matcher:
     """A matcher with ``fnmatch.fnmatchcase``'s meaning (the whole text must match)."""
     _check_length(pattern)
     source = fnmatch.translate(pattern)
-    tree = _parser.parse(source)
+    tree = _parse(source)
     # fnmatch writes each ``*`` before fixed text as an atomic group, which only saves backtracking:
     # as a plain group it matches the same texts, which is what a linear engine needs.
     translate = functools.partial(_translated, tree, r"\A", atomic_as_group=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import stat
@@ -9,7 +10,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from agentpager.engine import lineindex
 from agentpager.engine.lazytext import LazyText, Text
@@ -41,6 +42,20 @@ def path_opener(path: str) -> Reopener:
     It does not block on a FIFO; TextFile refuses anything that is not a regular file.
     """
     return functools.partial(os.open, path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+
+
+def open_regular(path: str) -> BinaryIO:
+    """``open(path, "rb")`` for a file named by a path that is not a workspace's (a session, a file
+    beside it, a cache entry): never blocks on a FIFO (opened without waiting for a writer), and
+    refuses what is not a regular file (OSError EINVAL, ``not a regular file``) before reading."""
+    fd = path_opener(path)()
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def path_of(fd: int) -> str:

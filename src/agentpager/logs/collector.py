@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentpager.engine import jsontext
 from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.logs.records import Location, Record
 
 EVENT_TEXT_CHARS = 64 * 1024
 """Conversation texts longer than this are kept cut (the whole text is read again when shown)."""
 
-EventKind = Literal["prompt", "text", "thinking", "call"]
+EventKind = Literal["prompt", "text", "thinking", "call", "summary"]
+"""``summary``: what an agent's compaction left in place of the conversation before it."""
 
 
 @dataclass(frozen=True)
@@ -43,8 +46,8 @@ class ToolCall:
 
     index: int
     """Its number in the transcript's list (subagents' calls under the call that started them)."""
-    turn: int
-    """The user turn it belongs to (1-based)."""
+    prompt: int
+    """The user prompt it answers (1-based): the prompts before it."""
     call_id: str
     tool: str
     arguments: dict[str, Any] | str
@@ -64,6 +67,16 @@ class ToolCall:
     """The call that started the subagent that made this one."""
     source: int = 0
     """Which of the transcript's files holds the call (0: the transcript, then its subagents' files)."""
+    turn: int = 0
+    """The model turn (request) that made it, counted in its agent's own turns (1-based; 0: the log
+    records no request before it)."""
+    number: int = 0
+    """Its number among the calls of its file, in the order they were logged."""
+
+    @property
+    def key(self) -> tuple[int, int]:
+        """What names the call whatever the list's order: its file and its number there."""
+        return self.source, self.number
 
     @property
     def parent(self) -> int | None:
@@ -76,13 +89,16 @@ class Event:
     """A piece of the conversation: a user prompt, assistant text, thinking, or a tool call (``call``)."""
 
     kind: EventKind
-    turn: int
+    prompt: int
+    """The user prompt it follows (1-based)."""
     where: Location
     text: str
     """The text (cut at EVENT_TEXT_CHARS); empty for ``call``."""
     chars: int
     tool_call: ToolCall | None = None
     timestamp: str = ""
+    agent: str = ""
+    """The subagent it belongs to (``""``: the main agent)."""
 
     @property
     def call(self) -> int | None:
@@ -106,14 +122,13 @@ class ModelTurn:
     """The model's context window, when the log says."""
     timestamp: str = ""
     results_before: int = 0
-    """How many tool results had been recorded before this request (they were in its context)."""
+    """How many tool results (of every agent) had been recorded before this request."""
     events_before: int = 0
     """How many conversation events came before this request."""
     key: str = ""
     """The model's message id, where one request is logged in several records."""
-    after_compaction: bool = False
-    """The context was compacted (Claude Code's ``compact_boundary``) since the request before. No
-    format sets it yet: the context chart marks it when one does."""
+    agent: str = ""
+    """The subagent that made the request (``""``: the main agent): each agent has its own context."""
 
     @property
     def context(self) -> int:
@@ -124,6 +139,25 @@ class ModelTurn:
     def estimated(self) -> bool:
         """Whether the log records no usage for the request (its context is then estimated)."""
         return self.context == 0
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """Where an agent's context starts again: it was compacted (what came before is replaced by a
+    summary), or a new session began in the same log."""
+
+    where: Location
+    trigger: str
+    """``auto`` or ``manual``, as the log says (``""`` when it does not)."""
+    tokens_before: int
+    """The context's tokens when it was compacted, where the log says (else 0)."""
+    turns_before: int
+    """Model turns (of every agent) before it."""
+    results_before: int
+    events_before: int
+    agent: str = ""
+    new_session: bool = False
+    """A new session, its context empty (not a compaction)."""
 
 
 @dataclass
@@ -143,6 +177,8 @@ class Parsed:
     """The git branch the agent worked on, where the log says."""
     subagent_ids: dict[str, ToolCall] = field(default_factory=dict)
     """Subagent id -> the call that started it (to find its transcript)."""
+    boundaries: list[Boundary] = field(default_factory=list)
+    """Where contexts were compacted."""
 
 
 def text_of_content(content: Any, separator: str) -> str:
@@ -165,16 +201,20 @@ def arguments_of(raw: Any) -> dict[str, Any] | str:
         return raw
     if isinstance(raw, str):
         try:
-            parsed = json.loads(raw)
-        except ValueError:
+            parsed = jsontext.loads(raw)
+        except ValueError:  # not JSON, or nested too deep (kept as the text it is)
             return raw
         return parsed if isinstance(parsed, dict) else raw
     return json.dumps(raw, ensure_ascii=False)
 
 
+MOST_TOKENS = 1 << 48
+"""More tokens than any count a log can mean (a crafted one could overflow the index's columns)."""
+
+
 def number(value: Any) -> int:
-    """A token count from a log: an int, else 0."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    """A token count from a log: an int from 0 to MOST_TOKENS, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MOST_TOKENS else 0
 
 
 class Collector:
@@ -188,10 +228,17 @@ class Collector:
     """Byte strings in every record that can hold a model turn's usage (or the model's name)."""
     prompt_markers: tuple[bytes, ...] = ()
     """Byte strings in every record that can hold a user's prompt."""
+    task_tools: tuple[str, ...] = ()
+    """The tools that start a subagent (its transcript is found by ``subagent_files``)."""
 
     def __init__(self) -> None:
         self.parsed = Parsed(self.format)
-        self.turn = 0
+        self.prompt = 0
+        """The user prompts so far."""
+        self.calls_made = 0
+        self.events_said = 0
+        self.turns_of: dict[str, int] = {}
+        """Model turns so far, by agent (each counts its own)."""
         self.version = ""
         self.cwd: str | None = None
         self.timestamp = ""
@@ -203,13 +250,15 @@ class Collector:
         self._results = 0
         self.answered: list[ToolCall] = []
         """The calls answered since the format last cleared this list."""
+        self.answer_order: list[ToolCall] = []
+        """The calls answered, in the order of their results (a reader of the collector may clear it)."""
 
     # -- what the formats report --------------------------------------------------------------------
 
     def call(self, call_id: Any, tool: Any, arguments: Any, where: Location) -> ToolCall:
         call = ToolCall(
-            len(self.parsed.calls),
-            max(self.turn, 1),
+            self.calls_made,
+            max(self.prompt, 1),
             str(call_id or ""),
             str(tool or "?"),
             arguments_of(arguments),
@@ -220,11 +269,14 @@ class Collector:
             agent=self.agent,
             depth=self.depth,
             starter=self.starter,
+            turn=self.turns_of.get(self.agent, 0),
+            number=self.calls_made,
         )
+        self.calls_made += 1
         self.parsed.calls.append(call)
         self._waiting[call] = None
         self._waiting_by_id.setdefault(call.call_id, []).append(call)
-        self.parsed.events.append(Event("call", call.turn, where, "", 0, call, self.timestamp))
+        self._add_event(Event("call", call.prompt, where, "", 0, call, self.timestamp, self.agent))
         return call
 
     def result(self, call_id: Any, reference: ResultRef) -> ToolCall | None:
@@ -239,36 +291,69 @@ class Collector:
         waiting.remove(call)
         if not waiting:
             del self._waiting_by_id[call.call_id]
-        if call.depth == 0:  # a subagent's results are in its own context, not the main agent's
-            self._results += 1
+        self._results += 1
         self.answered.append(call)
+        self.answer_order.append(call)
         return call
 
     def waiting(self) -> list[ToolCall]:
         """Calls still waiting for their result, oldest first."""
         return list(self._waiting)
 
+    def is_waiting(self, call: ToolCall) -> bool:
+        return call in self._waiting
+
+    def give_up_waiting(self) -> None:
+        """The run ended: the calls still waiting will get no result."""
+        self._waiting.clear()
+        self._waiting_by_id.clear()
+
     def say(self, kind: EventKind, text: str, where: Location) -> None:
-        """A prompt, a piece of assistant text or thinking; a prompt starts a new turn."""
+        """A prompt, a piece of assistant text or thinking, a compaction's summary; a prompt of the
+        main agent is a new user prompt."""
         if not text.strip():
             return
-        if kind == "prompt":
-            self.turn += 1
-        self.parsed.events.append(
-            Event(kind, max(self.turn, 1), where, text[:EVENT_TEXT_CHARS], len(text), None, self.timestamp)
+        if kind == "prompt" and not self.depth:
+            self.prompt += 1
+        cut = text[:EVENT_TEXT_CHARS]
+        self._add_event(Event(kind, max(self.prompt, 1), where, cut, len(text), None, self.timestamp, self.agent))
+
+    def _add_event(self, event: Event) -> None:
+        self.events_said += 1
+        self.parsed.events.append(event)
+
+    def boundary(self, where: Location, trigger: Any, tokens_before: Any, new_session: bool = False) -> None:
+        """The agent's context starts again here: it was compacted, or (``new_session``) a new session began."""
+        trigger = trigger if isinstance(trigger, str) else ""
+        self.parsed.boundaries.append(
+            Boundary(
+                where,
+                trigger,
+                number(tokens_before),
+                self._turns_made(),
+                self._results,
+                self.events_said,
+                self.agent,
+                new_session,
+            )
         )
+
+    def _turns_made(self) -> int:
+        return sum(self.turns_of.values())
 
     def model_turn(self, turn: ModelTurn) -> None:
         """A model request, with its usage where the log records it. A repeated ``key`` (one message
         logged in parts) updates the last one, unless only the last part records usage."""
         turns = self.parsed.turns
-        if turn.key and turns and turns[-1].key == turn.key:
+        turn.agent = self.agent
+        if turn.key and turns and turns[-1].key == turn.key and turns[-1].agent == turn.agent:
             if not turn.estimated or turns[-1].estimated:
                 turn.results_before, turn.events_before = turns[-1].results_before, turns[-1].events_before
                 turns[-1] = turn
             return
         turn.results_before = self._results
-        turn.events_before = len(self.parsed.events)
+        turn.events_before = self.events_said
+        self.turns_of[self.agent] = self.turns_of.get(self.agent, 0) + 1
         turns.append(turn)
 
     def saw(
@@ -314,10 +399,10 @@ class Collector:
 
     @classmethod
     def subagent_files(
-        cls, path: str, agent_ids: dict[str, ToolCall], filesystem: Filesystem = ANYWHERE
+        cls, path: str, agent_ids: Collection[str], filesystem: Filesystem = ANYWHERE
     ) -> list[tuple[str, str]]:
-        """(agent id, path) of the subagents' own transcripts of the transcript at ``path``, found in
-        ``filesystem``."""
+        """(agent id, path) of the subagents' own transcripts of the transcript at ``path`` (``agent_ids``:
+        the subagents its records name), found in ``filesystem``."""
         return []
 
     @classmethod

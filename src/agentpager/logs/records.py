@@ -14,18 +14,18 @@ format decides whether that is enough (a tool output's place and size) or reads 
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentpager.engine import jsontext
 from agentpager.engine.filesystem import ANYWHERE, Filesystem
-from agentpager.engine.lineindex import FileChanged
+from agentpager.engine.lineindex import FileChanged, Stamp
 from agentpager.engine.textfile import TextFile, TextReader
-from agentpager.logs.skim import SCAN, Path, Skimmer
+from agentpager.logs.skim import Path, Skimmer
 
 Kind = Literal["jsonl", "array", "object"]
-_DECODER = json.JSONDecoder()
 _WHITESPACE = " \t\r\n"
 _KIND_PROBE_BYTES = 1 << 20
 LONG_LINE = 32 * 1024
@@ -37,10 +37,11 @@ _BATCH_BYTES = 1 << 20
 
 @dataclass(frozen=True)
 class Location:
-    """A line number (JSON Lines), or a span of characters (an element of a JSON array)."""
+    """A line number and its byte offset (JSON Lines), or a span of characters (an element of a JSON array)."""
 
     line: int = 0
     start: int = 0
+    """The line's first byte (JSON Lines), or the element's first character."""
     length: int = 0
     size: int = 0
     """The record's size in bytes (JSON Lines)."""
@@ -84,11 +85,25 @@ class RecordFile:
 
     def __init__(self, path: str, filesystem: Filesystem = ANYWHERE) -> None:
         self.path = path
-        self.file = TextFile(filesystem.opener(path))
+        self.filesystem = filesystem
+        self._opener = filesystem.opener(path)
+        self.file = TextFile(self._opener)
         self.partial_line = 0
         """The last line's number when the file did not end with a newline at the last read (a
         line still being written, when the file grows), else 0."""
         self._kind: Kind | None = None
+        self.generation = 0
+        """The generation of the file's line index at the last read (a file replaced or cut starts a
+        new one: what was found in another is no longer where it was)."""
+
+    def stamp(self) -> Stamp:
+        """What identifies the file's version now (it is opened as it is read: beneath a workspace's
+        root, say); OSError when it cannot be."""
+        fd = self._opener()
+        try:
+            return Stamp.of(os.fstat(fd))
+        finally:
+            os.close(fd)
 
     def kind(self) -> Kind:
         """``array`` for ``[``; ``object`` for a ``{`` whose first line is not a whole JSON value
@@ -109,7 +124,9 @@ class RecordFile:
             kind = "array"
         elif head.startswith("{"):
             try:
-                json.loads(head)
+                jsontext.loads(head)
+            except jsontext.TooDeep:
+                pass  # a whole JSON line
             except ValueError:
                 kind = "jsonl" if len(head) >= _KIND_PROBE_BYTES - 1 else "object"
         if b"\n" in probe[start:] or len(probe) >= _KIND_PROBE_BYTES:
@@ -121,6 +138,7 @@ class RecordFile:
         from where the last read stopped)."""
         kind = self.kind()
         with self.file.open() as reader:
+            self.generation = reader.generation
             if kind == "jsonl":
                 self.partial_line = 0
                 yield from self._json_lines(reader, first_line)
@@ -147,7 +165,7 @@ class RecordFile:
         yield from _parsed_lines(reader, batch)
 
     def _skimmed(self, reader: TextReader, skimmer: Skimmer, number: int, start: int, end: int) -> Record | BadRecord:
-        where = Location(line=number, size=end - start)
+        where = Location(line=number, start=start, size=end - start)
         head = reader.read_exact(start, LINE_END_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
         tail = reader.read_exact(end - LINE_END_BYTES, LINE_END_BYTES).decode("utf-8", "replace")
         generation = reader.generation
@@ -158,19 +176,45 @@ class RecordFile:
                     raise FileChanged("the file was replaced while it was read")
                 return next(_parsed_lines(again, [(number, start, end)]), BadRecord(where, "an empty line"))
 
-        found = skimmer.skim(head, tail)
+        try:
+            found = skimmer.skim(head, tail)
+        except jsontext.TooDeep as error:
+            return BadRecord(where, str(error))
         if found is None:
             return whole()
         value, cut = found
         return Record(value, where, skim=Skim(cut, tail, whole))
 
-    def read_again(self, where: Location) -> Any:
-        """The record at ``where``, parsed again."""
+    def read_again(self, where: Location, generation: int | None = None) -> Any:
+        """The record at ``where``, parsed again; RecordTooLong past MAX_RECORD_BYTES, FileChanged
+        when the file is no longer the ``generation`` (of its line index) that ``where`` was found in."""
+        if too_long(where):
+            raise RecordTooLong(where)
         with self.file.open() as reader:
+            if generation is not None and reader.generation != generation:
+                raise FileChanged("the file was replaced since it was read")
             if where.line:
-                start, end = reader.line_span(where.line, where.line)
-                return json.loads(reader.read_exact(start, end - start).decode("utf-8", "replace").lstrip("\ufeff"))
-            return json.loads(str(reader.chars_text(where.start, where.length)))
+                if where.size:
+                    start, end = where.start, where.start + where.size
+                else:
+                    start, end = reader.line_span(where.line, where.line)
+                return json_line(reader.read_exact(start, end - start))
+            return jsontext.loads(str(reader.chars_text(where.start, where.length)))
+
+
+MAX_RECORD_BYTES = 64 << 20
+"""A longer record is not read whole again (a 1 GB line took 2-3 GB to parse): what it recorded is
+not compared."""
+
+
+def too_long(where: Location) -> bool:
+    """Whether the record at ``where`` is longer than MAX_RECORD_BYTES (characters, in a document)."""
+    return max(where.size, where.length) > MAX_RECORD_BYTES
+
+
+class RecordTooLong(ValueError):
+    def __init__(self, where: Location) -> None:
+        super().__init__(f"{where.describe()} is longer than {MAX_RECORD_BYTES >> 20} MiB: not read whole")
 
 
 def _parsed_lines(reader: TextReader, spans: list[tuple[int, int, int]]) -> Iterator[Record | BadRecord]:
@@ -183,9 +227,12 @@ def _parsed_lines(reader: TextReader, spans: list[tuple[int, int, int]]) -> Iter
         line = data[start - first : end - first]
         if not line or (line[0] in b" \t\r\xef" and not line.strip(b" \t\r\xef\xbb\xbf")):
             continue
-        where = Location(line=number, size=end - start)
+        where = Location(line=number, start=start, size=end - start)
         try:
             value = json_line(line)
+        except jsontext.TooDeep as error:
+            yield BadRecord(where, str(error))
+            continue
         except ValueError as error:
             yield BadRecord(where, f"not JSON ({error})")
             continue
@@ -194,15 +241,25 @@ def _parsed_lines(reader: TextReader, spans: list[tuple[int, int, int]]) -> Iter
 
 def json_line(line: bytes) -> Any:
     """The JSON value of one line (decoded as UTF-8 with replacement, a byte-order mark allowed);
-    ValueError, saying what is wrong, when it is not one."""
+    ValueError, saying what is wrong, when it is not one (TooDeep when it nests too deep)."""
     text = line.decode("utf-8", "replace")
     try:
-        value, stop = SCAN(text, 0)
+        value, stop = jsontext.scan(text, 0)
         if stop == len(text) or text[stop:].isspace():
             return value
+    except jsontext.TooDeep:
+        raise
     except (StopIteration, ValueError):
         pass
-    return json.loads(text.lstrip("\ufeff"))  # says what is wrong (and allows what is right)
+    return jsontext.loads(text.lstrip("\ufeff"))  # says what is wrong (and allows what is right)
+
+
+def _record(value: Any, where: Location, container: str = "", member: str | None = None) -> Record | BadRecord:
+    """A streamed element (of ``container``) or ``member``; a BadRecord for a value passed over (see
+    ``_Stream.value``)."""
+    if isinstance(value, jsontext.TooDeep):
+        return BadRecord(where, str(value))
+    return Record(value if member is None else {member: value}, where, container)
 
 
 class _Stream:
@@ -249,11 +306,19 @@ class _Stream:
         return Location(start=self.consumed + self.position)
 
     def value(self) -> tuple[Any, Location] | BadRecord:
-        """The JSON value at the cursor, and where it is."""
+        """The JSON value at the cursor, and where it is; a value nested too deep is passed over, a
+        TooDeep in its place."""
         self.peek()
         while True:
             try:
-                value, end = _DECODER.raw_decode(self.buffer, self.position)
+                value, end = jsontext.decode(self.buffer, self.position)
+            except jsontext.TooDeep as error:
+                found = jsontext.value_end(self.buffer, self.position)
+                if found is None:
+                    if not self.ended and self.more():
+                        continue
+                    return BadRecord(self.here(), str(error))
+                value, end = error, found  # passed over: the error stands for it
             except ValueError as error:
                 if not self.ended and self.more():
                     continue  # the value goes on in the next chunk
@@ -290,7 +355,7 @@ class _Stream:
             if isinstance(parsed, BadRecord):
                 yield parsed
                 return
-            yield Record(parsed[0], parsed[1], container)
+            yield _record(parsed[0], parsed[1], container)
             separator = self.peek()
             self.position += 1
             if separator == "]":
@@ -320,7 +385,7 @@ class _Stream:
                 if isinstance(parsed, BadRecord):
                     yield parsed
                     return
-                yield Record({name: parsed[0]}, parsed[1])
+                yield _record(parsed[0], parsed[1], member=name)
             separator = self.peek()
             self.position += 1
             if separator == "}":

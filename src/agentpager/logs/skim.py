@@ -13,14 +13,11 @@ last ``}`` starts the outermost object's last members.
 from __future__ import annotations
 
 import json
-from _json import make_scanner, scanstring
-from collections.abc import Callable
+from _json import scanstring
 from typing import Any
 
-_DECODER = json.JSONDecoder()
-SCAN: Callable[[str, int], tuple[Any, int]] = make_scanner(_DECODER)  # type: ignore[arg-type]
-"""The C decoder's ``scan_once``: the JSON value at an index and where it ends (StopIteration or
-ValueError when there is none). typeshed types its context as a scanner; CPython takes a decoder."""
+from agentpager.engine.jsontext import MAX_DEPTH, SCAN, TooDeep, decode, scan
+
 _WHITESPACE = " \t\r\n"
 
 
@@ -64,7 +61,7 @@ class Skimmer:
     def skim(self, head: str, tail: str) -> tuple[dict[str, Any], Path] | None:
         """The object a long line holds as far as its ``head`` and ``tail`` show it, and the path to
         the value the head ends inside (``()`` when it is not inside a member); None when the line
-        is not an object."""
+        is not an object; TooDeep when its head nests deeper than MAX_DEPTH."""
         found = self._decoded(head) if self.closing else None
         if found is None:
             try:
@@ -87,7 +84,9 @@ class Skimmer:
             colon = head.rfind('":"', 0, colon)
         text = head[: colon + 2] + _PLACEHOLDER + self.closing
         try:
-            value, end = SCAN(text, 0)
+            value, end = scan(text, 0)
+        except TooDeep:
+            raise
         except (StopIteration, ValueError):
             return None
         if end != len(text) or not isinstance(value, dict):
@@ -137,12 +136,15 @@ def _skip(text: str, position: int) -> int:
 # JSON): it is looked for only where a character is not the one expected.
 
 
-def _value(text: str, position: int) -> tuple[Any, int, Path | None]:
+def _value(text: str, position: int, depth: int) -> tuple[Any, int, Path | None]:
+    """``depth``: the containers this value is in (TooDeep past MAX_DEPTH)."""
     opening = text[position]
+    if opening in "{[" and depth >= MAX_DEPTH:
+        raise TooDeep()
     if opening == "{":
-        return _object(text, position + 1)
+        return _object(text, position + 1, depth + 1)
     if opening == "[":
-        return _array(text, position + 1)
+        return _array(text, position + 1, depth + 1)
     try:
         value, end = scanstring(text, position + 1) if opening == '"' else SCAN(text, position)
     except (StopIteration, ValueError):
@@ -152,7 +154,7 @@ def _value(text: str, position: int) -> tuple[Any, int, Path | None]:
     return value, end, None
 
 
-def _object(text: str, position: int) -> tuple[dict[str, Any], int, Path | None]:
+def _object(text: str, position: int, depth: int = 1) -> tuple[dict[str, Any], int, Path | None]:
     """The members of the object whose ``{`` ends before ``position``, as far as the text goes."""
     members: dict[str, Any] = {}
     try:
@@ -169,7 +171,7 @@ def _object(text: str, position: int) -> tuple[dict[str, Any], int, Path | None]
             position += 1
             if text[position] in _WHITESPACE:
                 position = _skip(text, position)
-            value, position, cut = _value(text, position)
+            value, position, cut = _value(text, position, depth)
             members[key] = value
             if cut is not None:
                 return members, position, (key, *cut)
@@ -178,12 +180,14 @@ def _object(text: str, position: int) -> tuple[dict[str, Any], int, Path | None]
                 return members, position, None
             if closed is None:
                 break
+    except TooDeep:
+        raise
     except (IndexError, ValueError):
         position = len(text)
     return members, position, ()
 
 
-def _array(text: str, position: int) -> tuple[list[Any], int, Path | None]:
+def _array(text: str, position: int, depth: int) -> tuple[list[Any], int, Path | None]:
     """The elements of the array whose ``[`` ends before ``position``, as far as the text goes."""
     elements: list[Any] = []
     try:
@@ -192,7 +196,7 @@ def _array(text: str, position: int) -> tuple[list[Any], int, Path | None]:
         if text[position] == "]":
             return elements, position + 1, None
         while True:
-            value, position, cut = _value(text, position)
+            value, position, cut = _value(text, position, depth)
             elements.append(value)
             if cut is not None:
                 return elements, position, (len(elements) - 1, *cut)
@@ -248,7 +252,7 @@ def _members_to(text: str, position: int, closing: int) -> dict[str, Any] | None
             position = _skip(text, position)
             if text[position] != ":":
                 return None
-            members[key], position = _DECODER.raw_decode(text, _skip(text, position + 1))
+            members[key], position = decode(text, _skip(text, position + 1))
             position = _skip(text, position)
             if position == closing:
                 return members

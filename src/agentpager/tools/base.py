@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -52,6 +53,15 @@ class Call:
         placed = place(self.root, path, argument)
         self._opened.append(placed)
         return placed
+
+    @contextmanager
+    def placed(self, path: str, argument: str) -> Iterator[Placed]:
+        """``place``, closed and let go when the block ends: for a call that reads many files, one at a time."""
+        placed = place(self.root, path, argument)
+        try:
+            yield placed
+        finally:
+            placed.close()
 
     def close(self) -> None:
         """Close what the call opened."""

@@ -1,22 +1,34 @@
 """What a session cost its context window: the fill of each model turn, the tool outputs in it.
 
 The usage a model turn records (input, cache read, cache creation, output tokens) gives how full
-the context was; the tool outputs recorded before it were part of that context, and their share
-is counted with cl100k (an estimate for every model: each vendor's tokenizer differs). A log with
-no usage gets its whole context estimated the same way, and says so. Where a turn's context went
-past the model's window, seed 002's overflow classes say how far (``tools/guard.overflow_severity``).
+the context was, and how much it grew since the agent's previous turn; that growth is shared out
+among what was logged in between, so each tool output's tokens and the outputs' share of each turn
+come from the log's own counts too (``index.Attribution``), with no output read. Each agent
+(a subagent has its own context) is reported on its own; a compaction starts a context again.
+
+A turn whose log records no usage is estimated with cl100k (an estimate for every model: each
+vendor's tokenizer differs): the context of the agent's last turn that has usage (none: an empty
+one), plus what was logged since, counted: prompts, text, thinking, calls (``tool(arguments)``)
+and tool outputs. Where a turn's context went past the model's window, seed 002's overflow
+classes say how far (``tools/guard.overflow_severity``).
 """
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import json
-from collections.abc import Callable
+import threading
+from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from agentpager.engine.tokens import count_tokens
 from agentpager.tools.guard import overflow_severity
 from agentpager.transcripts import Transcript
-from agentpager.transcripts.formats import ToolCall
+from agentpager.transcripts.formats import Boundary
+from agentpager.transcripts.index import RecordIndex
 
 MODEL_WINDOWS = (
     ("claude", 200_000),
@@ -38,9 +50,9 @@ def window_of(model: str) -> int | None:
     return next((window for prefix, window in MODEL_WINDOWS if name.startswith(prefix)), None)
 
 
-@dataclass(frozen=True)
-class TurnFill:
+class TurnFill(NamedTuple):
     number: int
+    """The turn's number among its agent's turns (what the call list's ``turn`` says)."""
     timestamp: str
     model: str
     input: int
@@ -50,11 +62,11 @@ class TurnFill:
     context: int
     """Tokens of context the turn sent (estimated with cl100k when the log records none)."""
     outputs: int
-    """Tokens (cl100k) of the tool outputs recorded before the turn: their share of its context."""
+    """Tokens of the tool outputs in that context."""
     window: int | None
     estimated: bool
-    after_compaction: bool = False
-    """The context was compacted since the turn before (see ``ModelTurn.after_compaction``)."""
+    compacted: Boundary | None = None
+    """The compaction logged since the agent's previous turn, if one was."""
 
     @property
     def overflow(self) -> str:
@@ -64,84 +76,305 @@ class TurnFill:
 
 @dataclass(frozen=True)
 class OutputCost:
-    call: ToolCall
+    number: int
+    """The call's number in its file."""
     tokens: int
-
-
-@dataclass(frozen=True)
-class ContextReport:
-    turns: list[TurnFill]
-    costliest: list[OutputCost]
-    """Tool outputs, the most tokens first."""
-    estimated: bool
-    """Whether any turn's context is an estimate (the log records no usage for it)."""
+    counted: bool
+    """Counted with cl100k (else taken from usage)."""
 
 
 @dataclass
 class Counts:
-    """Token counts kept between reports on one transcript (a followed session grows): each tool
-    output and each piece of the conversation is counted once. ``outputs`` may be filled by others
-    who counted a call's recorded output (the transcript screen's replay worker does)."""
+    """cl100k counts kept between reports on one agent's context (a followed session grows): the
+    running sums of the tokens of what the agent logged before each event and each result."""
 
-    outputs: dict[ToolCall, int] = field(default_factory=dict)
-    events: list[int] = field(default_factory=lambda: [0])
-    """Running sums: the tokens of the conversation before each of the transcript's events."""
+    events: array = field(default_factory=lambda: array("q", [0]))
+    results: array = field(default_factory=lambda: array("q", [0]))
 
 
-def context_report(
-    transcript: Transcript, count: Callable[[str], int] = count_tokens, top: int = 10, counts: Counts | None = None
-) -> ContextReport:
-    """Each model turn's context fill and the share of tool outputs in it; the costliest outputs.
+class AgentContext:
+    """One agent's model turns in one file's index, each with its fill, as the index grows."""
 
-    A turn whose log records no usage is estimated: the tool outputs and the conversation (prompts,
-    assistant text, thinking, tool calls) recorded before it, counted with ``count``.
-    """
-    counts = counts or Counts()
-    answered = sorted(
-        (call for call in transcript.calls if call.depth == 0 and call.result is not None),
-        key=lambda call: (
-            (call.result.where.line, call.result.where.start, call.result.block) if call.result else (0, 0, 0)
-        ),
-    )
-    costs = [OutputCost(call, _output_tokens(transcript, call, count, counts)) for call in answered]
-    output_sums = _running_sums(cost.tokens for cost in costs)
-    turns = []
-    for number, turn in enumerate(transcript.turns, 1):
-        outputs = output_sums[min(turn.results_before, len(costs))]
+    def __init__(self, index: RecordIndex, agent: str = "", count: Callable[[str], int] = count_tokens) -> None:
+        self.index = index
+        self.agent = agent
+        self.count = count
+        self.counts = Counts()
+        self._rows: list[int] = []
+        """The index rows of the agent's turns found so far (the collector's live last one excluded)."""
+        self._scanned = 0
+        self._lock = threading.Lock()
+        self._models: dict[int, tuple[str, int | None]] = {}
+        self._compactions: list[Boundary] = []
+        """The agent's compactions, in order; ``_places``: how many turns came before each."""
+        self._places: list[int] = []
+        self._seen = 0
+        self._bases: list[tuple[int, int, int]] = []
+        """For each turn, what an estimate of it starts from (see ``_base``)."""
+
+    def rows(self) -> list[int]:
+        """Index rows of the agent's turns; the last may still change (the collector's live one)."""
+        index = self.index
+        with index.lock:
+            agent = index.strings.id(self.agent)
+            column, final = index.turns.agent, len(index.turns)
+            with self._lock:
+                self._rows.extend(row for row in range(self._scanned, final) if column[row] == agent)
+                self._scanned = final
+                rows = list(self._rows)
+            live = index.live
+            rows.extend(final + n for n, turn in enumerate(live) if turn.agent == self.agent)
+        return rows
+
+    def fill(self, rows: list[int], k: int) -> TurnFill:
+        """The fill of the agent's turn ``k`` (0-based) of ``rows``."""
+        index = self.index
+        row = rows[k]
+        with index.lock:  # a turn with usage, read from the columns (a session can have 100,000)
+            t = index.turns
+            context = t.input[row] + t.cache_read[row] + t.cache_creation[row] if row < len(t) else 0
+            if context:
+                model, window = self._model(t.model[row])
+                return TurnFill(
+                    k + 1,
+                    index.timestamps[t.timestamp[row]],
+                    model,
+                    t.input[row],
+                    t.cache_read[row],
+                    t.cache_creation[row],
+                    t.output[row],
+                    context,
+                    min(max(0, t.outputs[row]), context),
+                    t.window[row] or window,
+                    False,
+                    self._compaction(rows, k),
+                )
+        turn = index.turn(row)
+        compacted = self._compaction(rows, k)
         if turn.estimated:
-            context = outputs + _conversation_before(transcript, turn.events_before, count, counts)
+            context, outputs = self._estimate(rows, k)
         else:
-            context = turn.context
-        turns.append(
-            TurnFill(
-                number,
-                turn.timestamp,
-                turn.model or transcript.parsed.model,
-                turn.input,
-                turn.cache_read,
-                turn.cache_creation,
-                turn.output,
-                context,
-                min(outputs, context),
-                turn.window or window_of(turn.model or transcript.parsed.model),
-                turn.estimated,
-                turn.after_compaction,
-            )
+            context, outputs = turn.context, max(0, index.turn_outputs(rows[k]))
+        model = turn.model or index.collector.parsed.model
+        return TurnFill(
+            k + 1,
+            turn.timestamp,
+            model,
+            turn.input,
+            turn.cache_read,
+            turn.cache_creation,
+            turn.output,
+            context,
+            min(outputs, context),
+            turn.window or window_of(model),
+            turn.estimated,
+            compacted,
         )
-    costliest = sorted(costs, key=lambda cost: cost.tokens, reverse=True)[:top]
-    return ContextReport(turns, costliest, any(turn.estimated for turn in turns))
+
+    def fills(self, wait: bool = False) -> Iterator[TurnFill]:
+        """Every turn's fill in order; ``wait``: as the index is built (each turn once it is final)."""
+        k = 0
+        while True:
+            done = not wait or self.index.complete or self.index.error is not None
+            rows = self.rows()
+            final = len(rows) if done else len(rows) - 1
+            while k < final:
+                batch = self._usage_fills(rows, k, min(final, k + 1024))
+                yield from batch
+                k += len(batch)
+                if k < final and not batch:
+                    yield self.fill(rows, k)
+                    k += 1
+            if done:
+                return
+            with self.index.grown:
+                self.index.grown.wait(0.5)
+
+    def _usage_fills(self, rows: list[int], first: int, last: int) -> list[TurnFill]:
+        """The fills of turns ``first`` on (before ``last``) as long as they record usage: what
+        ``fill`` gives, read from the columns in one look (a log can have 100,000 turns)."""
+        index, found = self.index, []
+        compactions = self._compaction_places()
+        at = bisect.bisect_left(compactions, rows[first - 1] + 1 if first else 0)
+        with index.lock:
+            t, timestamps = index.turns, index.timestamps
+            final = len(t)
+            for k in range(first, last):
+                row = rows[k]
+                if row >= final:
+                    break
+                context = t.input[row] + t.cache_read[row] + t.cache_creation[row]
+                if not context:
+                    break
+                compacted = None
+                if at < len(compactions) and compactions[at] <= row:  # between the previous turn and this one
+                    compacted = self._compactions[at]
+                    while at < len(compactions) and compactions[at] <= row:
+                        at += 1
+                model, window = self._model(t.model[row])
+                outputs = t.outputs[row]
+                found.append(
+                    TurnFill(
+                        k + 1,
+                        timestamps[t.timestamp[row]],
+                        model,
+                        t.input[row],
+                        t.cache_read[row],
+                        t.cache_creation[row],
+                        t.output[row],
+                        context,
+                        min(outputs, context) if outputs > 0 else 0,
+                        t.window[row] or window,
+                        False,
+                        compacted,
+                    )
+                )
+        return found
+
+    def _compaction_places(self) -> list[int]:
+        """How many turns came before each of the agent's compactions (``_compactions`` in order)."""
+        index = self.index
+        with self._lock:
+            for boundary in index.boundaries[self._seen :]:
+                if boundary.agent == self.agent:
+                    self._places.append(boundary.turns_before)
+                    self._compactions.append(boundary)
+            self._seen = len(index.boundaries)
+            return self._places
+
+    def _model(self, model_id: int) -> tuple[str, int | None]:
+        """A model's name (the session's when the turn names none) and its window, by the name's id."""
+        found = self._models.get(model_id)
+        if found is None:
+            model = self.index.strings[model_id] or self.index.collector.parsed.model
+            found = self._models[model_id] = (model, window_of(model))
+        return found
+
+    def costliest(self, top: int = 10) -> list[OutputCost]:
+        """The outputs that cost the agent's context most, by the tokens known (from usage, or counted)."""
+        index = self.index
+        with index.lock:
+            calls = index.calls
+            agent = index.strings.id(self.agent)
+            found = heapq.nlargest(
+                top,
+                (
+                    (tokens, -number)
+                    for number, tokens in enumerate(calls.tokens)
+                    if tokens >= 0 and calls.agent[number] == agent
+                ),
+            )
+            return [OutputCost(-number, tokens, bool(calls.tokens_counted[-number])) for tokens, number in found]
+
+    def _compaction(self, rows: list[int], k: int) -> Boundary | None:
+        """The compaction between the agent's turn ``k - 1`` and turn ``k``."""
+        places = self._compaction_places()
+        at = bisect.bisect_left(places, rows[k - 1] + 1 if k else 0)
+        return self._compactions[at] if at < len(places) and places[at] <= rows[k] else None
+
+    def _estimate(self, rows: list[int], k: int) -> tuple[int, int]:
+        """Context and outputs of a turn without usage: from the agent's last turn with usage (and no
+        compaction since), plus the cl100k tokens of what was logged after it."""
+        index = self.index
+        turn = index.turn(rows[k])
+        base_row, since_events, since_results = self._base(rows, k)
+        base_context = base_outputs = 0
+        if base_row >= 0:
+            base_context, base_outputs = index.turn(base_row).context, max(0, index.turn_outputs(base_row))
+        events = self._sum(self.counts.events, turn.events_before, self._event_tokens)
+        results = self._sum(self.counts.results, turn.results_before, self._result_tokens)
+        outputs = results[turn.results_before] - results[min(since_results, turn.results_before)]
+        conversation = events[turn.events_before] - events[min(since_events, turn.events_before)]
+        return base_context + conversation + outputs, base_outputs + outputs
+
+    def _base(self, rows: list[int], k: int) -> tuple[int, int, int]:
+        """What an estimate of turn ``k`` starts from: the row of the agent's last turn with usage
+        before it (-1: none since the start or a compaction), and the events and results logged
+        before that point (what came after is counted)."""
+        bases = self._bases
+        for j in range(len(bases), k + 1):
+            boundary = self._compaction(rows, j)
+            if boundary is not None:
+                base = (-1, boundary.events_before, boundary.results_before)
+            elif j == 0:
+                base = (-1, 0, 0)
+            else:
+                earlier = self.index.turn(rows[j - 1])
+                before = bases[j - 1] if j - 1 < len(bases) else self._base(rows, j - 1)
+                base = before if earlier.estimated else (rows[j - 1], earlier.events_before, earlier.results_before)
+            if rows[j] >= len(self.index.turns):  # the collector's live turn: not kept, it may change
+                return base
+            bases.append(base)
+        return bases[k]
+
+    def _sum(self, sums: array, end: int, tokens: Callable[[int], int]) -> array:
+        """``sums`` extended to position ``end``: the agent's tokens before each position."""
+        while len(sums) <= end:
+            sums.append(sums[-1] + tokens(len(sums) - 1))
+        return sums
+
+    def _event_tokens(self, position: int) -> int:
+        """cl100k tokens of the agent's event at ``position`` (a call as ``tool(arguments)``; a text
+        kept cut is scaled up to its whole length); 0 for another agent's."""
+        index = self.index
+        with index.lock:
+            if index.strings[index.events.agent[position]] != self.agent:
+                return 0
+            number = index.events.call[position]
+        if number >= 0:
+            call = index.call(number)
+            arguments = call.arguments
+            text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+            return self.count(f"{call.tool}({text})")
+        event = index.event(position)
+        tokens = self.count(event.text)
+        if event.text and event.chars > len(event.text):
+            tokens = tokens * event.chars // len(event.text)
+        return tokens
+
+    def _result_tokens(self, position: int) -> int:
+        """cl100k tokens of the output logged at ``position`` among results, if the agent's."""
+        index = self.index
+        with index.lock:
+            number = index.answers.call[position]
+            if index.strings[index.calls.agent[number]] != self.agent:
+                return 0
+            tokens, counted = index.calls.tokens[number], index.calls.tokens_counted[number]
+        if tokens >= 0 and counted:
+            return tokens
+        found = index.output(number)
+        tokens = self.count(found[0] if found else "")
+        with index.lock:
+            if index.calls.tokens[number] < 0:
+                index.calls.tokens[number], index.calls.tokens_counted[number] = tokens, 1
+        return tokens
 
 
-def estimate_note(report: ContextReport) -> str:
-    """The line that says which turns' contexts are estimates (``~``: counted with cl100k over what
-    the log holds before the turn); empty when none is."""
-    estimated = [turn.number for turn in report.turns if turn.estimated]
+def agent_context(transcript: Transcript, source: int = 0, agent: str = "") -> AgentContext:
+    """The context of one agent: the main agent (``source`` 0, ``agent`` ""), a subagent logged in
+    the session's own file (its ``agent``), or one with its own file (its ``source``)."""
+    return AgentContext(transcript.index_of(source), agent)
+
+
+def estimate_note(estimated: list[int], turns: int) -> str:
+    """The line that says which of ``turns`` turns' contexts are estimates (``estimated``: their
+    numbers; ``~``: counted with cl100k over what the log holds before the turn); empty when none is."""
     if not estimated:
         return ""
-    if len(estimated) == len(report.turns):
+    if len(estimated) == turns:
         return "~ estimated with cl100k: the log records no usage"
     which = f"turn {estimated[0]} records" if len(estimated) == 1 else f"turns {_spans(estimated)} record"
     return f"~ estimated with cl100k: {which} no usage"
+
+
+def compaction_note(boundary: Boundary) -> str:
+    """``compaction (auto) at 155,379 tokens``: a compaction as the reports name it (or ``a new
+    session``)."""
+    if boundary.new_session:
+        return "a new session"
+    how = f" ({boundary.trigger})" if boundary.trigger else ""
+    at = f" at {boundary.tokens_before:,} tokens" if boundary.tokens_before else ""
+    return f"compaction{how}{at}"
 
 
 def _spans(numbers: list[int]) -> str:
@@ -153,40 +386,3 @@ def _spans(numbers: list[int]) -> str:
         else:
             spans.append([number, number])
     return ", ".join(str(first) if first == last else f"{first}-{last}" for first, last in spans)
-
-
-def _output_tokens(transcript: Transcript, call: ToolCall, count: Callable[[str], int], counts: Counts) -> int:
-    tokens = counts.outputs.get(call)
-    if tokens is None:
-        tokens = counts.outputs[call] = count(transcript.recorded(call) or "")
-    return tokens
-
-
-def _conversation_before(transcript: Transcript, end: int, count: Callable[[str], int], counts: Counts) -> int:
-    """Tokens of the conversation's first ``end`` events, counting only those not counted before.
-
-    A call counts as ``tool(arguments as JSON)``; a text kept cut (``EVENT_TEXT_CHARS``) is scaled
-    up to its whole length.
-    """
-    sums, events = counts.events, transcript.events
-    for event in events[len(sums) - 1 : end]:
-        if event.tool_call is not None:
-            call = event.tool_call
-            arguments = (
-                call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments, ensure_ascii=False)
-            )
-            tokens = count(f"{call.tool}({arguments})")
-        else:
-            tokens = count(event.text)
-            if event.text and event.chars > len(event.text):
-                tokens = tokens * event.chars // len(event.text)
-        sums.append(sums[-1] + tokens)
-    return sums[min(end, len(sums) - 1)]
-
-
-def _running_sums(values) -> list[int]:  # noqa: ANN001 - an iterable of ints
-    """``[0, v0, v0 + v1, ...]``: the sum of the values before each index."""
-    sums = [0]
-    for value in values:
-        sums.append(sums[-1] + value)
-    return sums

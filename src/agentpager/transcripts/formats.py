@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from agentpager.logs.collector import (
+    Boundary,
     Collector,
     Event,
     ModelTurn,
@@ -24,6 +25,7 @@ from agentpager.logs.records import BadRecord, Record
 
 __all__ = [
     "MESSAGE_LOGS",
+    "Boundary",
     "Collector",
     "Event",
     "ModelTurn",
@@ -31,8 +33,10 @@ __all__ = [
     "ResultRef",
     "ToolCall",
     "collect",
+    "collector_types",
     "collectors",
     "detect",
+    "detected",
     "feed",
     "format_names",
     "parse",
@@ -52,6 +56,21 @@ def collectors() -> dict[str, type[Collector]]:
     return {agent.id: agent.collector() for agent in AGENTS} | dict.fromkeys(MESSAGE_LOGS, Messages)
 
 
+@functools.cache
+def recognised() -> tuple[type[Collector], ...]:
+    """Every collector in the order formats are tried: each agent's, in the order of
+    ``agentpager.agents.AGENTS`` (its transcripts' before its other logs'), then the message logs'."""
+    from agentpager.agents import AGENTS
+
+    return (*(collector for agent in AGENTS for collector in agent.collectors()), Messages)
+
+
+@functools.cache
+def collector_types() -> dict[str, type[Collector]]:
+    """Every collector by its class's name (a saved index names the one that read the log)."""
+    return {collector.__name__: collector for collector in recognised()}
+
+
 def format_names() -> str:
     """Every format for people: ``Claude Code, ..., OpenAI or Anthropic``."""
     from agentpager.agents import AGENTS
@@ -62,9 +81,8 @@ def format_names() -> str:
 def detect(records: Iterable[Record]) -> type[Collector] | None:
     """The format of a transcript, from the first of its records that shows one: the agents' formats
     are tried in their list's order, a log of model messages last."""
-    candidates = tuple(dict.fromkeys(collectors().values()))
     for record in records:
-        for collector in candidates:
+        for collector in recognised():
             if collector.recognises(record):
                 return collector
     return None
@@ -78,10 +96,23 @@ def parse(records: Iterable[Record | BadRecord], lookahead: int = 20) -> Parsed 
 
 def collect(records: Iterable[Record | BadRecord], lookahead: int = 20) -> Collector | None:
     """A collector fed with every record (it can be fed more as the transcript grows); None when
-    the format is not recognised.
+    the format is not recognised (see ``detected``)."""
+    found, items = detected(records, lookahead)
+    if found is None:
+        return None
+    collector = found()
+    for item in items:
+        feed(collector, item)
+    return collector
+
+
+def detected(
+    records: Iterable[Record | BadRecord], lookahead: int = 20
+) -> tuple[type[Collector] | None, Iterator[Record | BadRecord]]:
+    """The format of a transcript, and every record from its first (to be fed to the format's collector).
 
     The format is decided by the first record that shows it (at most ``lookahead`` records are
-    looked at); what was read until then is kept and fed first, so detection costs what it reads.
+    looked at); what was read until then is kept and given first, so detection costs what it reads.
     """
     iterator = iter(records)
     seen: list[Record | BadRecord] = []
@@ -94,12 +125,7 @@ def collect(records: Iterable[Record | BadRecord], lookahead: int = 20) -> Colle
             found = detect((item,))
             if found is not None or looked_at >= lookahead:
                 break
-    if found is None:
-        return None
-    collector = found()
-    for item in itertools.chain(seen, iterator):
-        feed(collector, item)
-    return collector
+    return found, itertools.chain(seen, iterator)
 
 
 def feed(collector: Collector, item: Record | BadRecord) -> None:

@@ -20,10 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentpager.agents import find_agent
+from agentpager.logs import records
+from agentpager.logs.records import Location, too_long
 from agentpager.profiles import all_profiles, get_profile
 from agentpager.tools.base import Profile, RecordedCall
 from agentpager.transcripts import Transcript
 from agentpager.transcripts.formats import ToolCall
+from agentpager.wording import byte_size
 from agentpager.workspace import ToolResult, Workspace
 
 SHELL_NOT_CLAIMED = "a shell call with arguments its agent's shell tools do not take"
@@ -140,4 +143,17 @@ class Replayer:
             return Replay(call, recorded, None, None, self.not_replayed(call, recorded))
         workspace = self.workspace.with_profile(plan.profile, plan.settings)
         result = workspace.call(plan.tool, plan.arguments)
+        if call.result is not None and too_long(call.result.where):
+            return Replay(
+                call,
+                None,
+                plan,
+                result,
+                f"its recorded output is in a record not read whole ({_size(call.result.where)})",
+            )
         return Replay(call, recorded, plan, result, result.unreplayable)
+
+
+def _size(where: Location) -> str:
+    size = byte_size(where.size) if where.size else f"{where.length:,} characters"
+    return f"{size}, more than {records.MAX_RECORD_BYTES >> 20} MiB"

@@ -316,7 +316,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     @work(thread=True, group="transcript", exclusive=True, exit_on_error=False, description="reading a transcript")
     def _read_transcript(self, path: str) -> None:
         try:
-            transcript = open_transcript(path, filesystem=self.workspace.filesystem)
+            transcript = open_transcript(path, wait=False, paused=True, filesystem=self.workspace.filesystem)
         except TranscriptError as error:
             self.notify(str(error), severity="error")
             return
@@ -347,7 +347,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     @work(thread=True, group="transcript", exclusive=True, exit_on_error=False, description="reading a session")
     def _read_session(self, path: str, at_line: int | None = None) -> None:
         try:
-            transcript = open_transcript(path)
+            transcript = open_transcript(path, wait=False, paused=True)
         except TranscriptError as error:
             self.notify(str(error), severity="error")
             return

@@ -4,13 +4,16 @@ Rows of text rather than a plotting library: Textual has no chart widget, and te
 released 2024) or textual-plot draw one canvas at the widget's size, where a session of 40 or 4,000
 turns wants a row per turn that scrolls (PgDn) with its number beside it, legible at 80 columns.
 Each bar takes the width the view has, and its full length is the window of the session's model
-(the largest, when turns differ): ``▓`` is the part of the context that was tool outputs (cl100k
-estimates), ``█`` the rest, ``·`` the room left in the turn's window, ``▒`` what went past it. The
-header (the model, its window, the scale) stays while the rows scroll; a compaction is a line.
+(the largest, when turns differ): ``▓`` is the part of the context that was tool outputs (from the
+usage recorded), ``█`` the rest, ``·`` the room left in the turn's window, ``▒`` what went past it.
+The header (the model, its window, the scale) stays while the rows scroll; a compaction is a line.
+The chart is of one agent (the agent of the call under the cursor: a subagent has its own context),
+SHOWN_TURNS of its turns around the call's.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -21,7 +24,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from agentpager.transcripts import Transcript, listed_arguments
-from agentpager.transcripts.context import ContextReport, Counts, TurnFill, context_report, estimate_note
+from agentpager.transcripts.context import AgentContext, OutputCost, TurnFill, compaction_note, estimate_note
+from agentpager.transcripts.formats import ToolCall
 from agentpager.wording import cut_end
 
 TURN_COLUMNS = 5
@@ -29,6 +33,29 @@ TURN_COLUMNS = 5
 TOKEN_COLUMNS = 10
 """ ``{tokens:>8,}`` and ``~`` when estimated."""
 NARROWEST_BAR = 10
+SHOWN_TURNS = 400
+"""Turns charted at a time, around the turn of the call under the cursor (a session can have 100,000)."""
+
+
+@dataclass(frozen=True)
+class Charted:
+    """What the chart shows of one agent's context."""
+
+    fills: list[TurnFill]
+    """Its turns around the call's (at most SHOWN_TURNS)."""
+    turns: int
+    """How many turns it has."""
+    costliest: list[tuple[OutputCost, ToolCall]]
+    """Its costliest tool outputs, each with its call."""
+
+
+def charted(transcript: Transcript, context: AgentContext, source: int, focus: int) -> Charted:
+    """The turns of ``context`` around its turn ``focus`` and its costliest outputs (of file ``source``)."""
+    rows = context.rows()
+    first = max(0, min(focus - SHOWN_TURNS // 2, len(rows) - SHOWN_TURNS))
+    fills = [context.fill(rows, k) for k in range(first, min(len(rows), first + SHOWN_TURNS))]
+    costliest = [(cost, transcript.calls.call(source, cost.number)) for cost in context.costliest()]
+    return Charted(fills, len(rows), costliest)
 
 
 def bar_width(width: int) -> int:
@@ -36,19 +63,20 @@ def bar_width(width: int) -> int:
     return max(NARROWEST_BAR, width - TURN_COLUMNS - TOKEN_COLUMNS)
 
 
-def scale_of(report: ContextReport) -> int:
+def scale_of(fills: list[TurnFill]) -> int:
     """The tokens a whole bar stands for: the largest window, or the largest context past it."""
-    return max([1, *(turn.window or 0 for turn in report.turns), *(turn.context for turn in report.turns)])
+    return max([1, *(turn.window or 0 for turn in fills), *(turn.context for turn in fills)])
 
 
-def header(report: ContextReport, width: int) -> Text:
+def header(shown: Charted, width: int) -> Text:
     """The model and its window, what the marks mean, and the scale over the bars."""
     out = Text(no_wrap=True, overflow="ellipsis")
-    if not report.turns:
+    fills = shown.fills
+    if not fills:
         out.append("No model turns recorded.", "dim")
         return out
-    windows = sorted({turn.window for turn in report.turns if turn.window})
-    models = sorted({turn.model for turn in report.turns if turn.model})
+    windows = sorted({turn.window for turn in fills if turn.window})
+    models = sorted({turn.model for turn in fills if turn.model})
     if not windows:
         window = "window unknown"
     elif len(windows) == 1:
@@ -67,30 +95,35 @@ def header(report: ContextReport, width: int) -> Text:
     out.append("▒", "bold red")
     out.append(" past the window\n")
     out.append(
-        f"{'turn':<{TURN_COLUMNS}}{_ticks(scale_of(report), bar_width(width))}{'tokens':>{TOKEN_COLUMNS}}", "bold"
+        f"{'turn':<{TURN_COLUMNS}}{_ticks(scale_of(fills), bar_width(width))}{'tokens':>{TOKEN_COLUMNS}}", "bold"
     )
     return out
 
 
-def chart(report: ContextReport, width: int) -> Text:
+def chart(shown: Charted, width: int) -> Text:
     """One bar per model turn (a compaction before a turn is a line), then the costliest tool outputs."""
     out = Text(no_wrap=True, overflow="ellipsis")
-    scale, bars = scale_of(report), bar_width(width)
-    for turn in report.turns:
-        if turn.after_compaction:
-            out.append(f"{'':<{TURN_COLUMNS}}{'── compacted ':─<{bars}}\n", "bold magenta")
+    fills = shown.fills
+    scale, bars = scale_of(fills), bar_width(width)
+    if fills and (fills[0].number > 1 or fills[-1].number < shown.turns):
+        out.append(f"turns {fills[0].number:,}-{fills[-1].number:,} of {shown.turns:,}, around the call's\n", "dim")
+    for turn in fills:
+        if turn.compacted is not None:
+            mark = "" if turn.compacted.new_session else "✂ "
+            note = f"── {mark}{compaction_note(turn.compacted)}: the context starts again "
+            out.append(f"{'':<{TURN_COLUMNS}}{note:─<{bars}}\n", "bold magenta")
         out.append(f"{turn.number:>{TURN_COLUMNS - 1}} ")
         _bar(out, turn, scale, bars)
         out.append(f" {turn.context:>{TOKEN_COLUMNS - 2},}{'~' if turn.estimated else ' '}")
         if turn.overflow != "none":
             out.append(f" over: {turn.overflow}", "bold red")
         out.append("\n")
-    if report.estimated:
-        out.append(estimate_note(report) + "\n", "dim")
-    out.append("\nCostliest tool outputs (cl100k tokens, an estimate for every model)\n", "bold")
-    for cost in report.costliest:
-        call = cost.call
-        start = f"{cost.tokens:>9,}  #{call.index:<5} {cut_end(call.tool, 14):<14} "
+    estimated = [turn.number for turn in fills if turn.estimated]
+    if estimated:
+        out.append(estimate_note(estimated, len(fills)) + "\n", "dim")
+    out.append("\nCostliest tool outputs (tokens from usage; ~ counted with cl100k)\n", "bold")
+    for cost, call in shown.costliest:
+        start = f"{'~' if cost.counted else ' '}{cost.tokens:>8,}  #{call.index:<5} {cut_end(call.tool, 14):<14} "
         out.append(start + listed_arguments(call, max(20, width - len(start))) + "\n")
     return out
 
@@ -129,7 +162,8 @@ def _short(tokens: int) -> str:
 
 
 class ChartRows(VerticalScroll, inherit_bindings=False):
-    """The chart's rows: ↑ ↓ PgUp PgDn Home End scroll them; ← → are left to the screen (its tabs)."""
+    """The chart's rows: ↑ ↓ PgUp PgDn Home End scroll them; ← → are left to the screen (its tabs).
+    Their scrollbar is always there: the bars are as wide before the rows outgrow the view as after."""
 
     BINDINGS = [
         Binding("up", "scroll_up", "Up", show=False),
@@ -142,50 +176,73 @@ class ChartRows(VerticalScroll, inherit_bindings=False):
 
 
 class ContextView(Vertical):
-    """The chart of a transcript's context, computed in a worker (it counts every tool output, and
-    the conversation where the log records no usage); what was counted is kept in ``counts``."""
+    """The chart of one agent's context (the agent of the call under the cursor: a subagent has its
+    own), computed in a worker for the turns around that call's."""
 
     DEFAULT_CSS = """
     ContextView {
         #context-head { height: auto; padding: 0 1; background: $boost; }
-        ChartRows { height: 1fr; padding: 0 1; overflow-x: hidden; }
+        ChartRows { height: 1fr; padding: 0 1; overflow-x: hidden; overflow-y: scroll; }
     }
     """
 
     def __init__(self, transcript: Transcript, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.transcript = transcript
-        self.counts = Counts()
-        self.report: ContextReport | None = None
+        self.context = AgentContext(transcript.index)
+        self.source = 0
+        """The transcript's file the agent's calls are in."""
+        self.focus_turn = 0
+        """The turn (of the agent's) the chart is centred on."""
+        self.stale = True
+        """Whether the chart is not of the agent and turn to chart (it is charted when shown)."""
+        self.shown: Charted | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Counting the context…", "dim"), id="context-head")
         with ChartRows(id="context-rows"):
             yield Static("", id="chart")
 
-    def on_mount(self) -> None:
-        self.refresh_report()
+    def show_agent(self, source: int, agent: str, turn: int) -> None:
+        """Chart the context of this agent (see ``agent_context``), around its turn ``turn``."""
+        index = self.transcript.index_of(source)
+        if (index, agent, turn) != (self.context.index, self.context.agent, self.focus_turn):
+            if (index, agent) != (self.context.index, self.context.agent):
+                self.context, self.source = AgentContext(index, agent), source
+            self.focus_turn = turn
+            self.refresh_report()
 
     def on_resize(self) -> None:
         self._draw()
 
     def refresh_report(self) -> None:
-        self._count()
+        """Chart again, now if the chart is on screen, else when it is next shown."""
+        self.stale = True
+        if self.is_on_screen:
+            self.stale = False
+            self._count(self.context, self.source, self.focus_turn)
 
-    @work(thread=True, exclusive=True, group="context", exit_on_error=False)
-    def _count(self) -> None:
-        report = context_report(self.transcript, counts=self.counts)
-        self.app.call_from_thread(self._counted, report)
+    @property
+    def is_on_screen(self) -> bool:
+        return self.is_mounted and self.screen.is_active and self.region.area > 0
 
-    def _counted(self, report: ContextReport) -> None:
-        self.report = report
+    def on_show(self) -> None:
+        if self.stale:
+            self.refresh_report()
+
+    @work(thread=True, exclusive=True, group="context", exit_on_error=False, description="charting the context")
+    def _count(self, context: AgentContext, source: int, focus: int) -> None:
+        self.app.call_from_thread(self._counted, charted(self.transcript, context, source, focus))
+
+    def _counted(self, shown: Charted) -> None:
+        self.shown = shown
         self._draw()
 
     def _draw(self) -> None:
         """The header and the rows at the view's width (a bar is as wide as the rows leave)."""
-        if self.report is None or not self.size.width:
+        if self.shown is None or not self.size.width:
             return
         rows = self.query_one(ChartRows)
         width = rows.scrollable_content_region.width or self.size.width - 4
-        self.query_one("#context-head", Static).update(header(self.report, width))
-        self.query_one("#chart", Static).update(chart(self.report, width))
+        self.query_one("#context-head", Static).update(header(self.shown, width))
+        self.query_one("#chart", Static).update(chart(self.shown, width))

@@ -10,7 +10,6 @@ file with any problem is skipped with one sentence that names it and says what i
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,8 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.css.constants import VALID_STYLE_FLAGS
 from textual.theme import BUILTIN_THEMES, Theme
+
+from agentpager.config import read_toml
 
 COLOURS = (
     "primary",
@@ -80,12 +81,12 @@ def load_themes(user_dir: Path | None = None) -> LoadedThemes:
 def read_theme(path: Path) -> Theme:
     """The theme a TOML file describes; ThemeError when it cannot be read or a value is wrong."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = read_toml(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ThemeError(f"cannot be read ({error.strerror or error}).") from None
     except UnicodeDecodeError:
         raise ThemeError("is not UTF-8 text.") from None
-    except tomllib.TOMLDecodeError as error:
+    except ValueError as error:
         raise ThemeError(f"not valid TOML: {error}.") from None
     return theme_from(data)
 

@@ -2,7 +2,8 @@
 
 - ``profiles.py``: its shell tools by version (``shell.py``, their envelopes and cuts in ``output.py``)
   and the read_file it offered only internal test models (``read_file.py``).
-- ``transcript.py``: its rollout logs (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``).
+- ``transcript.py``: its rollout logs (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``) and what
+  ``codex exec --json`` prints.
 - ``probe.py``: how the probe installs it and runs it against the mock.
 """
 
@@ -17,6 +18,7 @@ AGENT = Agent(
     short_title="codex",
     profiles_at="agentpager.agents.codex.profiles:PROFILES",
     transcript_at="agentpager.agents.codex.transcript:Codex",
+    other_transcripts_at=("agentpager.agents.codex.transcript:CodexExec",),
     program_at="agentpager.agents.codex.probe:PROGRAM",
     # The older rollouts are directly in sessions/.
     sessions=Sessions(

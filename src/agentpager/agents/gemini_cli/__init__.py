@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+import stat
 
 from agentpager.agents.base import Agent, Sessions
 from agentpager.engine.filesystem import ANYWHERE, Filesystem
@@ -17,13 +18,15 @@ from agentpager.engine.filesystem import ANYWHERE, Filesystem
 def project_root(path: str, filesystem: Filesystem = ANYWHERE) -> str:
     """The project directory of the chat at ``path``, as ``<project>/.project_root`` beside its
     ``chats`` folder names it, when Gemini wrote one; else "" (read through ``filesystem``: beneath a
-    workspace's root, a link out of it is not followed)."""
+    workspace's root, a link out of it is not followed; a FIFO or device there is not read)."""
     try:
         fd = filesystem.open(os.path.join(os.path.dirname(os.path.dirname(path)), ".project_root"))
     except OSError:
         return ""
     with os.fdopen(fd, "rb") as file:
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return ""
             return file.read(4 * 4096).decode("utf-8", "replace")[:4096].strip()
         except OSError:
             return ""

@@ -17,7 +17,7 @@ import base64
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 from agentpager.tools.js.strings import js_length, js_prefix
@@ -288,12 +288,13 @@ class Inline:
     data: bytes
 
 
-@dataclass(frozen=True)
 class ReadFailure(Exception):
     """What the tool answers with an error: the message the model receives."""
 
-    message: str
-    kind: str = field(default="")
+    def __init__(self, message: str, kind: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
 
 
 def size_error(path: str, size: int) -> ReadFailure | None:

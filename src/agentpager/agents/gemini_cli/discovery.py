@@ -16,6 +16,11 @@ Followed from google-gemini/gemini-cli 0.61.0 (bundle ``chunk-JDPZ4CE3.js``):
   a tool that touches a directory below the project directory appends the ``GEMINI.md`` files from
   there up that the session has not loaded yet (the project directory's own, and those above it up
   to the git root, are loaded at start-up), trimmed, each between ``--- Context from: PATH ---`` lines.
+
+Gemini CLI reads an ignore file or a GEMINI.md whole (``readFileSync``, ``fs.readFile``; one longer than
+V8's longest string, 2**29 - 24 UTF-16 units, fails and counts as absent). These are workspace files,
+so here each is read up to READ_LIMIT bytes and an ignore file up to LINES_LIMIT lines (each line is a
+rule the engine compiles): past that the first part is used, and the call says its answer is uncertain.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import posixpath
 import re
 import stat
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from agentpager.engine.beneath import open_beneath
 from agentpager.tools.js.ignore import Ignore
@@ -41,10 +47,16 @@ _SHORT_NAMES = (
     re.compile(r"^(gha-cr|gh[0-9a-f]{4})~\d+\.jso(n)?$"),
 )
 _IMPORT = re.compile(r"(?:^|\s)@[^\s@]")
+_MAY_BE_BLOCKED = re.compile(r"(?:^|[/\\])[.ngNG]")
+"""A component that starts as one of the blocked names does (a short name has a ``~``)."""
+_NOT_RELATIVE = re.compile(r"^\.*/|^\.+$")
+"""node-ignore's ``REGEX_TEST_INVALID_PATH``: such paths are never ignored (``filterFiles`` skips them)."""
 
 
 def has_blocked_segment(relative: str) -> bool:
     """``hasBlockedPathSegment``: a component that is ``.git``, ``.env``, ``node_modules`` or a credential file."""
+    if "~" not in relative and not _MAY_BE_BLOCKED.search(relative):
+        return False
     for segment in re.split(r"[/\\]", relative):
         clean = segment.split(":")[0].rstrip(" .").lower()
         if clean in (".git", ".env", "node_modules") or any(p.match(clean) for p in _SHORT_NAMES):
@@ -54,24 +66,50 @@ def has_blocked_segment(relative: str) -> bool:
     return False
 
 
-def _text(root: str, path: str) -> tuple[os.stat_result, str] | None:
-    """A file below ``root`` (an ignore file, a ``GEMINI.md``) opened beneath it: its stat and its text
-    (universal newlines, invalid bytes replaced), or None when it is not a readable regular file inside
-    the workspace (missing, a symlink out of it, a FIFO)."""
+READ_LIMIT = 1 << 20
+"""Bytes read of an ignore file or a GEMINI.md (a longer one is used as far as its last line break
+in them)."""
+LINES_LIMIT = 4096
+"""Lines used of an ignore file: each is compiled in the engine (about half a millisecond and 5 KB)."""
+
+
+@dataclass(frozen=True)
+class _Read:
+    st: os.stat_result
+    text: str
+    """Universal newlines, invalid bytes replaced."""
+    cut: bool
+    """Whether the file goes on past READ_LIMIT (``text`` then ends at the last line break before it)."""
+
+
+def _read(root: str, path: str) -> _Read | None:
+    """A file below ``root`` (an ignore file, a ``GEMINI.md``) opened beneath it and read up to
+    READ_LIMIT bytes, or None when it is not a readable regular file inside the workspace (missing, a
+    symlink out of it, a FIFO)."""
     found = open_beneath(root, path, "file")
     if found.fd is None or found.st is None:
         return None
-    with open(found.fd, encoding="utf-8", errors="replace") as file:
-        return found.st, file.read()
+    with os.fdopen(found.fd, "rb") as file:
+        data = file.read(READ_LIMIT + 1)
+    cut = len(data) > READ_LIMIT
+    if cut:
+        data = data[: max(data.rfind(b"\n", 0, READ_LIMIT), data.rfind(b"\r", 0, READ_LIMIT)) + 1]
+    return _Read(found.st, data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n"), cut)
 
 
-def _lines(root: str, path: str) -> list[str]:
-    """An ignore file's lines (none when ``_text`` finds no file)."""
+def _lines(root: str, path: str, cut: set[str]) -> list[str]:
+    """An ignore file's lines (none when ``_read`` finds no file), at most LINES_LIMIT; ``path`` is
+    added to ``cut`` when the file has more."""
     try:
-        read = _text(root, path)
+        read = _read(root, path)
     except OSError:
         return []
-    return re.split(r"\r\n|\n|\r", read[1]) if read else []
+    if read is None:
+        return []
+    lines = read.text.split("\n", LINES_LIMIT)
+    if read.cut or len(lines) > LINES_LIMIT:
+        cut.add(os.path.relpath(path, root).replace(os.sep, "/"))
+    return lines[:LINES_LIMIT]
 
 
 def _rebased(patterns: list[str], base: str) -> list[str]:
@@ -102,32 +140,49 @@ def _rebased(patterns: list[str], base: str) -> list[str]:
 class _GitIgnore:
     """``GitIgnoreParser``: the repository's rules, with extra patterns asked last."""
 
-    def __init__(self, root: str, extra: list[str]) -> None:
+    def __init__(self, root: str, extra: list[str], cut: set[str]) -> None:
         self.root = root
+        self.cut = cut
+        """The ignore files used in part (see ``_lines``)."""
         self.extra = Ignore().add(_rebased(extra, "."))
-        self.exclude = Ignore().add(_rebased(_lines(root, os.path.join(root, ".git", "info", "exclude")), "."))
+        self.exclude = Ignore().add(_rebased(_lines(root, os.path.join(root, ".git", "info", "exclude"), cut), "."))
         self.per_directory: dict[str, Ignore] = {}
+        self.at: dict[tuple[str, ...], tuple[Ignore, Ignore, bool]] = {}
+        """For a directory (its parts): the rules found down to it, those with the extra ones (what a
+        path in it is asked against), and whether the walk down stopped above it at an ignored
+        directory (then no ``.gitignore`` below counts)."""
 
     def _of(self, directory: str) -> Ignore:
         found = self.per_directory.get(directory)
         if found is None:
             base = os.path.relpath(directory, self.root).replace(os.sep, "/")
-            found = Ignore().add(_rebased(_lines(self.root, os.path.join(directory, ".gitignore")), base))
+            found = Ignore().add(_rebased(_lines(self.root, os.path.join(directory, ".gitignore"), self.cut), base))
             self.per_directory[directory] = found
         return found
 
-    def ignores(self, relative: str) -> bool:
-        rules = Ignore().add(".git").add(self.exclude)
-        parts = relative.split("/")
-        directory = self.root
-        for depth in range(len(parts)):
-            if depth:
-                directory = os.path.join(directory, parts[depth - 1])
-                above = "/".join(parts[:depth]) + "/"
-                if Ignore().add(rules).add(self.extra).ignores(above):
-                    break
-            rules.add(self._of(directory))
-        return rules.add(self.extra).ignores(relative)
+    def _rules_in(self, parts: tuple[str, ...]) -> Ignore:
+        """The rules a path in the directory ``parts`` is asked against: ``.git``, the excludes and each
+        ``.gitignore`` from the root down to it (or to the first ignored directory), then the extra ones."""
+        if () not in self.at:
+            rules = Ignore().add(".git").add(self.exclude).add(self._of(self.root))
+            self.at[()] = (rules, Ignore().add(rules).add(self.extra), False)
+        known = len(parts)
+        while parts[:known] not in self.at:
+            known -= 1
+        for depth in range(known + 1, len(parts) + 1):
+            rules, combined, stopped = self.at[parts[: depth - 1]]
+            if not stopped and combined.ignores("/".join(parts[:depth]) + "/"):
+                stopped = True
+            if not stopped:
+                rules = Ignore().add(rules).add(self._of(os.path.join(self.root, *parts[:depth])))
+                combined = Ignore().add(rules).add(self.extra)
+            self.at[parts[:depth]] = (rules, combined, stopped)
+        return self.at[parts][1]
+
+    def ignores_each(self, directory: str, relatives: list[str]) -> list[bool]:
+        """For each path in the directory ``directory`` (relative, ``""`` for the root), whether it is ignored."""
+        parts = tuple(part for part in directory.split("/") if part)
+        return self._rules_in(parts).ignores_each(relatives)
 
 
 class Discovery:
@@ -135,12 +190,14 @@ class Discovery:
 
     def __init__(self, root: str) -> None:
         self.root = root
+        self.cut: set[str] = set()
+        """The ignore files (relative paths) used in part: past READ_LIMIT or LINES_LIMIT."""
         gemini_path = os.path.join(root, ".geminiignore")
-        self.gemini_patterns = [line.strip() for line in _lines(root, gemini_path)]
+        self.gemini_patterns = [line.strip() for line in _lines(root, gemini_path, self.cut)]
         self.gemini_patterns = [p for p in self.gemini_patterns if p and not p.startswith("#")]
         self.in_git = _git_root(root) is not None
-        self.git = _GitIgnore(root, []) if self.in_git else None
-        self.combined = _GitIgnore(root, self.gemini_patterns) if self.in_git else None
+        self.git = _GitIgnore(root, [], self.cut) if self.in_git else None
+        self.combined = _GitIgnore(root, self.gemini_patterns, self.cut) if self.in_git else None
         self.gemini = Ignore().add(self.gemini_patterns)
 
     def _relative(self, path: str, is_directory: bool) -> str | None:
@@ -155,22 +212,47 @@ class Discovery:
 
     def _filters(self, path: str, is_directory: bool, git: bool, gemini: bool) -> bool:
         relative = self._relative(path, is_directory)
-        if relative is None or re.match(r"^\.*/|^\.+$", relative):
+        if relative is None:
             return False
+        directory = relative.rsplit("/", 1)[0] if "/" in relative else ""  # "dir/" is in itself
+        return self._filters_each(directory, [relative], git, gemini)[0]
+
+    def _filters_each(self, directory: str, relatives: list[str], git: bool, gemini: bool) -> list[bool]:
+        """``filterFilesWithReport`` for paths relative to the project, in ``directory``."""
+        answers = [False] * len(relatives)
+        asked = [n for n, relative in enumerate(relatives) if not _NOT_RELATIVE.match(relative)]
+        paths = [relatives[n] for n in asked]
         if git and gemini and self.combined is not None:
-            return self.combined.ignores(relative)
-        if git and self.git is not None and self.git.ignores(relative):
-            return True
-        return bool(gemini and self.gemini_patterns and self.gemini.ignores(relative))
+            found = self.combined.ignores_each(directory, paths)
+        else:
+            found = [False] * len(paths)
+            if git and self.git is not None:
+                found = self.git.ignores_each(directory, paths)
+            if gemini and self.gemini_patterns:
+                found = [a or b for a, b in zip(found, self.gemini.ignores_each(paths), strict=True)]
+        for n, answer in zip(asked, found, strict=True):
+            answers[n] = answer
+        return answers
 
     def ignores(self, path: str, is_directory: bool = False, git: bool = True, gemini: bool = True) -> bool:
         """``_shouldIgnore``: by the ignore files, or a link that leaves the project (``path`` relative to it)."""
         if self._filters(path, is_directory, git, gemini):
             return True
-        absolute = os.path.join(self.root, path)
-        if not os.path.islink(absolute):
-            return False
-        found = open_beneath(self.root, absolute, "nothing")  # realpath's answer, whatever changes meanwhile
+        return os.path.islink(os.path.join(self.root, path)) and self._link_ignored(path, git, gemini)
+
+    def ignores_entries(self, directory: str, entries: list[os.DirEntry[str]], git: bool, gemini: bool) -> list[bool]:
+        """``ignores`` for entries of the project's directory ``directory`` (relative to it, normal), all
+        at once; a link is told by its entry, without a stat."""
+        relatives = [entry.name if directory == "." else f"{directory}/{entry.name}" for entry in entries]
+        answers = self._filters_each("" if directory == "." else directory, relatives, git, gemini)
+        for n, entry in enumerate(entries):
+            if not answers[n] and entry.is_symlink():
+                answers[n] = self._link_ignored(relatives[n], git, gemini)
+        return answers
+
+    def _link_ignored(self, path: str, git: bool, gemini: bool) -> bool:
+        """A symbolic link: ignored when it leads out of the project, or to a path that is ignored."""
+        found = open_beneath(self.root, os.path.join(self.root, path), "nothing")  # realpath, whatever changes
         if not found.inside or found.real == self.root:
             return True
         return self._filters(found.real, found.st is not None and stat.S_ISDIR(found.st.st_mode), git, gemini)
@@ -190,35 +272,37 @@ def _git_root(directory: str) -> str | None:
 
 def jit_context(
     root: str, directory: str, loaded: set[tuple[int, int]], shown: Callable[[str], str]
-) -> tuple[str, bool]:
-    """The ``GEMINI.md`` context a tool appends for ``directory`` (a real path under ``root``), and
-    whether one of them imports other files (``@file``), which is not followed here.
+) -> tuple[str, bool, list[str]]:
+    """The ``GEMINI.md`` context a tool appends for ``directory`` (a real path under ``root``),
+    whether one of them imports other files (``@file``), which is not followed here, and those (as
+    ``shown`` names them) longer than READ_LIMIT, of which the first part is shown.
 
     ``loaded`` holds the files the session has (device and inode), updated; ``shown`` names a path
     as the agent does.
     """
     if not is_within(directory, root) or directory == root:
-        return "", False
+        return "", False, []
     found: list[str] = []
     current = directory
     while current != root and is_within(current, root):
         found.insert(0, os.path.join(current, CONTEXT_FILE))
         current = os.path.dirname(current)
-    blocks, imports = [], False
+    blocks, imports, cut = [], False, []
     for path in found:
         try:
-            read = _text(root, path)
+            read = _read(root, path)
         except OSError:
             continue
         if read is None:
             continue
-        st, content = read
-        if (st.st_dev, st.st_ino) in loaded:
+        if (read.st.st_dev, read.st.st_ino) in loaded:
             continue
-        loaded.add((st.st_dev, st.st_ino))
-        imports = imports or bool(_IMPORT.search(content))
-        trimmed = js_trim(content)
+        loaded.add((read.st.st_dev, read.st.st_ino))
+        imports = imports or bool(_IMPORT.search(read.text))
+        trimmed = js_trim(read.text)
+        if read.cut:
+            cut.append(shown(path))
         if trimmed:
             where = shown(path)
             blocks.append(f"--- Context from: {where} ---\n{trimmed}\n--- End of Context from: {where} ---")
-    return "\n\n".join(blocks), imports
+    return "\n\n".join(blocks), imports, cut

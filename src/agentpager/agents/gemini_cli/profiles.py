@@ -36,10 +36,14 @@ echoed in a response with data; default the probe's), ``respect_git_ignore``/``r
 from __future__ import annotations
 
 import errno
+import functools
+import itertools
 import json
 import os
 import re
 import stat
+from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -53,8 +57,17 @@ from agentpager.agents.gemini_cli.content import (
     node_extname,
     read_content,
 )
-from agentpager.agents.gemini_cli.discovery import JIT_PREFIX, JIT_SUFFIX, Discovery, has_blocked_segment, jit_context
+from agentpager.agents.gemini_cli.discovery import (
+    JIT_PREFIX,
+    JIT_SUFFIX,
+    LINES_LIMIT,
+    READ_LIMIT,
+    Discovery,
+    has_blocked_segment,
+    jit_context,
+)
 from agentpager.engine.beneath import Found, open_beneath
+from agentpager.engine.runs import sorted_rows
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import (
     Call,
@@ -70,7 +83,7 @@ from agentpager.tools.base import (
     move_end_with_start,
 )
 from agentpager.tools.errors import ToolError
-from agentpager.tools.js.collation import sort_key
+from agentpager.tools.js.collation import locale_sorted
 from agentpager.tools.js.strings import js_trim
 from agentpager.tools.paths import Placed, is_within, look_up
 
@@ -146,9 +159,11 @@ class _Project:
             f"directories: {self.shown} or the project temp directory: {temp}"
         )
 
-    def checked(self, call: Call, shown_path: str) -> Found:
+    def checked(self, call: Call, shown_path: str, real_path_checked: bool = True) -> Found:
         """``validatePathAccess`` of a path the agent names: where it leads here (looked up beneath the
-        root) and what is there, or the error it gets."""
+        root) and what is there, or the error it gets. That error names the path checked: the real path
+        (read-file.ts checks ``resolveToRealPath(path)``), or, not ``real_path_checked``, the path as
+        named (ls.ts checks ``path.resolve(targetDir, dir_path)``)."""
         problem = _invalid_path(shown_path)
         if problem:
             raise ToolError(f"Invalid path: {problem}")
@@ -157,9 +172,9 @@ class _Project:
             raise self.outside(shown_path, call)
         found = look_up(call.root, local)
         if not found.inside:
-            raise self.outside(found.real, call)
+            raise self.outside(found.real if real_path_checked else shown_path, call)
         if has_blocked_segment(os.path.relpath(found.real, self.real)):
-            raise self.outside(self.name(found.real), call)
+            raise self.outside(self.name(found.real) if real_path_checked else shown_path, call)
         return found
 
 
@@ -190,13 +205,37 @@ def _discovery(call: Call, project: _Project) -> Discovery:
     return found
 
 
+def _ignore_files_noted(run: Callable[..., str]) -> Callable[..., str]:
+    """The tool ``run``, its answer said to be uncertain once an ignore file of the project was used
+    only in part (``Discovery.cut``): any path may be ignored by a rule past what was read."""
+
+    @functools.wraps(run)
+    def noted(call: Call, *arguments: Any, **named: Any) -> str:
+        try:
+            return run(call, *arguments, **named)
+        finally:
+            discovery = call.state.get("gemini_discovery")
+            if isinstance(discovery, Discovery) and discovery.cut and not call.uncertain:
+                call.uncertain = (
+                    f"an ignore file is longer than agentpager reads ({', '.join(sorted(discovery.cut))}): its "
+                    f"first {READ_LIMIT >> 20} MiB, at most {LINES_LIMIT:,} lines, are used; Gemini CLI reads it whole"
+                )
+
+    return noted
+
+
 def _context(call: Call, project: _Project, directory: str) -> str:
     """The GEMINI.md context the session gets for touching ``directory`` (a path here)."""
     loaded: set[tuple[int, int]] = call.state.setdefault("gemini_loaded_context", set())
-    text, imports = jit_context(project.real, directory, loaded, project.name)
+    text, imports, cut = jit_context(project.real, directory, loaded, project.name)
     if imports:
         call.uncertain = (
             "a GEMINI.md here imports other files (@file), which Gemini CLI inlines and agentpager does not"
+        )
+    if cut:
+        call.uncertain = (
+            f"a GEMINI.md is longer than agentpager reads ({', '.join(cut)}): its first {READ_LIMIT >> 20} MiB "
+            "is shown; Gemini CLI shows it whole"
         )
     return text
 
@@ -238,6 +277,7 @@ def _defensive(call: Call, project: _Project, argument: str) -> str:
     return clean
 
 
+@_ignore_files_noted
 def read_file(call: Call, file_path: str, start_line: int | None, end_line: int | None) -> str:
     for name, value in (("start_line", start_line), ("end_line", end_line)):
         if value is not None and value < 1:
@@ -315,10 +355,11 @@ def _ignored_names(names: list[str], globs: list[str]) -> set[str]:
     return ignored
 
 
+@_ignore_files_noted
 def list_directory(call: Call, dir_path: str, ignore: list[str] | None, file_filtering_options: Any) -> str:
     project = _Project.of(call)
     shown = project.resolve(dir_path)
-    project.checked(call, shown)
+    project.checked(call, shown, real_path_checked=False)
     local = project.local(shown) or shown
     directory = call.place(local, shown)
     if directory.st is None:
@@ -329,35 +370,67 @@ def list_directory(call: Call, dir_path: str, ignore: list[str] | None, file_fil
         raise ToolError(f"Error: Path is not a directory: {shown}")
     if directory.fd is None:
         raise ToolError(f"Error listing directory: EACCES: permission denied, scandir '{shown}'")
-    with os.scandir(directory.fd) as found:
-        entries = {entry.name: entry for entry in found}
-    names = sorted(entries, key=os.fsencode)  # libuv's scandir sorts with strcmp
-    if not names:
-        return f"Directory {shown} is empty."
     discovery = _discovery(call, project)
     git, gemini = _respects(call, file_filtering_options)
     relative_dir = os.path.relpath(local, project.real)
-    kept = [
-        n for n in names if not discovery.ignores(os.path.normpath(os.path.join(relative_dir, n)), False, git, gemini)
-    ]
-    ignored = len(names) - len(kept)
-    unwanted = _ignored_names(kept, ignore or [])
-    listed = []
-    for name in kept:
-        if name in unwanted:
-            continue
-        real, child_st = _stat_entry(call, entries[name], directory.real)
-        if child_st is None or has_blocked_segment(os.path.relpath(real, project.real)):
-            continue
-        is_dir = stat.S_ISDIR(child_st.st_mode)
-        listed.append((not is_dir, sort_key(name), name, 0 if is_dir else child_st.st_size))
-    listed.sort(key=lambda entry: (entry[0], entry[1]))
-    lines = [f"{name} ({size} bytes)" if is_file else f"[DIR] {name}" for is_file, _, name, size in listed]
-    text = f"Directory listing for {shown}:\n" + "\n".join(lines)
-    if ignored:
-        text += f"\n\n({ignored} ignored)"
+    counts = [0, 0]  # entries, ignored
+    pieces = [f"Directory listing for {shown}:\n"]
+    with os.scandir(directory.fd) as found:
+        rows = _listed(call, project, directory.real, found, discovery, relative_dir, (git, gemini), ignore, counts)
+        lines = locale_sorted(rows)
+        while batch := list(itertools.islice(lines, _LISTED_AT_ONCE)):  # joined a piece at a time
+            pieces.append(("\n" if len(pieces) > 1 else "") + "\n".join(batch))
+    if not counts[0]:
+        return f"Directory {shown} is empty."
+    if counts[1]:
+        pieces.append(f"\n\n({counts[1]} ignored)")
     context = _context(call, project, local)
-    return text + (f"{JIT_PREFIX}{context}{JIT_SUFFIX}" if context else "")
+    return "".join(pieces) + (f"{JIT_PREFIX}{context}{JIT_SUFFIX}" if context else "")
+
+
+_LISTED_AT_ONCE = 1 << 14
+"""Entries a listing reads, and asks the ignore files about, at a time."""
+
+
+def _listed(
+    call: Call,
+    project: _Project,
+    directory: str,
+    entries: Iterator[os.DirEntry[str]],
+    discovery: Discovery,
+    relative_dir: str,
+    respects: tuple[bool, bool],
+    globs: list[str] | None,
+    counts: list[int],
+) -> Iterator[tuple[int, str, str]]:
+    """The rows of a listing (directories first, then files), a batch of entries at a time: no more
+    than the listing's own lines is kept of a directory of a million entries. ``counts``: the entries
+    read and those the ignore files hid."""
+    while batch := list(itertools.islice(entries, _LISTED_AT_ONCE)):
+        counts[0] += len(batch)
+        hidden = discovery.ignores_entries(relative_dir, batch, *respects)
+        kept = [entry for entry, hide in zip(batch, hidden, strict=True) if not hide]
+        counts[1] += len(batch) - len(kept)
+        unwanted = _ignored_names([entry.name for entry in kept], globs or [])
+        for entry in kept:
+            name = entry.name
+            if name in unwanted:
+                continue
+            if entry.is_symlink():
+                real, child_st = _stat_entry(call, entry, directory)
+                if child_st is None or has_blocked_segment(os.path.relpath(real, project.real)):
+                    continue
+            elif has_blocked_segment(name):  # the directory's own path was checked
+                continue
+            else:
+                try:  # a directory's size is not shown: its type (from the listing) is enough
+                    child_st = None if entry.is_dir(follow_symlinks=False) else entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue  # gone since it was listed
+            if child_st is None or stat.S_ISDIR(child_st.st_mode):
+                yield 0, name, f"[DIR] {name}"
+            else:
+                yield 1, name, f"{name} ({child_st.st_size} bytes)"
 
 
 def _stat_entry(call: Call, entry: os.DirEntry[str], directory: str) -> tuple[str, os.stat_result | None]:
@@ -420,47 +493,121 @@ def _resolved_reference(call: Call, project: _Project, path: str) -> _Reference 
     return _Reference(label, local, shown, stat.S_ISDIR(found.st.st_mode))
 
 
-def _files_of(call: Call, project: _Project, reference: _Reference) -> list[str]:
-    """The files a reference reads (paths here, as found): the file, or the regular files below the
-    directory less the excludes. Each directory is opened beneath the root and read through its
-    descriptor; symlinks are followed (as ``os.walk(followlinks=True)``), but only to places inside
-    the root, and never into a directory that contains them."""
-    if not reference.is_directory:
-        relative = os.path.relpath(reference.local, project.real).replace(os.sep, "/")
-        return [] if _excluded(relative) else [reference.local]
-    files = []
-    pending: list[tuple[str, str, frozenset[tuple[int, int]]]] = [(reference.local, reference.local, frozenset())]
-    while pending:
-        local, path, above = pending.pop()  # the path as found, the path to open, the directories above it
-        directory = open_beneath(project.real, path, "directory")
-        if directory.fd is None or directory.st is None:
-            continue
-        try:
-            here = (directory.st.st_dev, directory.st.st_ino)
-            if here in above:
+def _candidates(
+    call: Call,
+    project: _Project,
+    discovery: Discovery,
+    references: list[_Reference],
+    respects: tuple[bool, bool],
+    directories: dict[str, None],
+) -> Iterator[str]:
+    """The files the references read, as paths relative to the project (as found: through the links
+    inside it that lead to them), in the order found: a file referenced, or the regular files below a
+    directory less the excludes; less those the ignore files hide, those that lead out of the project
+    and blocked names. ``directories`` gets the directory (here) of each, in that order.
+
+    Each directory is opened beneath the root and read through its descriptor, a batch of entries at a
+    time; symlinks are followed (as ``os.walk(followlinks=True)``), but only to places inside the
+    root, and never into a directory that contains them."""
+    git, gemini = respects
+    for reference in references:
+        if not reference.is_directory:
+            relative = _relative_to(project, reference.local)
+            if _excluded(relative) or discovery.ignores(relative, git=git, gemini=gemini):
                 continue
-            with os.scandir(directory.fd) as entries:
-                for entry in entries:
-                    child = os.path.join(local, entry.name)
-                    _, st = _stat_entry(call, entry, directory.real)
-                    if st is None:
-                        continue
-                    if stat.S_ISDIR(st.st_mode) and entry.name not in _EXCLUDED_DIRECTORIES:
-                        pending.append((child, os.path.join(directory.real, entry.name), above | {here}))
-                    elif stat.S_ISREG(st.st_mode) and not _excluded(os.path.relpath(child, project.real)):
-                        files.append(child)
-        except OSError:
-            continue  # unreadable, as os.walk skips it
-        finally:
-            os.close(directory.fd)
-    return files
+            if _leads_inside(call, project, relative, True):
+                directories.setdefault(os.path.dirname(reference.local))
+                yield relative
+            continue
+        pending = [(reference.local, reference.local, frozenset[tuple[int, int]](), False)]
+        while pending:
+            # the path as found, the path to open, the directories above it, whether a link led here
+            local, path, above, linked = pending.pop()
+            directory = open_beneath(project.real, path, "directory")
+            if directory.fd is None or directory.st is None:
+                continue
+            try:
+                here = (directory.st.st_dev, directory.st.st_ino)
+                if here in above:
+                    continue
+                found_here = _relative_to(project, local)
+                with os.scandir(directory.fd) as entries:
+                    while batch := list(itertools.islice(entries, _LISTED_AT_ONCE)):
+                        files = []
+                        for entry in batch:
+                            is_directory, is_file = _kind(call, entry, directory.real)
+                            relative = entry.name if found_here == "." else f"{found_here}/{entry.name}"
+                            if is_directory and entry.name not in _EXCLUDED_DIRECTORIES:
+                                link = linked or entry.is_symlink()
+                                child, opened = (
+                                    os.path.join(local, entry.name),
+                                    os.path.join(directory.real, entry.name),
+                                )
+                                pending.append((child, opened, above | {here}, link))
+                            elif is_file and not _excluded(relative):
+                                files.append(entry)
+                        hidden = discovery.ignores_entries(found_here, files, git, gemini)
+                        for entry, hide in zip(files, hidden, strict=True):
+                            relative = entry.name if found_here == "." else f"{found_here}/{entry.name}"
+                            if not hide and _leads_inside(call, project, relative, linked or entry.is_symlink()):
+                                directories.setdefault(local)
+                                yield relative
+            except OSError:
+                continue  # unreadable, as os.walk skips it
+            finally:
+                os.close(directory.fd)
+
+
+def _kind(call: Call, entry: os.DirEntry[str], directory: str) -> tuple[bool, bool]:
+    """Whether an entry is a directory, and whether a regular file: told by the listing itself, or for a
+    link by what it leads to beneath the root (neither when it leads nowhere, or out)."""
+    try:
+        if not entry.is_symlink():
+            return entry.is_dir(follow_symlinks=False), entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False, False
+    _, st = _stat_entry(call, entry, directory)
+    return st is not None and stat.S_ISDIR(st.st_mode), st is not None and stat.S_ISREG(st.st_mode)
+
+
+def _relative_to(project: _Project, local: str) -> str:
+    """A path here, under the project directory, relative to it (``.`` for itself)."""
+    if local == project.real:
+        return "."
+    return local[len(project.real.rstrip("/")) + 1 :]
+
+
+def _leads_inside(call: Call, project: _Project, relative: str, through_link: bool) -> bool:
+    """Whether a file found at ``relative`` is in the project and has no blocked name: where a link
+    led to it, where it leads is looked up beneath the root; else it is where it was found."""
+    if not through_link:
+        return not has_blocked_segment(relative)
+    found = look_up(call.root, os.path.join(project.real, relative))
+    return found.inside and not has_blocked_segment(os.path.relpath(found.real, project.real))
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _utf16_order(row: tuple[str, ...]) -> str:
+    """A path's place in JavaScript's sort (UTF-16 code units): code point order, but for a character
+    past U+FFFF, which sorts as its surrogates do (before U+E000)."""
+    path = row[0]
+    if path.isascii():
+        return path
+    return _ASTRAL.sub(lambda found: _surrogates(ord(found.group()) - 0x10000), path)
+
+
+def _surrogates(offset: int) -> str:
+    return chr(0xD800 + (offset >> 10)) + chr(0xDC00 + (offset & 0x3FF))
 
 
 def _referenced_content(
-    placed: Placed, project: _Project, local: str, patterns: list[str]
+    placed: Placed, local: str, relative: str, patterns: list[str]
 ) -> str | TextRead | Inline | None:
-    """A referenced file's content, read through ``placed``; None when it is skipped: unreadable, or an
-    image, PDF or audio file that no reference names by extension or by stem."""
+    """A referenced file's content (here at ``local``, ``relative`` to the project), read through
+    ``placed``; None when it is skipped: unreadable, or an image, PDF or audio file that no reference
+    names by extension or by stem."""
     fd, regular = placed.fd, placed.st is not None and stat.S_ISREG(placed.st.st_mode)
     if fd is not None and regular and file_type(local, os.pread(fd, 515, 0)) in ("image", "pdf", "audio"):
         extension = node_extname(local).lower()
@@ -468,11 +615,12 @@ def _referenced_content(
         if not any(extension in p.lower() or stem in p for p in patterns):
             return None
     try:
-        return read_content(placed, local, os.path.relpath(local, project.real).replace(os.sep, "/"))
+        return read_content(placed, local, relative)
     except ReadFailure:
         return None
 
 
+@_ignore_files_noted
 def read_many_files(call: Call, include: list[str]) -> str:
     project = _Project.of(call)
     discovery = _discovery(call, project)
@@ -490,50 +638,87 @@ def read_many_files(call: Call, include: list[str]) -> str:
     if not references:
         return ""
     patterns = [ref.shown + ("/**" if ref.is_directory else "") for ref in references]
-    candidates: dict[str, None] = {}
-    for reference in references:
-        for local in _files_of(call, project, reference):
-            relative = os.path.relpath(local, project.real)
-            if discovery.ignores(relative, git=git, gemini=gemini):
-                continue
-            found = look_up(call.root, local)
-            if found.inside and not has_blocked_segment(os.path.relpath(found.real, project.real)):
-                candidates[local] = None
-    parts: list[dict[str, Any]] = []
-    for local in sorted(candidates, key=lambda path: project.name(path).encode("utf-16-be", "surrogatepass")):
-        shown = project.name(local)
+    directories: dict[str, None] = {}
+    found = _candidates(call, project, discovery, references, (git, gemini), directories)
+    message = _Message()
+    message.text(REFERENCES_START)
+    previous = None
+    for _, (relative,) in sorted_rows(((relative,) for relative in found), key=_utf16_order):
+        if relative == previous:
+            continue  # referenced twice
+        previous = relative
+        local, shown = os.path.join(project.real, relative), os.path.join(project.shown, relative)
         try:
-            placed = call.place(local, shown)
+            with call.placed(local, shown) as placed:  # a directory may hold many files: one open at a time
+                content = _referenced_content(placed, local, relative, patterns)
         except ToolError:
             continue  # it left the workspace since it was found
-        try:
-            content = _referenced_content(placed, project, local, patterns)
-        finally:
-            placed.close()  # a directory may hold many files: one open at a time
         if content is None:
             continue
         if isinstance(content, Inline):
-            parts.append({"inlineData": {"data": base64_text(content.data), "mimeType": content.mime}})
+            message.data({"inlineData": {"data": base64_text(content.data), "mimeType": content.mime}})
             continue
         text = content if isinstance(content, str) else content.text
         warning = TRUNCATED_WARNING if isinstance(content, TextRead) and content.truncated else ""
-        label = next((ref.label for ref in references if ref.shown == shown), None)
-        label = label or os.path.relpath(shown, project.shown)
-        parts += [{"text": f"\nContent from @{label}:\n"}, {"text": js_trim(warning + text)}]
+        label = next((ref.label for ref in references if ref.shown == shown), None) or relative
+        message.text(f"\nContent from @{label}:\n")
+        message.text(js_trim(warning + text))
     contexts = []
-    for directory in dict.fromkeys(os.path.dirname(local) for local in candidates):
+    for directory in directories:
         context = _context(call, project, directory)
         if context:
             contexts.append(context)
     if len(contexts) > 1:
         call.uncertain = "Gemini CLI adds the GEMINI.md context of several directories in its glob's order"
     if contexts:
-        parts.append({"text": JIT_PREFIX + "\n".join(contexts) + JIT_SUFFIX})
-    parts.append({"text": REFERENCES_END} if parts else {"text": NOTHING_READ})
-    parts.insert(0, {"text": REFERENCES_START})
-    if all(set(part) == {"text"} for part in parts):
-        return "".join(part["text"] for part in parts)
-    return json.dumps(parts, ensure_ascii=False)
+        message.text(JIT_PREFIX + "\n".join(contexts) + JIT_SUFFIX)
+    message.text(REFERENCES_END if message.parts > 1 else NOTHING_READ)
+    return message.output()
+
+
+class _Message:
+    """The parts added to the user's message: joined as text when all are text (they are then kept
+    joined, a piece at a time, with where each part ends), else as the JSON of the parts, written a
+    part at a time."""
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.pending: list[str] = []
+        self.ends = array("q")
+        """Where each text part ends in the text."""
+        self.length = 0
+        self.data_parts: list[tuple[int, dict[str, Any]]] = []
+        """The data parts, each with its place among all the parts."""
+
+    @property
+    def parts(self) -> int:
+        return len(self.ends) + len(self.data_parts)
+
+    def text(self, text: str) -> None:
+        self.pending.append(text)
+        self.length += len(text)
+        self.ends.append(self.length)
+        if len(self.pending) >= _LISTED_AT_ONCE:
+            self.pieces.append("".join(self.pending))
+            self.pending.clear()
+
+    def data(self, part: dict[str, Any]) -> None:
+        self.data_parts.append((self.parts, part))
+
+    def output(self) -> str:
+        text = "".join([*self.pieces, *self.pending])
+        if not self.data_parts:
+            return text
+        written, start, ends = [], 0, iter(self.ends)
+        data = dict(self.data_parts)
+        for place in range(self.parts):
+            if place in data:
+                written.append(json.dumps(data[place], ensure_ascii=False))
+            else:
+                end = next(ends)
+                written.append(json.dumps({"text": text[start:end]}, ensure_ascii=False))
+                start = end
+        return "[" + ", ".join(written) + "]"
 
 
 # -- the profile ---------------------------------------------------------------------------------------

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentpager.engine import jsontext
 from agentpager.engine.cache import cache_root, write_atomically
+from agentpager.engine.textfile import open_regular
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,9 @@ def data_directory(home: str | None = None) -> str:
 def databases(home: str | None = None) -> list[str]:
     """The session databases: ``opencode*.db`` in the data directory, and ``$OPENCODE_DB``."""
     directory = data_directory(home)
-    found = sorted(glob.glob(os.path.join(glob.escape(directory), "opencode*.db")))
+    found = sorted(
+        path for path in glob.glob(os.path.join(glob.escape(directory), "opencode*.db")) if os.path.isfile(path)
+    )
     named = os.environ.get("OPENCODE_DB") if home is None else None
     if named and named != ":memory:":
         named = named if os.path.isabs(named) else os.path.join(directory, named)
@@ -76,8 +80,11 @@ def _json_object(value: Any) -> dict[str, Any]:
 
 
 def _json(text: Any) -> dict[str, Any]:
+    """The object a column or file holds, else {} (not JSON, not an object, or nested too deep)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
     try:
-        value = json.loads(text) if isinstance(text, str | bytes) else None
+        value = jsontext.loads(text) if isinstance(text, str) else None
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
@@ -117,7 +124,7 @@ def _stored_in_files(storage: str) -> Iterator[Stored]:
 
 def _read_json(path: str) -> dict[str, Any]:
     try:
-        with open(path, "rb") as file:
+        with open_regular(path) as file:  # a FIFO is refused, not waited on
             return _json(file.read())
     except OSError:
         return {}

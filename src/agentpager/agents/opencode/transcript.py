@@ -15,6 +15,7 @@ OpenCode 1.18.33 (``packages/opencode/src/session/message-v2.ts``, ``cli/cmd/exp
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import Any
 
@@ -59,6 +60,8 @@ class OpenCode(Collector):
     call_markers = (b'"type": "tool",', b'"type":"tool",')
     turn_markers = (b'"tokens"',)
     prompt_markers = (b'"role": "user"', b'"role":"user"')
+    task_tools = ("task",)
+    """OpenCode's tool that runs a subagent in a session of its own (``packages/opencode/src/tool/task.ts``)."""
 
     @classmethod
     def recognises(cls, record: Record) -> bool:
@@ -146,7 +149,7 @@ class OpenCode(Collector):
 
     @classmethod
     def subagent_files(
-        cls, path: str, agent_ids: dict[str, ToolCall], filesystem: Filesystem = ANYWHERE
+        cls, path: str, agent_ids: Collection[str], filesystem: Filesystem = ANYWHERE
     ) -> list[tuple[str, str]]:
         """The exports of the subagents' sessions beside this one (``SESSION_ID.json``), as the store writes them."""
         directory = os.path.dirname(path)

@@ -36,8 +36,8 @@ class SweAgent(Collector):
             return
         if record.container != "trajectory":
             return
-        if self.turn == 0:
-            self.turn = 1
+        if self.prompt == 0:
+            self.prompt = 1
         state = value.get("state")
         if isinstance(state, dict):
             self.saw(cwd=state.get("working_dir"))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentpager.tools.shell.errors import Unsupported
+from agentpager.wording import with_article
 
 Target = Literal["stdout", "stderr", "null"]
 """Where a file descriptor of a command goes: the command's output stream, the run's stderr, nowhere."""
@@ -144,7 +145,7 @@ class _Builder:
             node = body
         if node is None or node.type != "command":
             kind = node.type.replace("_", " ") if node else "bare redirection"
-            raise Unsupported(f"a {kind} (only plain commands are replayed)")
+            raise Unsupported(f"{with_article(kind)} (only plain commands are replayed)")
         argv: list[str] = []
         previous_end = None
         for child in node.children:
@@ -164,7 +165,7 @@ class _Builder:
 
     def redirect(self, node: Any, command: Command) -> None:
         if node.type != "file_redirect":
-            raise Unsupported(f"a {node.type.replace('_', ' ')}")
+            raise Unsupported(with_article(node.type.replace("_", " ")))
         descriptor = node.child_by_field_name("descriptor")
         destination = node.child_by_field_name("destination")
         operator = next(child.type for child in node.children if not child.is_named)
@@ -196,7 +197,7 @@ class _Builder:
             return _unescape_double_quoted(self.text(node)[1:-1])
         if kind in ("word", "number"):
             return _unquoted_word(self.text(node))
-        raise Unsupported(f"a {kind.replace('_', ' ')} ({self.text(node)})")
+        raise Unsupported(f"{with_article(kind.replace('_', ' '))} ({self.text(node)})")
 
 
 def _unquoted_word(text: str) -> str:

@@ -1,20 +1,26 @@
 """A transcript's tool calls: what each returned, what it returns now, the conversation around it,
 and what the session cost its context window.
 
-The call list is a Line-API view (a DataTable took 1.4 s to show 10,000 rows); replay statuses
-and token counts fill in from a worker thread while you look. Subagents' calls are indented under
-the call that started them. ``← →`` (or ``[ ]``) switch the tabs below the list, ``f`` filters
-(calls that differ, errors, the selected call's tool), ``/`` searches the whole session
-(conversation, arguments, outputs), ``F`` follows a session still being written.
+The call list is a Line-API view (a DataTable took 1.4 s to show 10,000 rows) over the
+transcript's record index: it shows the first calls while the rest of the log is read, reads only
+the calls on screen (from their records), and replays those in a worker thread while you look.
+``turn`` is the model turn (request) that made a call, counted in its agent's own turns as the
+context chart counts them. Subagents' calls are under the call that started them (``└``); ``✂``
+marks the first call after a compaction. ``← →`` (or ``[ ]``) switch the tabs below the list,
+``f`` filters (calls that differ, errors, the selected call's tool), ``/`` searches the whole
+session (conversation, arguments, outputs), ``F`` follows a session still being written.
 """
 
 from __future__ import annotations
 
+import bisect
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
+from rich.markup import escape
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -34,7 +40,8 @@ from textual.worker import get_current_worker
 from agentpager.exchange import arguments_line
 from agentpager.fileview import Cancelled, ViewError
 from agentpager.transcripts import Transcript, TranscriptError, listed_arguments, short_arguments
-from agentpager.transcripts.formats import ToolCall
+from agentpager.transcripts.context import compaction_note
+from agentpager.transcripts.formats import Boundary, ToolCall
 from agentpager.transcripts.replay import Replay, Replayer
 from agentpager.tui.context_view import ChartRows, ContextView
 from agentpager.tui.diff_view import difference
@@ -50,17 +57,23 @@ from agentpager.workspace import Workspace
 if TYPE_CHECKING:
     from agentpager.fileview import Matcher
 
-COLUMNS = f"{'#':>5}  {'turn':>4}  {'tool':<16}  {'recorded':<14}  {'tokens':>6}  {'replay':<14}  arguments"
-NARROW_COLUMNS = f"{'#':>5} {'tool':<12} {'chars':>7} {'tokens':>6} {'replay':<9} arguments"
+COLUMNS = f"{'#':>5}  {'turn':>4}  {'tool':<16}  {'recorded':<14}  {'tokens':>7}  {'replay':<14}  arguments"
+NARROW_COLUMNS = f"{'#':>5}  {'tool':<12} {'chars':>7} {'tokens':>7} {'replay':<9} arguments"
 """Below WIDE_FROM columns: no turn (the line under the list says it), shorter tool, size and status,
-one space between columns: what is left is for the arguments."""
+one space between columns (but the compaction mark's, after the number): what is left is for the arguments."""
 WIDE_FROM = 120
 ARGUMENTS_AT_LEAST = 20
 """Columns the arguments get however narrow the list (the row is cut at the screen's edge)."""
 SHORT_STATUS = {"not replayable": "not repl."}
 FILTERS = ("all calls", "calls that differ", "errors", "this tool")
 FOLLOW_SECONDS = 0.5
+WATCH_SECONDS = 0.25
+"""How often the list looks at what the index read meanwhile, and at the rows it shows."""
+COMPACTED = "✂"
+"""Marks the first call after a compaction (between the number and the turn)."""
 TABS = Binding.Group("Tabs", compact=True)
+
+Key = tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -72,7 +85,8 @@ class Summary:
 
 
 class CallList(ScrollView, can_focus=True, inherit_bindings=False):
-    """One row per shown call; the cursor row is the call shown below."""
+    """One row per shown call; the cursor row is the call shown below. Only the rows on screen are
+    read (each call from its record); the list grows while the transcript's index is built."""
 
     BINDINGS = CURSOR_BINDINGS
     DEFAULT_CSS = """
@@ -84,6 +98,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         .calllist--differs { color: $warning; }
         .calllist--muted { color: $text-muted; }
         .calllist--error { color: $error; }
+        .calllist--compacted { color: $secondary; }
     }
     """
     COMPONENT_CLASSES = {
@@ -92,6 +107,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         "calllist--differs",
         "calllist--muted",
         "calllist--error",
+        "calllist--compacted",
     }
 
     cursor = reactive(0)
@@ -101,26 +117,53 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
             super().__init__()
             self.index = index
 
-    def __init__(self, calls: list[ToolCall], **kwargs: Any) -> None:
+    def __init__(self, transcript: Transcript, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.calls = calls
-        self.rows: list[int] = list(range(len(calls)))
-        """The calls shown, by their place in ``calls`` (all of them unless filtered)."""
-        self.summaries: dict[ToolCall, Summary] = {}
-        self.virtual_size = Size(0, len(self.rows))
+        self.transcript = transcript
+        self._rows: list[int] | None = None
+        """The calls shown, by their place in ``calls``; None: all of them."""
+        self.summaries: dict[Key, Summary] = {}
+        self.compacted: dict[Key, Boundary] = {}
+        """The first call after each compaction, and the compaction (a new session is not marked)."""
+        self.known = len(self.calls)
+        """The calls the list knows of (while the transcript is read, ``grew`` adds those read since)."""
+        self.virtual_size = Size(self.size.width, self.known)
 
-    def show_rows(self, rows: list[int], calls: list[ToolCall] | None = None) -> None:
-        """Show these calls (of ``calls``, when the list changed); the cursor stays on the same call
-        when it is still shown."""
+    @property
+    def calls(self) -> Sequence[ToolCall]:
+        return self.transcript.calls
+
+    @property
+    def rows(self) -> Sequence[int]:
+        """The places (in ``calls``) of the calls shown."""
+        return range(self.known) if self._rows is None else self._rows
+
+    def show_rows(self, rows: list[int] | None) -> None:
+        """Show these calls (None: all of them); the cursor stays on the same call when it is still shown."""
         current = self.current_call
-        self.calls = self.calls if calls is None else calls
-        self.rows = rows
-        self.virtual_size = Size(self.size.width, len(rows))
-        shown = [self.calls[row] for row in rows]
-        self.cursor = shown.index(current) if current in shown else 0
+        self._rows, self.known = rows, len(self.calls)
+        shown = self.rows
+        self.virtual_size = Size(self.size.width, len(shown))
+        place = None if current is None else self.transcript.calls.place_of(*current.key)
+        if place is None:
+            cursor = 0
+        elif rows is None:
+            cursor = place
+        else:
+            at = bisect.bisect_left(rows, place)
+            cursor = at if at < len(rows) and rows[at] == place else 0
+        if cursor != self.cursor:
+            self.cursor = cursor
+        elif shown:
+            self.post_message(self.Highlighted(shown[self.cursor]))
         self.refresh()
-        if rows:
-            self.post_message(self.Highlighted(self.rows[self.cursor]))
+
+    def grew(self) -> None:
+        """The transcript has more calls: show them too (when all are shown)."""
+        if self._rows is None and self.known != len(self.calls):
+            self.known = len(self.calls)
+            self.virtual_size = Size(self.size.width, self.known)
+            self.refresh()
 
     @property
     def current_call(self) -> ToolCall | None:
@@ -129,8 +172,14 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
 
     @property
     def current(self) -> int | None:
-        """The index of the call under the cursor."""
-        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+        """The place of the call under the cursor."""
+        rows = self.rows
+        return rows[self.cursor] if 0 <= self.cursor < len(rows) else None
+
+    def on_screen(self) -> list[ToolCall]:
+        """The calls on screen."""
+        rows, top = self.rows, int(self.scroll_y)
+        return [self.calls[row] for row in rows[top : top + self.size.height]]
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._styles = row_styles(self)
@@ -141,24 +190,30 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         scroll_x, scroll_y = self.scroll_offset
         row = scroll_y + y
         width = self.scrollable_content_region.width
-        if row >= len(self.rows):
+        rows = self.rows
+        if row >= len(rows):
             return Strip.blank(width, self._base)
-        call = self.calls[self.rows[row]]
-        summary = self.summaries.get(call)
+        call = self.calls[rows[row]]
+        summary = self.summaries.get(call.key)
         narrow = self.size.width < WIDE_FROM
         error = call.result is not None and call.result.is_error
         status = summary.status if summary else "…"
-        tokens = "" if summary is None or summary.tokens is None else f"{summary.tokens:,}"
-        tool = cut_end(f"{'  ' * call.depth}{call.tool}", 12 if narrow else 16)
+        known = self.transcript.tokens(call)
+        tokens = "" if known is None else f"{'~' if known[1] else ''}{known[0]:,}"
+        tool = cut_end(f"{'  ' * (call.depth - 1)}└ {call.tool}" if call.depth else call.tool, 12 if narrow else 16)
+        mark = COMPACTED if call.key in self.compacted else " "
         gap = " " if narrow else "  "
         line = Text(no_wrap=True, end="")
+        line.append(f"{call.index:>5}")
+        line.append(f"{mark} ", self._styles["calllist--compacted"])
         if narrow:
-            line.append(f"{call.index:>5}{gap}{tool:<12}{gap}")
+            line.append(f"{tool:<12}{gap}")
             line.append(f"{_recorded_size(call, short=True):>7}", self._styles["calllist--error"] if error else None)
         else:
-            line.append(f"{call.index:>5}{gap}{call.turn:>4}{gap}{tool:<16}{gap}")
+            turn = str(call.turn) if call.turn else "-"
+            line.append(f"{turn:>4}{gap}{tool:<16}{gap}")
             line.append(f"{_recorded_size(call):<14}", self._styles["calllist--error"] if error else None)
-        line.append(f"{gap}{tokens:>6}{gap}")
+        line.append(f"{gap}{tokens:>7}{gap}")
         style = {"same": "calllist--same", "differs": "calllist--differs"}.get(status, "calllist--muted")
         line.append(f"{SHORT_STATUS.get(status, status):<9}" if narrow else f"{status:<14}", self._styles[style])
         line.append(gap)
@@ -173,23 +228,24 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         self.virtual_size = Size(event.size.width, len(self.rows))
 
     def action_move(self, rows: int) -> None:
-        if self.rows:
+        if len(self.rows):
             self.cursor = max(0, min(len(self.rows) - 1, self.cursor + rows))
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.scroll_to_region(Region(0, new, 1, 1), animate=False, immediate=True)
         self.refresh()
-        if self.rows:
-            self.post_message(self.Highlighted(self.rows[new]))
+        rows = self.rows
+        if 0 <= new < len(rows):
+            self.post_message(self.Highlighted(rows[new]))
 
     def on_click(self, event) -> None:  # noqa: ANN001 - a textual Click event
-        if self.rows:
+        if len(self.rows):
             self.cursor = min(len(self.rows) - 1, int(self.scroll_y) + event.y)
 
 
 class TranscriptScreen(ReportsFailures, Screen[None]):
     """The transcript's calls; below, the selected call recorded, replayed, the difference, the
-    conversation around it, and the session's context."""
+    conversation around it, and its agent's context."""
 
     BINDINGS = [
         Binding("o,enter", "open_call", "Open", tooltip="Open the call's window in the viewer"),
@@ -223,14 +279,12 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             self.replay = replay
 
     class _Replayed(Message):
-        def __init__(self, summaries: dict[ToolCall, Summary]) -> None:
+        def __init__(self, summaries: dict[Key, Summary]) -> None:
             super().__init__()
             self.summaries = summaries
 
     class _Grew(Message):
-        def __init__(self, calls: list[ToolCall]) -> None:
-            super().__init__()
-            self.calls = calls
+        pass
 
     def __init__(self, transcript: Transcript, replayer: Replayer, at_line: int | None = None) -> None:
         """``at_line``: show first the call whose record is on this line of the session's log."""
@@ -240,18 +294,22 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self.at_line = at_line
         self.filter = 0
         self.tool_filter = ""
-        self.search_hits: set[ToolCall] | None = None
+        self.search_hits: set[Key] | None = None
         self.search_text = ""
         self.replay: Replay | None = None
         self.follow_timer: Timer | None = None
         self.reading_on = threading.Lock()
         """Held while the session is read on (a read that takes longer than FOLLOW_SECONDS is not
         joined by a second one)."""
+        self.replaying = threading.Lock()
+        """Held while calls are replayed for the list."""
+        self._seen = (-1, False, -1)
+        """(calls, complete, compactions) at the last look at the index."""
 
     def compose(self) -> ComposeResult:
         yield Static(self._about(), id="about")
         yield Static(COLUMNS if self.app.size.width >= WIDE_FROM else NARROW_COLUMNS, id="columns")
-        yield CallList(self.transcript.calls, id="calls")
+        yield CallList(self.transcript, id="calls")
         with Vertical(id="detail"):
             yield Static("", id="summary")
             with TabbedContent(id="outputs"):
@@ -268,13 +326,20 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
 
     def _about(self) -> str:
         transcript = self.transcript
-        problems = f" · {plural(len(transcript.problems), 'unreadable record')} skipped" if transcript.problems else ""
+        count = transcript.problem_count
+        problems = f" · {plural(count, 'unreadable record')} skipped" if count else ""
         subagents = f" · {plural(len(transcript.subagents), 'subagent')}" if transcript.subagents else ""
+        sessions = sum(boundary.new_session for boundary in transcript.boundaries)
+        compactions = len(transcript.boundaries) - sessions
+        restarts = f" · {plural(compactions, 'compaction')}" if compactions else ""
+        restarts += f" · {plural(sessions + 1, 'session')}" if sessions else ""
+        reading = "" if transcript.complete else f" · [b]reading {transcript.index.progress():.0%}[/b]"
         shown = self._shown_note()
         following = " · [b]following[/b]" if self.follow_timer is not None else ""
+        calls = plural(len(transcript.calls), "tool call")
         return (
-            f"[b]{transcript.path}[/b] · {transcript.format} · {plural(len(transcript.calls), 'tool call')}{subagents}"
-            f" · replayed against {self.replayer.root}{problems}{shown}{following}"
+            f"[b]{escape(transcript.path)}[/b] · {transcript.format} · {calls}{subagents}{restarts}"
+            f" · replayed against {escape(self.replayer.root)}{problems}{reading}{shown}{following}"
         )
 
     def _shown_note(self) -> str:
@@ -282,39 +347,76 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             return ""
         parts = [] if self.filter == 0 else [f"{self.tool_filter} calls" if self.filter == 3 else FILTERS[self.filter]]
         if self.search_hits is not None:
-            parts.append(f"matching /{self.search_text}/")
+            parts.append(f"matching /{escape(self.search_text)}/")
         return " · showing " + ", ".join(parts)
 
     def on_resize(self, event: Resize) -> None:
         self.query_one("#columns", Static).update(COLUMNS if event.size.width >= WIDE_FROM else NARROW_COLUMNS)
 
     def on_mount(self) -> None:
-        calls = self.query_one(CallList)
-        calls.focus()
-        if self.transcript.calls:
-            first = next(
-                (
-                    n
-                    for n, call in enumerate(self.transcript.calls)
-                    if call.source == 0 and call.where.line == self.at_line
-                ),
-                0,
-            )
-            calls.cursor = first
-            self._show(first)
-        # Replaying every call competes with the first paint: start once the list is on screen.
-        self.call_after_refresh(self._replay_all, self.transcript.calls, self.replayer)
+        self.query_one(CallList).focus()
+        # Replaying competes with the first paint (for the GIL): start once the list is on screen.
+        self.call_after_refresh(self._start)
+
+    def _start(self) -> None:
+        self.transcript.build.resume()  # the first rows are on screen: read the rest
+        if len(self.transcript.calls):
+            self._show(0)
+        self._watch()
+        self.set_interval(WATCH_SECONDS, self._watch)
+
+    def _watch(self) -> None:
+        """Take in what the index read since the last look, and replay the calls on screen."""
+        transcript, calls = self.transcript, self.query_one(CallList)
+        seen = (len(transcript.calls), transcript.complete, len(transcript.boundaries))
+        if seen != self._seen:
+            finished = seen[1] and not self._seen[1]
+            self._seen = seen
+            calls.compacted = _compactions(transcript)
+            calls.grew()
+            if finished:  # subagents' calls may have been placed: the cursor stays on its call
+                self._apply_filter()
+            if finished:
+                self.query_one(ContextView).refresh_report()
+            if calls.current is None and len(calls.rows):
+                self._show(calls.rows[0])
+            self.query_one("#about", Static).update(self._about())
+        if self.at_line is not None:
+            self._go_to_line(calls)
+        waiting = [call for call in calls.on_screen() if call.key not in calls.summaries]
+        if waiting and not self.replaying.locked():
+            self._replay_calls(waiting)
+
+    def _go_to_line(self, calls: CallList) -> None:
+        """Put the cursor on the first call whose record is on line ``at_line`` of the session's log,
+        once the index has read it (found by the index's column of lines: no call is read)."""
+        index = self.transcript.index
+        with index.lock:
+            lines = index.calls.line
+            number = bisect.bisect_left(lines, self.at_line or 0)
+            found = number < len(lines) and lines[number] == self.at_line
+        if found or self.transcript.complete:
+            self.at_line = None
+        place = self.transcript.calls.place_of(0, number) if found else None
+        if place is not None and place in calls.rows:
+            calls.cursor = calls.rows.index(place)
 
     @work(thread=True, group="replay", exit_on_error=False, description="replaying the calls")
-    def _replay_all(self, calls: list[ToolCall], replayer: Replayer) -> None:
+    def _replay_calls(self, calls: Sequence[ToolCall]) -> None:
+        with self.replaying:
+            self._replay_each(calls)
+
+    def _replay_each(self, calls: Sequence[ToolCall]) -> None:
+        """Replay calls and count their outputs' tokens (those the usage recorded does not give),
+        in a worker's thread, posting what the list shows of them a batch at a time."""
         worker = get_current_worker()
-        batch: dict[ToolCall, Summary] = {}
+        batch: dict[Key, Summary] = {}
         for call in calls:
             if worker.is_cancelled:
                 return
-            replay = replayer.replay(call)
-            tokens = None if replay.recorded is None else Workspace.count_tokens(replay.recorded)
-            batch[call] = Summary(replay.status, tokens)
+            replay = self.replayer.replay(call)
+            tokens = None if replay.recorded is None else self.transcript.count_tokens(call, Workspace.count_tokens)
+            batch[call.key] = Summary(replay.status, tokens)
             if len(batch) >= 200:
                 self.post_message(self._Replayed(batch))
                 batch = {}
@@ -324,17 +426,15 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _replayed(self, event: _Replayed) -> None:
         calls = self.query_one(CallList)
         calls.summaries.update(event.summaries)
-        counted = self.query_one(ContextView).counts.outputs  # the context chart need not count them again
-        counted.update(
-            (call, summary.tokens) for call, summary in event.summaries.items() if summary.tokens is not None
-        )
         if self.filter in (1, 2):  # replayed, and read: a skimmed output's error flag is known now
             self._apply_filter()
+        if any(summary.tokens is not None for summary in event.summaries.values()):
+            self.query_one(ContextView).refresh_report()  # outputs counted: the costliest may change
         calls.refresh()
 
     @on(TabbedContent.TabActivated, "#outputs")
     def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
-        """The context is the whole session's: its tab takes the screen (the list is hidden), and its
+        """The context (of the agent of the call under the cursor) takes the screen (the list is hidden), and its
         rows take the keys (PgDn scrolls them, no Tab needed); another tab gives the list back."""
         context = event.pane.id == "tab-context"
         self.set_class(context, "-context")
@@ -347,8 +447,11 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _highlighted(self, event: CallList.Highlighted) -> None:
         self._show(event.index)
 
-    def _show(self, index: int) -> None:
-        self._load(self.query_one(CallList).calls[index])
+    def _show(self, place: int) -> None:
+        call = self.transcript.calls[place]
+        index, agent = self.transcript.context_of(call)
+        self.query_one(ContextView).show_agent(call.source, agent, call.turn)
+        self._load(call)
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False, description="loading a call")
     def _load(self, call: ToolCall) -> None:
@@ -369,11 +472,23 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
                 f"replayed with the {replay.plan.profile} profile as "
                 f"{replay.plan.tool} {arguments_line(replay.plan.arguments, 80)}"
             )
-        agent = f"subagent {call.agent} · " if call.agent else ""
+        turn = f"turn {call.turn}" if call.turn else "before any turn"
+        agent = "" if call.starter is None and not call.agent else f" of the subagent of #{call.parent}"
+        if call.starter is None and call.agent:
+            agent = f" of subagent {call.agent}"
+        boundary = self.query_one(CallList).compacted.get(call.key)
+        if boundary is None:
+            after = ""
+        else:
+            after = (
+                "first of a new session · "
+                if boundary.new_session
+                else f"first after the {compaction_note(boundary)} · "
+            )
         self.query_one("#summary", Static).update(
             Text.assemble(
                 (f"#{call.index} ", "bold"),
-                f"turn {call.turn} · {agent}{call.tool} · {how} · ",
+                f"{turn}{agent} · {after}{call.tool} · {how} · ",
                 (replay.status, "bold"),
             )
         )
@@ -384,25 +499,20 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
 
     def _conversation(self, call: ToolCall) -> Text:
         """The prompts, text and thinking between the previous call of the main agent and the next."""
-        events = self.transcript.events
-        positions = [n for n, event in enumerate(events) if event.tool_call is call]
+        events = self.transcript.conversation(call)
         out = Text()
-        if not positions:
+        if not events:
             out.append("(a subagent's call: its conversation is in its own transcript)", "dim")
             return out
-        here = positions[0]
-        start = here
-        while start > 0 and events[start - 1].kind != "call":
-            start -= 1
-        end = here + 1
-        while end < len(events) and events[end].kind != "call":
-            end += 1
-        for event in events[start:end]:
+        for event in events:
             if event.kind == "call":
                 out.append(f"▶ #{call.index} {call.tool}({short_arguments(call.arguments, 100)})\n", "bold")
             elif event.kind == "thinking":
                 out.append(f"▸ thinking ({plural(event.chars, 'char')}): ", "dim italic")
                 out.append(" ".join(event.text.split())[:120] + "\n", "dim italic")
+            elif event.kind == "summary":
+                out.append("summary of the compacted conversation: ", "bold magenta")
+                out.append(" ".join(event.text.split())[:300] + "\n")
             else:
                 out.append(
                     "user: " if event.kind == "prompt" else "assistant: ",
@@ -417,25 +527,48 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self.filter = (self.filter + 1) % len(FILTERS)
         if FILTERS[self.filter] == "this tool":
             self.tool_filter = self.replay.call.tool if self.replay is not None else ""
+        if FILTERS[self.filter] == "calls that differ":
+            self._replay_every_call()
         self._apply_filter()
         shown = f"{self.tool_filter} calls" if FILTERS[self.filter] == "this tool" else FILTERS[self.filter]
         self.notify(f"Showing {shown}.")
 
-    def _apply_filter(self, calls: list[ToolCall] | None = None) -> None:
-        """Show the calls the filter and the search let through (of ``calls``, when the list changed)."""
+    @work(thread=True, group="replay-all", exclusive=True, exit_on_error=False, description="replaying every call")
+    def _replay_every_call(self) -> None:
+        """Replay the calls not replayed yet (the calls that differ are known once each is)."""
+        summaries = self.query_one(CallList).summaries
+        calls = self.transcript.calls
+        keys = [key for key in calls.keys() if key not in summaries]  # noqa: SIM118 - a CallList, not a dict
+        for first in range(0, len(keys), 200):
+            if self.filter != 1:
+                return
+            self._replay_each([calls.call(*key) for key in keys[first : first + 200]])
+
+    def _apply_filter(self) -> None:
+        """Show the calls the filter and the search let through, by the index's columns (no call is read)."""
         shown = self.query_one(CallList)
-        every = shown.calls if calls is None else calls
-        hits = self.search_hits
-        rows = [n for n, call in enumerate(every) if hits is None or call in hits]
-        if self.filter == 1:
-            rows = [n for n in rows if (s := shown.summaries.get(every[n])) and s.status in ("differs", "uncertain")]
-        elif self.filter == 2:
-            rows = [n for n in rows if (r := every[n].result) is not None and r.is_error]
-        elif self.filter == 3:
-            rows = [n for n in rows if every[n].tool == self.tool_filter]
-        shown.show_rows(rows, calls)
-        if not rows:
-            self._show_nothing()
+        transcript, hits = self.transcript, self.search_hits
+        if self.filter == 0 and hits is None:
+            shown.show_rows(None)
+        else:
+            rows = []
+            summaries = shown.summaries
+            for place, (source, number) in enumerate(transcript.calls.keys()):
+                index = transcript.index_of(source)
+                if hits is not None and (source, number) not in hits:
+                    continue
+                if self.filter == 1:
+                    summary = summaries.get((source, number))
+                    passes = summary is not None and summary.status in ("differs", "uncertain")
+                elif self.filter == 2:
+                    passes = index.calls.r_error[number] == 1
+                else:
+                    passes = self.filter == 0 or index.strings[index.calls.tool[number]] == self.tool_filter
+                if passes:
+                    rows.append(place)
+            shown.show_rows(rows)
+            if not rows:
+                self._show_nothing()
         self.query_one("#about", Static).update(self._about())
 
     def _show_nothing(self) -> None:
@@ -486,7 +619,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             pattern.close()
         self.app.call_from_thread(self._searched, found)
 
-    def _searched(self, hits: set[ToolCall]) -> None:
+    def _searched(self, hits: set[Key]) -> None:
         self.search_hits = hits
         self._apply_filter()
         self.notify(f"{plural(len(hits), 'call')} match /{self.search_text}/.")
@@ -510,18 +643,16 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         self.query_one("#about", Static).update(self._about())
 
     def _read_on(self) -> None:
-        self._follow()
+        if self.transcript.complete:  # the first reading is over: read on from where it ended
+            self._follow()
 
     @work(thread=True, group="follow", exit_on_error=False)
     def _follow(self) -> None:
         if not self.reading_on.acquire(blocking=False):
             return  # the last read is still going on
         try:
-            known = set(self.transcript.calls)
             if self.transcript.follow():
-                calls = self.transcript.calls
-                self.post_message(self._Grew(calls))
-                self._replay_all([call for call in calls if call not in known], self.replayer)
+                self.post_message(self._Grew())
         finally:
             self.reading_on.release()
 
@@ -529,8 +660,9 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     def _grew(self, event: _Grew) -> None:
         shown = self.query_one(CallList)
         at_end = shown.cursor >= len(shown.rows) - 1
-        self._apply_filter(event.calls)
-        if at_end and shown.rows:
+        shown.compacted = _compactions(self.transcript)
+        self._apply_filter()
+        if at_end and len(shown.rows):
             shown.cursor = len(shown.rows) - 1
         self.query_one(ContextView).refresh_report()
 
@@ -569,6 +701,20 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             self.notify("This call is not a file read: there is no window to open.", severity="warning")
             return
         self.post_message(self.OpenCall(replay))
+
+
+def _compactions(transcript: Transcript) -> dict[Key, Boundary]:
+    """The first call after each compaction (of the agent compacted), with the compaction."""
+    found: dict[Key, Boundary] = {}
+    sources = [(0, transcript.index)] + [(child.source, child.transcript.index) for child in transcript.children]
+    for source, index in sources:
+        for boundary in index.boundaries:
+            if boundary.new_session:
+                continue
+            number = index.first_call_after(boundary)
+            if number is not None:
+                found[(source, number)] = boundary
+    return found
 
 
 def _recorded_size(call: ToolCall, short: bool = False) -> str:

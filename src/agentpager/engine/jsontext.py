@@ -1,0 +1,92 @@
+"""JSON from files and pastes, parsed by Python's C decoder with a bound on nesting.
+
+The decoder recurses: 1,000 levels of ``[`` raise RecursionError, not ValueError, and code that
+walks a parsed value recurses too. Values nested deeper than MAX_DEPTH are refused with TooDeep (a
+ValueError, so that every caller's "not JSON" path takes them); no agent writes such a record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from _json import make_scanner, scanstring
+from collections.abc import Callable
+from typing import Any
+
+MAX_DEPTH = 100
+"""Arrays and objects nested deeper than this are refused."""
+_DECODER = json.JSONDecoder()
+SCAN: Callable[[str, int], tuple[Any, int]] = make_scanner(_DECODER)  # type: ignore[arg-type]
+"""The C decoder's ``scan_once``: the JSON value at an index and where it ends (StopIteration or
+ValueError when there is none). typeshed types its context as a scanner; CPython takes a decoder."""
+
+
+class TooDeep(ValueError):
+    def __init__(self) -> None:
+        super().__init__(f"JSON nested deeper than {MAX_DEPTH} levels")
+
+
+def scan(text: str, position: int) -> tuple[Any, int]:
+    """``SCAN`` (StopIteration when no value starts at ``position``), TooDeep past MAX_DEPTH."""
+    try:
+        value, end = SCAN(text, position)
+    except RecursionError:
+        raise TooDeep() from None
+    if text.count("[", position, end) + text.count("{", position, end) > MAX_DEPTH and _deeper(value, MAX_DEPTH):
+        raise TooDeep()
+    return value, end
+
+
+def decode(text: str, position: int = 0) -> tuple[Any, int]:
+    """``JSONDecoder.raw_decode``: the value at ``position`` and where it ends; ValueError (TooDeep
+    past MAX_DEPTH) when there is none."""
+    try:
+        return scan(text, position)
+    except StopIteration as stop:
+        raise json.JSONDecodeError("Expecting value", text, stop.value) from None
+
+
+def loads(text: str) -> Any:
+    """``json.loads``, TooDeep past MAX_DEPTH."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise TooDeep() from None
+    if (text.count("[") + text.count("{") > MAX_DEPTH) and _deeper(value, MAX_DEPTH):
+        raise TooDeep()
+    return value
+
+
+def _deeper(value: Any, limit: int) -> bool:
+    """Whether arrays and objects nest more than ``limit`` deep in ``value`` (walked without recursion)."""
+    pending = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while pending:
+        item, depth = pending.pop()
+        if depth > limit:
+            return True
+        members = item.values() if isinstance(item, dict) else item
+        pending += [(member, depth + 1) for member in members if isinstance(member, (dict, list))]
+    return False
+
+
+_BRACKETS = re.compile(r'"|[\[{]+|[\]}]+')
+
+
+def value_end(text: str, position: int) -> int | None:
+    """Where the array or object at ``position`` ends, found by its brackets (strings skipped) without
+    parsing it, so that a value too deep to parse can be passed over; None when ``text`` ends first."""
+    depth = 0
+    while (found := _BRACKETS.search(text, position)) is not None:
+        token, position = found.group(), found.end()
+        if token == '"':
+            try:
+                position = scanstring(text, position)[1]
+            except ValueError:
+                return None
+        elif token[0] in "[{":
+            depth += len(token)
+        elif depth <= len(token):
+            return found.start() + depth
+        else:
+            depth -= len(token)
+    return None
