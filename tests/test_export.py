@@ -86,7 +86,7 @@ Recorded, 32 characters:
 
 ### \\#1 Read: differs
 
-Turn 1, arguments ` file_path="a.txt" offset=2 `
+Turn 2, arguments ` file_path="a.txt" offset=2 `
 
 Recorded, 25 characters:
 
@@ -111,23 +111,23 @@ Recorded against replayed now:
 | turn | context | window | tool outputs |
 | ---: | ---: | ---: | ---: |
 | 1 | 100 | 200,000 | 0 |
-| 2 | 150 | 200,000 | 16 |
+| 2 | 150 | 200,000 | 23 |
 
 ## Conversation
 
-**prompt**, turn 1:
+**prompt**, prompt 1:
 
 ```
 Check | a.txt *now*
 ```
 
-**call \\#0**, turn 1, same:
+**call \\#0**, prompt 1, same:
 
 ```
 Read({{"file_path": "/home/me/shop/a.txt"}})
 ```
 
-**call \\#1**, turn 1, differs:
+**call \\#1**, prompt 1, differs:
 
 ```
 Read({{"file_path": "/home/me/shop/a.txt", "offset": 2}})

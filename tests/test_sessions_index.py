@@ -105,11 +105,11 @@ def test_the_rows_of_a_new_session(tmp_path: Path) -> None:
         (2, "Grep", '{"pattern": "needle", "path": "src"}', "ok", 10, 90, None, None, None),
         (3, "Bash", '{"command": "echo \\"quoted\\" *"}', "no result", None, None, None, None, None),
     ]
-    assert rows(store, "line, result_line, result_block, turn, timestamp") == [
+    assert rows(store, "line, result_line, result_block, turn, timestamp") == [  # turn: the model turn
         (2, 3, 0, 1, "2026-01-01T10:00:00Z"),
-        (4, 5, 0, 1, "2026-01-01T10:00:00Z"),
-        (6, 7, 0, 1, "2026-01-01T10:00:00Z"),
-        (8, None, None, 1, "2026-01-01T10:00:00Z"),
+        (4, 5, 0, 2, "2026-01-01T10:00:00Z"),
+        (6, 7, 0, 3, "2026-01-01T10:00:00Z"),
+        (8, None, None, 4, "2026-01-01T10:00:00Z"),
     ]
     assert store.run(lambda db: db.execute("SELECT session, line FROM prompts").fetchall()) == [(1, 1)]
 

@@ -66,7 +66,8 @@ class TurnRow:
 @dataclass(frozen=True)
 class Said:
     kind: str
-    turn: int
+    prompt: int
+    """The user prompt it follows (calls are numbered by model turn)."""
     text: str
     cut: int
     call: int | None = None
@@ -126,7 +127,7 @@ def _environment() -> Any:
 
 def _facts(transcript: Transcript, root: str) -> dict[str, Any]:
     parsed = transcript.parsed
-    prompt = next((event.text for event in parsed.events if event.kind == "prompt"), "")
+    prompt = next((event.text for event in transcript.events if event.kind == "prompt"), "")
     return {
         "path": transcript.path,
         "name": os.path.basename(transcript.path),
@@ -183,10 +184,10 @@ def _diff_kind(line: str, number: int) -> str:
 
 
 def _turns(transcript: Transcript) -> list[TurnRow]:
-    from agentpager.transcripts.context import context_report
+    from agentpager.transcripts.context import agent_context
 
-    report = context_report(transcript)
-    widest = max((turn.window or turn.context for turn in report.turns), default=0) or 1
+    fills = list(agent_context(transcript).fills())  # the main agent's turns
+    widest = max((turn.window or turn.context for turn in fills), default=0) or 1
     return [
         TurnRow(
             turn.number,
@@ -196,7 +197,7 @@ def _turns(transcript: Transcript) -> list[TurnRow]:
             turn.estimated,
             min(1.0, turn.context / (turn.window or widest)),
         )
-        for turn in report.turns
+        for turn in fills
     ]
 
 
@@ -208,9 +209,9 @@ def _conversation(transcript: Transcript) -> Iterator[Said]:
                 call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments, ensure_ascii=False)
             )
             text = f"{call.tool}({arguments})"
-            yield Said(event.kind, event.turn, text[:EVENT_CHARS], max(0, len(text) - EVENT_CHARS), call.index)
+            yield Said(event.kind, event.prompt, text[:EVENT_CHARS], max(0, len(text) - EVENT_CHARS), call.index)
         else:
-            yield Said(event.kind, event.turn, event.text[:EVENT_CHARS], max(0, event.chars - EVENT_CHARS))
+            yield Said(event.kind, event.prompt, event.text[:EVENT_CHARS], max(0, event.chars - EVENT_CHARS))
 
 
 _MARKDOWN_SPECIALS = str.maketrans({char: "\\" + char for char in "\\`*_[]<>#|~"})

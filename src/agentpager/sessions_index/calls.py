@@ -23,16 +23,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentpager.engine.textfile import open_regular
 from agentpager.logs.records import BadRecord, Location, RecordFile
 from agentpager.profiles import get_profile
 from agentpager.tools.base import Profile, RecordedCall
 from agentpager.tools.errors import ToolError
 from agentpager.transcripts import TranscriptError, open_transcript
-from agentpager.transcripts.formats import Collector, Parsed, ToolCall, collectors, feed
+from agentpager.transcripts.formats import Collector, ModelTurn, Parsed, ToolCall, collectors, feed
 from agentpager.transcripts.replay import plan_of, replaying_profiles
 
 ARGUMENT_CHARS = 120
@@ -81,6 +82,8 @@ def read_session(task: Task) -> SessionRead:
     """The rows of a session's calls not in the index yet; a log that cannot be read keeps its rows
     and says why in ``facts['problem']``."""
     try:
+        with open_regular(task.path):  # refused as the listing refused it (a FIFO is not waited on)
+            pass
         records = RecordFile(task.path)
         if records.kind() == "jsonl":
             return _read_lines(task, records)
@@ -105,16 +108,15 @@ def read_sessions(tasks: list[Task]) -> list[SessionRead]:
 def _read_document(task: Task) -> SessionRead:
     size = os.stat(task.path).st_size
     transcript = open_transcript(task.path, subagents=False)
-    parsed = transcript.parsed
+    parsed = transcript.parsed  # its lists are in the transcript's index: read through the transcript
+    calls, turns = list(transcript.calls), list(transcript.turns)
     read = SessionRead(task.session, True, indexed_size=size)
-    numbers = {call: number for number, call in enumerate(parsed.calls)}
-    by_number = output_tokens(
-        [(numbers[call], _size(call)) for call in _answered(parsed.calls)], _usage_turns(parsed, 0)
-    )
+    answered = _answered(calls)
+    by_number = output_tokens([(call.number, _size(call)) for call in answered], _usage_turns(turns, answered, 0))
     rows = _Rows(parsed.format, parsed.version, transcript.cwd or "")
-    read.calls = [rows.row(number, call, by_number.get(number)) for number, call in enumerate(parsed.calls)]
-    read.prompts = [event.where.line for event in parsed.events if event.kind == "prompt"]
-    read.facts = _facts(parsed, len(parsed.calls), True)
+    read.calls = [rows.row(call.number, call, by_number.get(call.number)) for call in calls]
+    read.prompts = [event.where.line for event in transcript.events if event.kind == "prompt"]
+    read.facts = _facts(parsed, turns, len(calls), True)
     return read
 
 
@@ -141,10 +143,11 @@ def _read_lines(task: Task, records: RecordFile) -> SessionRead:
         numbers[call] = before + offset
     pending = [tuple(pair) for pair in state["pending"]]
     answered = _answered(parsed.calls)
-    turns = _usage_turns(parsed, len(pending))
+    turns = _usage_turns(parsed.turns, answered, len(pending))
     if state["last_turn"] is not None:
         turns.insert(0, (*state["last_turn"], 0))
-    tokens = output_tokens([*pending, *((numbers[call], _size(call)) for call in answered)], turns)
+    main = [call for call in answered if call.depth == 0]
+    tokens = output_tokens([*pending, *((numbers[call], _size(call)) for call in main)], turns)
     read = SessionRead(task.session, resume is None, indexed_size=end, indexed_lines=lines)
     read.indexed_mark = _mark(st, tail)
     rows = _Rows(parsed.format or task.agent, parsed.version, parsed.cwd or "")
@@ -157,9 +160,9 @@ def _read_lines(task: Task, records: RecordFile) -> SessionRead:
     read.tokens = [(count, number) for number, count in tokens.items() if number in known]
     read.prompts = [event.where.line for event in parsed.events if event.kind == "prompt"]
     total = before + len(parsed.calls) - len(carried)
-    read.facts = _facts(parsed, total, end == st.st_size, state)
+    read.facts = _facts(parsed, parsed.turns, total, end == st.st_size, state)
     read.facts["subagents"] = len(type(collector).subagent_files(task.path, parsed.subagent_ids))
-    read.resume = _resume_state(collector, numbers, total, answered, turns, pending)
+    read.resume = _resume_state(collector, numbers, total, main, turns, pending)
     return read
 
 
@@ -176,7 +179,7 @@ def _carried(task: Task, st: os.stat_result) -> dict[str, Any] | None:
     if not task.indexed_lines or task.resume is None or task.indexed_mark is None or st.st_size < task.indexed_size:
         return None
     tail_length = min(task.indexed_size, MARK_BYTES)
-    with open(task.path, "rb") as file:
+    with open_regular(task.path) as file:
         file.seek(task.indexed_size - tail_length)
         tail = file.read(tail_length)
     if _mark(st, tail) != task.indexed_mark:
@@ -193,7 +196,8 @@ def _restore(collector: Collector, state: dict[str, Any] | None) -> dict[str, An
     (their numbers in ``waiting_numbers``); the state's defaults for a read from the start."""
     if state is None:
         return {"calls": 0, "waiting_numbers": [], "pending": [], "last_turn": None, "facts": {}}
-    collector.turn = int(state.get("turn", 0))
+    collector.prompt = int(state.get("prompt", 0))
+    collector.turns_of = {str(agent): int(turns) for agent, turns in state.get("turns_of", {}).items()}
     collector.saw(
         state.get("timestamp"), state.get("version"), state.get("cwd"), state.get("model"), state.get("branch")
     )
@@ -224,7 +228,8 @@ def _resume_state(
     last = next((turn for turn in reversed(turns) if turn[0]), None)
     return json.dumps(
         {
-            "turn": collector.turn,
+            "prompt": collector.prompt,
+            "turns_of": collector.turns_of,
             "timestamp": collector.timestamp,
             "version": collector.version,
             "cwd": collector.cwd,
@@ -242,10 +247,12 @@ def _resume_state(
 # -- the rows ---------------------------------------------------------------------------------------
 
 
-def _facts(parsed: Parsed, calls: int, whole: bool, state: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The summary columns a read of the calls makes exact."""
+def _facts(
+    parsed: Parsed, turns: Sequence[ModelTurn], calls: int, whole: bool, state: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The summary columns a read of the calls makes exact (``turns``: the model turns read)."""
     before = (state or {}).get("facts", {})
-    usage = next((turn for turn in reversed(parsed.turns) if turn.context), None)
+    usage = next((turn for turn in reversed(turns) if turn.context and not turn.agent), None)
     facts: dict[str, Any] = {"calls": calls, "counted": whole, "problem": ""}
     if usage is not None:
         facts["tokens"] = usage.context + usage.output
@@ -273,16 +280,25 @@ def _size(call: ToolCall) -> int:
     return result.chars if result.chars is not None else result.where.size
 
 
-def _answered(calls: list[ToolCall]) -> list[ToolCall]:
-    """The main agent's calls that have a result, in the order the results were recorded."""
-    answered = [call for call in calls if call.result is not None and call.depth == 0]
+def _answered(calls: Sequence[ToolCall]) -> list[ToolCall]:
+    """The calls (of every agent) that have a result, in the order the results were recorded."""
+    answered = [call for call in calls if call.result is not None]
     return sorted(answered, key=lambda call: (call.result.where.line, call.result.where.start, call.result.block))  # type: ignore[union-attr]
 
 
-def _usage_turns(parsed: Parsed, offset: int) -> list[tuple[int, int, int]]:
-    """(context, output, results before it) of each model turn, ``offset`` added to the results
-    (outputs read before come first); (0, 0, n) for a turn without usage."""
-    return [(turn.context, turn.output, turn.results_before + offset) for turn in parsed.turns]
+def _usage_turns(turns: Sequence[ModelTurn], answered: list[ToolCall], offset: int) -> list[tuple[int, int, int]]:
+    """(context, output, main agent's results before it) of each of the main agent's model turns,
+    ``offset`` added to the results (outputs read before come first); (0, 0, n) for a turn without
+    usage. A turn counts the results of every agent before it (``answered``: in their order); a
+    subagent's are in its own context, not the main agent's."""
+    main_before = [0]
+    for call in answered:
+        main_before.append(main_before[-1] + (call.depth == 0))
+    return [
+        (turn.context, turn.output, main_before[min(turn.results_before, len(answered))] + offset)
+        for turn in turns
+        if not turn.agent
+    ]
 
 
 def output_tokens(answered: list[tuple[int, int]], turns: list[tuple[int, int, int]]) -> dict[int, int]:

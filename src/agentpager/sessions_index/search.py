@@ -30,6 +30,8 @@ from agentpager.sessions_index.store import SUMMARY_FIELDS, IndexStore, info_of,
 Kind = Literal["prompt", "arguments", "output"]
 BLOCK_BYTES = 8 << 20
 EXCERPT_CHARS = 120
+LINE_READ_WHOLE = 16 << 20
+"""A hit on a longer line is not checked against its record (nor shown): the line would be read whole."""
 _SINCE = re.compile(r"(\d+)([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
@@ -289,12 +291,12 @@ def hit_lines(path: str, match: TextMatch) -> dict[int, tuple[int, int]]:
     is found; one line's other hits are passed over); only a file with a hit is read a second time,
     to number its lines. A long line is never held whole.
     """
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
+    from agentpager.engine.textfile import open_regular
+
+    with open_regular(path) as file:  # read by os.read and os.pread, a block at a time
+        descriptor = file.fileno()
         hits = _hit_offsets(descriptor, match)
         return _numbered(descriptor, hits) if hits else {}
-    finally:
-        os.close(descriptor)
 
 
 def _hit_offsets(descriptor: int, match: TextMatch) -> list[int]:
@@ -344,7 +346,9 @@ def _numbered(descriptor: int, hits: list[int]) -> dict[int, tuple[int, int]]:
 def _hits_in(
     store: IndexStore, info: SessionInfo, lines: dict[int, tuple[int, int]], match: TextMatch, filters: Filters
 ) -> Iterator[Hit]:
-    """The hits on these lines of one session, each checked against what the record holds."""
+    """The hits on these lines of one session, each checked against what the record holds (lines
+    longer than LINE_READ_WHOLE are passed over)."""
+    from agentpager.engine.textfile import open_regular
     from agentpager.logs.records import Location, Record, json_line
     from agentpager.transcripts.formats import collectors, feed
 
@@ -352,9 +356,11 @@ def _hits_in(
     if not places:
         return
     collector_class = collectors()[info.agent]
-    with open(info.path, "rb") as file:
+    with open_regular(info.path) as file:
         for line in sorted(places):
             start, end = lines[line]
+            if end - start > LINE_READ_WHOLE:
+                continue
             try:
                 value = json_line(os.pread(file.fileno(), end - start, start))
             except ValueError:
