@@ -4,10 +4,16 @@
     python scripts/record_goldens.py --agent codex        # one agent's targets
     python scripts/record_goldens.py --agent claude-code --version 2.1.84 --model claude-sonnet-4-5
     python scripts/record_goldens.py --agent claude-code --version latest --case plain --dry-run
+    python scripts/record_goldens.py --newest claude-code # its newest release: record, and what changed
 
 Agents are installed into agentpager's cache dir with npm (never into the repository). Each run
-starts the agent once per case in a fresh corpus and a fresh temporary home, offline: the model is
-the mock on 127.0.0.1. Writes ``tests/goldens/<agent>/<version>/<model>.json``.
+starts the agent once per case in a fresh corpus and a fresh temporary home, confined and offline:
+the model is the mock on 127.0.0.1. Writes ``tests/goldens/<agent>/<version>/<model>.json``, each
+case with what the model received and what the agent's own log kept.
+
+``--newest AGENT`` installs the agent's newest release from npm, records every case with the models
+of its newest target, writes those goldens, and prints, case by case, where the profile replay
+would pick for that version answers otherwise, and which of the agent's profiles answers as it does.
 """
 
 from __future__ import annotations
@@ -15,17 +21,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from goldens.corpus import TARGETS, build, cases_of  # noqa: E402
-from goldens.golden import Golden, GoldenCase, load, with_placeholders, with_root  # noqa: E402
+from goldens.check import corpus_for, record, report, verdicts  # noqa: E402
+from goldens.corpus import TARGETS, newest_targets  # noqa: E402
+from goldens.golden import Golden, load  # noqa: E402
 
 from agentpager.agents import get_agent  # noqa: E402
-from agentpager.probe import AgentNotInstalled, Program, find, install, probe  # noqa: E402
+from agentpager.probe import AgentNotInstalled, Installed, Program, find, install  # noqa: E402
+from agentpager.probe.installation import resolve_version  # noqa: E402
+
+
+def say(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 def program_of(agent: str) -> Program:
@@ -35,57 +45,48 @@ def program_of(agent: str) -> Program:
     return program
 
 
-def record(agent: str, version: str, model: str, only: set[str], attempts: int) -> Golden:
+def installed_version(agent: str, version: str) -> Installed:
     program = program_of(agent)
     try:
-        installed = find(program, version)
+        return find(program, version)
     except AgentNotInstalled:
-        installed = install(program, version, progress=lambda m: print(m, file=sys.stderr))
-    spec = cases_of(agent, version, model)
-    cases, offered = [], []
-    for case in spec.cases:
-        if only and case.name not in only:
-            continue
-        for attempt in range(1, attempts + 1):
-            with tempfile.TemporaryDirectory(prefix="agentpager-corpus-") as temp:
-                root = build(Path(temp) / "corpus", spec.extra_files)
-                started = time.monotonic()
-                try:
-                    result = probe(
-                        program, case.tool, with_root(case.arguments, root), root, model=model, installed=installed
-                    )
-                except Exception as error:  # report and retry: one flaky start must not lose the run
-                    print(f"  {case.name}: attempt {attempt} failed: {error}", file=sys.stderr)
-                    continue
-                output = with_placeholders(result.text, root, spec.volatile)
-            took = time.monotonic() - started
-            print(
-                f"  {case.name:<32} {len(output):>7} chars  error={result.is_error!s:<5} {took:.1f} s", file=sys.stderr
-            )
-            cases.append(GoldenCase(case.name, case.tool, case.arguments, output, result.is_error, case.why))
-            tools = {case.tool for case in spec.cases}
-            offered = [t for t in result.offered_tools if isinstance(t, dict) and t.get("name") in tools] or offered
-            break
-        else:
-            raise SystemExit(f"{agent} {version}: {case.name} failed {attempts} times")
-    return Golden(
-        agent,
-        installed.version,
-        model,
-        "scripts/record_goldens.py",
-        spec.volatile,
-        spec.notes,
-        tuple(offered),
-        tuple(cases),
-    )
+        return install(program, version, progress=say)
 
 
 def merged(old: Golden, new: Golden) -> Golden:
     """``old`` with the cases of ``new`` in place of its own, in the corpus's order."""
+    from goldens.corpus import cases_of
+
     cases = {case.name: case for case in old.cases} | {case.name: case for case in new.cases}
     order = [case.name for case in cases_of(new.agent, new.version, new.model).cases]
     ordered = tuple(cases[name] for name in order if name in cases)
     return Golden(**{**new.__dict__, "cases": ordered, "offered_tools": new.offered_tools or old.offered_tools})
+
+
+def newest(agent: str, attempts: int, dry_run: bool) -> int:
+    """Record the newest release with the models of the agent's newest target; say what changed."""
+    version = resolve_version(program_of(agent), "latest")
+    say(f"{agent}: the newest release is {version}")
+    installed = installed_version(agent, version)
+    models = [target.model for target in newest_targets(agent)]
+    goldens = []
+    for model in models:
+        say(f"{agent} {version} {model}")
+        golden = record(installed, model, say, attempts=attempts)
+        goldens.append(golden)
+        if not dry_run:
+            say(f"wrote {golden.save()} ({len(golden.cases)} cases)")
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="agentpager-corpus-") as temp:
+        for n, golden in enumerate(goldens):
+            found = verdicts(golden, corpus_for(golden, Path(temp) / str(n)))
+            changed = [verdict for verdict in found if not verdict.same and not verdict.excused]
+            say(f"\n{agent} {version} {golden.model}: {len(found) - len(changed)} of {len(found)} as the profile says")
+            for verdict in changed:
+                say(f"- {verdict.case} differs:\n{verdict.difference}")
+    say("")
+    return 0 if report(goldens, say) else 1
 
 
 def main() -> int:
@@ -98,7 +99,15 @@ def main() -> int:
     parser.add_argument("--case", action="append", default=[], help="only this case (repeatable)")
     parser.add_argument("--dry-run", action="store_true", help="print the outputs instead of writing the goldens")
     parser.add_argument("--attempts", type=int, default=2, help="tries per case (default 2)")
+    parser.add_argument(
+        "--newest",
+        metavar="AGENT",
+        choices=sorted({target.agent for target in TARGETS}),
+        help="install AGENT's newest release, record every case with it and print what changed",
+    )
     options = parser.parse_args()
+    if options.newest:
+        return newest(options.newest, options.attempts, options.dry_run)
 
     targets = [
         (target.agent, target.version, target.model)
@@ -111,19 +120,22 @@ def main() -> int:
         model = options.model or program_of(options.agent).default_model
         targets = [(options.agent, options.version, model)]
     for agent, version, model in targets:
-        print(f"{agent} {version} {model}", file=sys.stderr)
-        golden = record(agent, version, model, set(options.case), options.attempts)
+        say(f"{agent} {version} {model}")
+        path = Golden(agent, version, model, "", (), (), (), ()).path
+        old = load(path) if path.exists() else None
+        golden = record(installed_version(agent, version), model, say, set(options.case), options.attempts, old)
         if options.dry_run:
             for case in golden.cases:
                 print(
                     json.dumps(
-                        {"name": case.name, "output": case.output, "is_error": case.is_error}, ensure_ascii=False
+                        {"name": case.name, "output": case.output, "is_error": case.is_error, "logged": case.logged},
+                        ensure_ascii=False,
                     )
                 )
         else:
-            if options.case and golden.path.exists():  # re-record some cases: keep the others
-                golden = merged(load(golden.path), golden)
-            print(f"wrote {golden.save()} ({len(golden.cases)} cases)", file=sys.stderr)
+            if options.case and old is not None:  # re-record some cases: keep the others
+                golden = merged(old, golden)
+            say(f"wrote {golden.save()} ({len(golden.cases)} cases)")
     return 0
 
 

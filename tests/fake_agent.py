@@ -7,13 +7,16 @@ It answers a Read with the file's text in capitals, unless ``FAKE_AGENT_MODE`` s
 ``numbered`` answers as Claude Code 2.1.330 does with its default model for a plain UTF-8 file
 (``{n}\t{line}`` from ``offset``, at most ``limit`` lines); ``hang`` starts a child that sleeps
 and then sleeps itself, to test the timeout and cancelling (the child has ``$FAKE_AGENT_MARKER`` as an
-argument, for the test to find it: ``tests/waiting.py``).
+argument, for the test to find it: ``tests/waiting.py``); ``escape`` first tries what a hostile
+agent would (write ``FAKE_AGENT_OUTSIDE``, connect to ``FAKE_AGENT_CONNECT`` ``host:port``, write
+into its working directory, remount ``/`` writable) and answers with what became of each try.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -54,10 +57,45 @@ def numbered(text: str, arguments: dict) -> str:
     return "\n".join(f"{n}\t{line}" for n, line in enumerate(lines, first))
 
 
+def attempt(what: str, action) -> str:  # noqa: ANN001 - a callable
+    try:
+        action()
+    except OSError as error:
+        return f"{what}: {type(error).__name__} {error.strerror}"
+    return f"{what}: done"
+
+
+def escape() -> str:
+    """What a hostile agent would try, and how each try ended."""
+
+    def write(path: str) -> None:
+        with open(path, "w") as file:
+            file.write("escaped\n")
+
+    def connect() -> None:
+        host, port = os.environ["FAKE_AGENT_CONNECT"].rsplit(":", 1)
+        socket.create_connection((host, int(port)), timeout=5).close()
+
+    def remount() -> None:
+        done = subprocess.run(["mount", "-o", "remount,rw", "/"], capture_output=True)
+        if done.returncode != 0:
+            raise PermissionError(1, (done.stderr.decode().strip() or "mount failed").splitlines()[0])
+
+    return "\n".join(
+        (
+            attempt("outside", lambda: write(os.environ["FAKE_AGENT_OUTSIDE"])),
+            attempt("workspace", lambda: write("written-by-the-agent")),
+            attempt("connect", connect),
+            attempt("remount", remount),
+        )
+    )
+
+
 def main() -> int:
     if "--version" in sys.argv:
         print("9.8.7 (Fake Agent)")
         return 0
+    tried = escape() if os.environ.get("FAKE_AGENT_MODE") == "escape" else ""
     if os.environ.get("FAKE_AGENT_MODE") == "hang":
         marker = os.environ.get("FAKE_AGENT_MARKER", "")
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", marker])
@@ -65,19 +103,20 @@ def main() -> int:
     model = sys.argv[sys.argv.index("--model") + 1] if "--model" in sys.argv else "claude-fake-default"
     tools = [{"name": "Read", "description": "Reads a file.", "input_schema": {"type": "object"}}]
     messages: list = [{"role": "user", "content": sys.argv[sys.argv.index("-p") + 1]}]
-    call = tool_use(
-        post("/v1/messages?beta=true", {"model": model, "stream": True, "tools": tools, "messages": messages})
-    )
+    system = [{"type": "text", "text": "You are a stand-in for Claude Code."}]
+    turn = {"model": model, "stream": True, "system": system, "tools": tools}
+    call = tool_use(post("/v1/messages?beta=true", {**turn, "messages": messages}))
     try:
         with open(call["input"]["file_path"], encoding="utf-8") as file:
             text = file.read()
         numbering = os.environ.get("FAKE_AGENT_MODE") == "numbered"
         result, is_error = (numbered(text, call["input"]) if numbering else text.upper()), False
+        result = tried or result
     except OSError as error:
         result, is_error = f"<tool_use_error>{error.strerror}</tool_use_error>", True
     block = {"type": "tool_result", "tool_use_id": call["id"], "content": result, "is_error": is_error}
     messages += [{"role": "assistant", "content": [call]}, {"role": "user", "content": [block]}]
-    post("/v1/messages?beta=true", {"model": model, "stream": True, "tools": tools, "messages": messages})
+    post("/v1/messages?beta=true", {**turn, "messages": messages})
     return 0
 
 

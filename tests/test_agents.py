@@ -22,6 +22,7 @@ from waiting import HANG, all_gone, processes_with
 from agentpager.agents import get_agent, probed_agents
 from agentpager.probe import AgentNotInstalled, Cancelled, ProbeError, Program, find, install, install_hint, probe
 from agentpager.probe.anthropic import AnthropicMessages, estimated_tokens
+from agentpager.probe.confinement import unavailable
 from agentpager.probe.gemini import GEMINI_CALL_ID, GeminiAPI
 from agentpager.probe.installation import cached_versions
 from agentpager.probe.mock import CALL_ID, MockServer, Request, ToolResult, sse
@@ -30,6 +31,8 @@ from agentpager.probe.responses import RESPONSES_CALL_ID, OpenAIResponses
 from agentpager.tools.volatile import compare
 
 FAKE_AGENT = Path(__file__).parent / "fake_agent.py"
+NO_NAMESPACE = unavailable()
+runs_the_agent = pytest.mark.skipif(bool(NO_NAMESPACE), reason=f"the probe runs agents confined: {NO_NAMESPACE}")
 
 
 def program(agent: str) -> Program:
@@ -240,6 +243,7 @@ def test_versions_in_the_cache_are_found_newest_first(no_agents: Path) -> None:
     assert found.command[1].endswith("gemini-cli@0.61.0/node_modules/@google/gemini-cli/bundle/gemini.js")
 
 
+@runs_the_agent
 def test_probe_runs_the_agent_against_the_mock_and_returns_its_result(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("héllo\n")
     messages: list[str] = []
@@ -303,6 +307,7 @@ def hanging_agent(hang_marker: str) -> Program:
     return dataclasses.replace(claude_code, launch=hanging)
 
 
+@runs_the_agent
 def test_an_agent_that_never_answers_is_killed_with_its_children(
     tmp_path: Path, hanging_agent: Program, hang_marker: str
 ) -> None:
@@ -319,6 +324,7 @@ def agentpager(
     )
 
 
+@runs_the_agent
 def test_cli_probe_prints_the_exact_result_and_exits_like_call(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("x\n")
     done = agentpager(
@@ -329,6 +335,27 @@ def test_cli_probe_prints_the_exact_result_and_exits_like_call(tmp_path: Path) -
         "probe", "--version", str(FAKE_AGENT), "claude-code", "Read", '{"file_path": "b.txt"}', cwd=tmp_path
     )
     assert (failed.returncode, failed.stdout) == (1, b"<tool_use_error>No such file or directory</tool_use_error>")
+
+
+@runs_the_agent
+def test_cli_probe_request_prints_the_whole_request_that_carried_the_result(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("x\n")
+    done = agentpager(
+        "probe",
+        "--request",
+        "--version",
+        str(FAKE_AGENT),
+        "claude-code",
+        "Read",
+        '{"file_path": "a.txt"}',
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    request = json.loads(done.stdout)
+    assert request["system"] == [{"type": "text", "text": "You are a stand-in for Claude Code."}]
+    assert [tool["name"] for tool in request["tools"]] == ["Read"]
+    assert request["messages"][-1]["content"][0]["content"] == "X\n"
+    assert done.stdout.decode().startswith('{\n  "model": "claude-fake-default",\n')
 
 
 def test_cli_probe_without_the_agent_exits_2_with_the_npm_command(tmp_path: Path) -> None:
@@ -413,6 +440,7 @@ def test_a_version_not_in_the_cache_is_the_one_on_path_when_it_is_that_version(n
     )
 
 
+@runs_the_agent
 def test_a_cancelled_probe_stops_the_agent_and_its_children(
     tmp_path: Path, hanging_agent: Program, hang_marker: str
 ) -> None:

@@ -13,21 +13,26 @@ there the profile must say it is uncertain instead. A shell command the emulator
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from pathlib import Path
 
 import pytest
+from goldens.check import claim_of
 from goldens.corpus import build, cases_of
 from goldens.golden import Golden, GoldenCase, all_goldens, with_placeholders, with_root
 
 from agentpager import Workspace
 from agentpager.engine.content import ContentStore
 from agentpager.profiles import all_profiles
-from agentpager.tools.base import Claim, RecordedCall
+from agentpager.tools.base import RecordedCall
+from agentpager.tools.js.strings import js_trim
 from agentpager.tools.paths import Root
 from agentpager.tools.shell import NotReplayable, emulate
 
 GOLDENS = all_goldens()
+MOCK_USAGE = 11
+"""The tokens the mock reports each model request used (10 in, 1 out)."""
 NOT_EMULATED = {
     "ls -la dir | wc -l": "ls -l (owners, sizes and times of the machine it ran on)",
 }
@@ -48,17 +53,6 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def corpus_of(golden: Golden, corpora: dict[str, Path]) -> Path:
     return corpora.get(golden.agent) or corpora[""]
-
-
-def claim_of(golden: Golden, case: GoldenCase, root: Path) -> tuple[str, Claim] | None:
-    """The profile of the golden's agent that claims the call, and its claim."""
-    recorded = RecordedCall(
-        case.tool, with_root(case.arguments, root), None, golden.agent, golden.version, cwd=str(root)
-    )
-    for profile in all_profiles():
-        if profile.name.split("@")[0] == golden.agent and (claim := profile.claim(recorded)) is not None:
-            return claim.profile or profile.name, claim
-    return None
 
 
 def _claimed() -> list[tuple[Golden, GoldenCase]]:
@@ -116,6 +110,8 @@ def test_the_goldens_cover_the_versions_and_every_case() -> None:
         ("claude-code", "2.1.84", "claude-sonnet-4-5"),
         ("claude-code", "2.1.330", "claude-sonnet-4-5"),
         ("claude-code", "2.1.330", "claude-opus-5-5"),
+        ("claude-code", "2.1.332", "claude-sonnet-4-5"),
+        ("claude-code", "2.1.332", "claude-opus-5-5"),
         ("codex", "0.169.0", "gpt-5.5"),
         ("codex", "0.60.1", "gpt-5.1-codex-max"),
         ("codex", "0.60.1", "gpt-5"),
@@ -127,6 +123,46 @@ def test_the_goldens_cover_the_versions_and_every_case() -> None:
         assert golden.offered_tools, f"{golden.path}: the tool definitions the agent offered are missing"
         for case in golden.cases:
             assert "/agentpager-corpus-" not in case.output, f"{golden.path}: {case.name} holds the temp root"
+            command = str(case.arguments.get("cmd", case.arguments.get("command")))
+            if case.tool != "read_many_files" and command not in NOT_EMULATED:  # those, the probe does not send
+                assert case.logged is not None, f"{golden.path}: {case.name} has no log"
+
+
+LOGGED = [(golden, case) for golden in GOLDENS for case in golden.cases if case.logged is not None]
+
+
+@pytest.mark.parametrize(
+    ("golden", "case"),
+    LOGGED,
+    ids=[f"{golden.agent}@{golden.version}/{golden.model}/{case.name}" for golden, case in LOGGED],
+)
+def test_what_the_log_kept_becomes_what_the_model_received(
+    golden: Golden, case: GoldenCase, corpora: dict[str, Path]
+) -> None:
+    """The profile's ``received`` turns each recorded log text into the text the request carried."""
+    corpus = corpus_of(golden, corpora)
+    profile = next(p for p in all_profiles() if p.name.split("@")[0] == golden.agent)
+    logged = with_root(case.logged, corpus)
+    recorded = RecordedCall(
+        case.tool,
+        with_root(case.arguments, corpus),
+        logged,
+        golden.agent,
+        golden.version,
+        cwd=str(corpus),
+        model=golden.model,
+        used_tokens=MOCK_USAGE,
+    )
+    received = profile.received(recorded)
+    if received is None:  # the log does not hold it all: the model received more, or blocks
+        assert case.output.startswith("[{") or js_trim(case.logged) in case.output, case.output[:200]
+        return
+    spec = next(c for c in cases_of(golden.agent, golden.version, golden.model).cases if c.name == case.name)
+    if spec.server_counted:  # the note on a partial view names the server's token count, which no log holds
+        assert case.output.startswith(js_trim(case.logged))
+        return
+    produced = with_placeholders(received, corpus, golden.volatile)
+    assert produced == case.output, _diff(case.output, produced)
 
 
 @pytest.mark.parametrize("command", sorted(NOT_EMULATED))
@@ -156,7 +192,7 @@ def test_volatile_parts_match_their_pattern_and_nothing_else() -> None:
 @pytest.mark.parametrize("golden", GOLDENS, ids=[f"{g.agent}@{g.version}/{g.model}" for g in GOLDENS])
 def test_the_real_agent_still_answers_as_recorded(golden: Golden, tmp_path: Path) -> None:
     from agentpager.agents import get_agent
-    from agentpager.probe import AgentNotInstalled, find, probe
+    from agentpager.probe import AgentNotInstalled, Refused, find, probe
 
     program = get_agent(golden.agent).program()
     assert program is not None
@@ -167,12 +203,34 @@ def test_the_real_agent_still_answers_as_recorded(golden: Golden, tmp_path: Path
     differing = []
     for case in golden.cases:
         root = build(tmp_path / case.name, cases_of(golden.agent, golden.version, golden.model).extra_files)
-        result = probe(
-            program, case.tool, with_root(case.arguments, root), root, model=golden.model, installed=installed
-        )
+        try:
+            result = probe(
+                program, case.tool, with_root(case.arguments, root), root, model=golden.model, installed=installed
+            )
+        except Refused:  # the probe sends only what agentpager answers as a read
+            assert case.arguments.get("cmd", case.arguments.get("command")) in NOT_EMULATED, case.name
+            continue
         matches = golden.matches(case, result.text, root) or golden.matches_in_any_order(case, result.text, root)
         if not matches or result.is_error != case.is_error:
             differing.append(
                 f"{case.name}:\n{_diff(case.output, with_placeholders(result.text, root, golden.volatile))}"
             )
     assert not differing, "\n".join(differing)
+
+
+def test_the_check_names_the_profile_that_answers_as_the_agent_did_or_where_the_closest_differs() -> None:
+    """What ``agentpager probe --check`` and ``record_goldens.py --newest`` say of a recording."""
+    from goldens.check import report
+
+    golden = next(g for g in GOLDENS if (g.agent, g.version) == ("claude-code", "2.1.84"))
+    said: list[str] = []
+    assert report([golden], said.append) == "claude-code@2.1.84"
+    assert said[-1] == "claude-code 2.1.84 answers as the claude-code@2.1.84 profile does."
+    plain = next(case for case in golden.cases if case.name == "plain")
+    changed = dataclasses.replace(plain, output=plain.output.replace("beta", "BETA"))
+    tampered = dataclasses.replace(golden, cases=tuple(changed if c is plain else c for c in golden.cases))
+    said.clear()
+    assert report([tampered], said.append) is None
+    assert said[-2] == "No profile answers as claude-code 2.1.84 does; the closest, claude-code@2.1.84, differs on:"
+    assert said[-1].startswith("- plain\n--- agent\n+++ profile\n")
+    assert "-     2→BETA\n+     2→beta\n" in said[-1]

@@ -255,6 +255,32 @@ def test_the_mock_answers_a_title_request_without_tools_with_text() -> None:
         assert mock.recording.offered_tools == [{"name": "read"}]
 
 
+def test_the_request_view_takes_the_opening_system_messages_as_the_system_prompt() -> None:
+    """As OpenCode 1.18.33 sends a request: its prompt a system message ahead of the conversation."""
+    from agentpager.probe.request import parts_of
+
+    tool = {"type": "function", "function": {"name": "read", "description": "Read a file", "parameters": {}}}
+    body = {
+        "messages": [
+            {"role": "system", "content": "You are opencode."},
+            {"role": "user", "content": [{"type": "text", "text": "Go."}]},
+            {"role": "tool", "tool_call_id": CHAT_CALL_ID, "content": "1: x"},
+        ],
+        "tools": [tool],
+    }
+    parts = parts_of(OpenAIChat(), body)
+    assert [part.label for part in parts] == [
+        "system prompt",
+        "tools (1)",
+        "messages (2)",
+        "message 1 · user",
+        "message 2 · tool",
+    ]
+    assert parts[0].text == "You are opencode." and '"name": "read"' in parts[1].text
+    assert '"content": "1: x"' in parts[4].text
+    assert OpenAIChat().sections({"messages": "not a list"}).system is None
+
+
 def _hostile(root: Path) -> None:
     """A workspace whose project config would run code, or say something to the model, if loaded."""
     mcp = {"evil": {"type": "local", "command": ["sh", "-c", "touch MARKER_MCP"], "enabled": True}}
@@ -297,5 +323,6 @@ def test_a_probe_loads_no_project_config(tmp_path: Path) -> None:
     assert sorted(tool["name"] for tool in result.offered_tools) == list(OFFERED), "a tool from the workspace"
 
 
-OFFERED = ("bash", "edit", "glob", "grep", "read", "skill", "task", "todowrite", "webfetch", "write")
-"""The tools OpenCode 1.18.33 offers this model with no project config."""
+OFFERED = ("glob", "grep", "read", "skill", "task", "todowrite", "webfetch")
+"""The tools OpenCode 1.18.33 offers this model with no project config and the probe's permission
+rules (``edit`` and ``bash`` denied: no edit, write, apply_patch or bash)."""

@@ -156,6 +156,19 @@ def test_the_session_is_indexed_and_searched_like_any_other(home: Path, isolated
     ]
 
 
+def test_a_lone_surrogate_in_the_store_reads_back_as_itself(home: Path, tmp_path: Path) -> None:
+    """OpenCode cuts a long line inside a UTF-16 pair and keeps the lone half as a JSON escape."""
+    import sqlite3
+
+    database = home / ".local" / "share" / "opencode" / "opencode.db"
+    with sqlite3.connect(database) as db:
+        db.execute("UPDATE part SET data = replace(data, 'x = 1', 'x = \\ud83d') WHERE data LIKE '%x = 1%'")
+    (stored,) = stored_sessions(str(home))
+    transcript = open_transcript(str(exported(stored, tmp_path / "cache")))
+    first = transcript.calls[0]
+    assert "x = \ud83d" in str(transcript.recorded(first)) and "\ufffd" not in str(transcript.recorded(first))
+
+
 def test_other_agents_calls_are_not_claimed() -> None:
     assert PROFILE.claim(RecordedCall("read", {"filePath": "a"}, None, "claude-code")) is None
     assert PROFILE.claim(RecordedCall("read", {"filePath": "a"}, None, "opencode")) is not None

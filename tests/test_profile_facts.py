@@ -473,7 +473,7 @@ def test_a_real_agent_is_one_agentpager_can_run_at_a_version_its_goldens_were_re
     goldens = Path(__file__).parent / "goldens"
     real = {profile.name: profile.real_agent for profile in all_profiles() if profile.real_agent is not None}
     assert {name: (agent.agent, agent.version) for name, agent in real.items()}.items() >= {
-        "claude-code": ("claude-code", "2.1.330"),
+        "claude-code": ("claude-code", "2.1.332"),
         "claude-code@2.1.84": ("claude-code", "2.1.84"),
         "claude-code@2.0": ("claude-code", "2.0.21"),
         "gemini-cli": ("gemini-cli", "0.61.0"),

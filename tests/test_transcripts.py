@@ -373,6 +373,7 @@ def test_replay_command(claude_session: Path, files: Path) -> None:
         "matches",
         "parent",
         "reason",
+        "received",
         "recorded",
         "replayed",
         "status",

@@ -49,13 +49,18 @@ def _call(options: argparse.Namespace) -> int:
 
 
 def _probe(options: argparse.Namespace) -> int:
-    """Ask the real agent: its exact answer to one tool call, written as ``call`` writes a result."""
+    """Ask the real agent: its exact answer to one tool call, written as ``call`` writes a result
+    (``--request``: the whole request that carried it, as JSON)."""
     from agentpager.agents import get_agent
-    from agentpager.probe import AgentNotInstalled, ProbeError, probe
+    from agentpager.probe import AgentNotInstalled, ProbeError, Refused, Unconfined, probe
 
     program = get_agent(options.agent).program()
     assert program is not None, "the parser's choices are the agents the probe can run"
     _check_root(options.root)
+    if options.check:
+        return _probe_check(options, program)
+    if options.tool is None:
+        raise CommandError("probe needs a TOOL (and its JSON arguments), or --check.")
     try:
         arguments = json.loads(options.arguments)
     except ValueError as error:
@@ -65,14 +70,54 @@ def _probe(options: argparse.Namespace) -> int:
     progress = (lambda message: print(f"agentpager: {message}", file=sys.stderr)) if options.verbose else None
     try:
         result = probe(program, options.tool, arguments, options.root, options.version, progress, options.model)
-    except AgentNotInstalled as error:
+    except (AgentNotInstalled, Refused) as error:
         raise CommandError(str(error)) from None
+    except Unconfined as error:
+        raise CommandError(f"agentpager runs an agent only confined, and cannot confine it here: {error}") from None
     except ProbeError as error:
         print(f"agentpager: {error}", file=sys.stderr)
         return 3
-    sys.stdout.buffer.write(result.text.encode("utf-8", "surrogatepass"))
+    if options.request:
+        text = json.dumps(result.request(), indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = result.text
+    sys.stdout.buffer.write(text.encode("utf-8", "surrogatepass"))
     sys.stdout.buffer.flush()
     return 1 if result.is_error else 0
+
+
+def _probe_check(options: argparse.Namespace, program: Any) -> int:
+    """Ask the installed agent the golden cases and say which profile answers as it does (exit 0), or
+    where the closest one differs (exit 1). The cases are in agentpager's source checkout."""
+    from pathlib import Path
+
+    from agentpager.probe import AgentNotInstalled, Unconfined, find
+
+    tests = Path(__file__).resolve().parents[2] / "tests"
+    if not (tests / "goldens" / "check.py").is_file():
+        raise CommandError(
+            "--check asks the agent the golden cases, which live in agentpager's source checkout "
+            "(tests/goldens): run it from a clone installed with pip install -e."
+        )
+    sys.path.insert(0, str(tests))
+    from goldens.check import record, report  # type: ignore[import-not-found]
+    from goldens.corpus import newest_targets  # type: ignore[import-not-found]
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr)
+
+    try:
+        installed = find(program, options.version)
+    except AgentNotInstalled as error:
+        raise CommandError(str(error)) from None
+    model = options.model or program.default_model or newest_targets(program.agent)[0].model
+    say(f"agentpager: asking {program.title} {installed.version} ({model}) every golden case, confined ...")
+    try:
+        golden = record(installed, model, say if options.verbose else lambda message: None)
+    except Unconfined as error:
+        raise CommandError(f"agentpager runs an agent only confined, and cannot confine it here: {error}") from None
+    matching = report([golden], print)
+    return 0 if matching else 1
 
 
 def _workspace(root: str, profile: str, max_chars: int | None = None, settings: dict[str, Any] | None = None) -> Any:
@@ -156,7 +201,9 @@ def _problems(path: str, transcript) -> None:  # noqa: ANN001 - a Transcript
 
 def _replay(options: argparse.Namespace) -> int:
     """One line per call, printed as the transcript is read: recorded output, replayed output, and
-    whether they are the same; then how many calls have each status."""
+    whether they are the same; then how many calls have each status. ``--json`` also gives what the
+    model received (``received``): the recorded output (as logged, what replay compares) with what the
+    agent's harness added to it."""
     from agentpager.exchange import to_json
     from agentpager.transcripts import short_arguments
     from agentpager.transcripts.replay import STATUSES, Replayer
@@ -180,6 +227,7 @@ def _replay(options: argparse.Namespace) -> int:
                 "tool": call.tool,
                 "arguments": call.arguments,
                 "recorded": replay.recorded,
+                "received": replay.received,
                 "replayed": None if replay.result is None else replay.result.text,
                 "matches": replay.matches,
                 "status": replay.status,
@@ -586,9 +634,19 @@ def _probe_arguments(probe: argparse.ArgumentParser) -> None:
     probe.add_argument("--version", help="a version installed in the cache (agentpager's npm prefix) or an executable")
     probe.add_argument("--model", help="the model name the agent is told to use (default: the agent's recorded one)")
     probe.add_argument("-v", "--verbose", action="store_true", help="report progress on stderr")
+    probe.add_argument(
+        "--request",
+        action="store_true",
+        help="print the whole request that carried the result (system prompt, tools, messages) as JSON",
+    )
     agents = [agent.id for agent in probed_agents()]
     probe.add_argument("agent", metavar="AGENT", choices=agents, help=listed(agents, "or"))
-    probe.add_argument("tool", metavar="TOOL", help="the agent's tool name, such as Read")
+    probe.add_argument(
+        "--check",
+        action="store_true",
+        help="ask the installed agent every golden case and say which profile answers as it does",
+    )
+    probe.add_argument("tool", metavar="TOOL", nargs="?", help="the agent's tool name, such as Read")
     probe.add_argument("arguments", metavar="JSON", nargs="?", default="{}", help="arguments as a JSON object")
 
 
@@ -601,7 +659,11 @@ def _transcript_file(parser: argparse.ArgumentParser) -> None:
 
 def _replay_arguments(replay: argparse.ArgumentParser) -> None:
     _transcript_file(replay)
-    replay.add_argument("--json", action="store_true", help="one JSON object per call")
+    replay.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per call: recorded (as logged), received (as the model received it), replayed",
+    )
     replay.add_argument(
         "--context", action="store_true", help="each model turn's context fill and the costliest tool outputs"
     )

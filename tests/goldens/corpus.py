@@ -51,6 +51,10 @@ def files() -> dict[str, bytes]:
         "empty.txt": b"",
         "only_newline.txt": b"\n",
         "lone_cr.txt": b"one\rtwo\rthree\n",
+        "lone_cr_end.txt": b"a\rb\rc\r",
+        "crs/two_before_lf.txt": b"x\r\r\ny\r",
+        "crs/only.txt": b"p\r\r",
+        "crs/last_line.txt": b"q\r\n\r",
         "trailing_blank_lines.txt": b"text\n\n\n",
         "trailing_spaces.txt": b"first  \nlast   ",
         "latin1.txt": "café naïve\nfaçade über\n".encode("latin-1"),
@@ -136,6 +140,10 @@ CLAUDE_CODE = AgentCases(
         _read("empty", "empty.txt", "the empty-file reminder"),
         _read("only_newline", "only_newline.txt"),
         _read("lone_cr", "lone_cr.txt", "CR alone is not a line break"),
+        _read("lone_cr_end", "lone_cr_end.txt", "lone CRs only, one at the very end (2.1.84 drops it)"),
+        _read("crs_two_before_lf", "crs/two_before_lf.txt", "CR CR LF: CRLF becomes LF, then lines split on CR? LF"),
+        _read("crs_only", "crs/only.txt", "two CRs at the end of the file: one dropped, both or none"),
+        _read("cr_last_line", "crs/last_line.txt", "a last line that is a lone CR"),
         _read("trailing_blank_lines", "trailing_blank_lines.txt", "what trimming at the end removes"),
         _read("trailing_spaces", "trailing_spaces.txt"),
         _read("latin1", "latin1.txt", "legacy encoding"),
@@ -197,10 +205,14 @@ CLAUDE_CODE = AgentCases(
         _bash("bash_lines_2600", "cat lines_2600.txt", "2,600 lines, under 30,000 characters"),
         _bash("bash_big", "cat big.txt", "over 30,000 characters"),
         _bash("bash_big_error", "cat big.txt missing.txt", "an error over 10,000 characters"),
+        _bash("bash_cd", "cd dir && cat a.txt", "the working directory changes (2.1.33x tells the model)"),
+        _bash("bash_cd_sed", "cd dir/sub && sed -n '1,8p' c.txt", "two levels down, then a window"),
     ),
     get_agent("claude-code").volatile,
     notes=(
-        "Run as `claude -p PROMPT --model MODEL` against the mock (ANTHROPIC_BASE_URL). The output is the "
+        "Run as `claude -p PROMPT --model MODEL --setting-sources user --strict-mcp-config --disallowedTools "
+        "Write,Edit,NotebookEdit [--allowedTools 'Bash(COMMAND)']` against the mock (ANTHROPIC_BASE_URL), "
+        "confined (no network but the loopback, nothing writable but its home). The output is the "
         "tool_result's content as the next request carries it: a string as it is; a list of blocks (an image, "
         "a PDF's document, a notebook with a countdown) as its JSON; blocks Claude Code sends beside the "
         "tool_result in the same message (2.0 and 2.1.84 put a PDF's document there) appended to that list.",
@@ -210,6 +222,9 @@ CLAUDE_CODE = AgentCases(
         "2.1.330 with claude-sonnet-4-5 (and the other models with the total_tokens_reminder capability) "
         "trims the whole result and appends the <total_tokens> countdown; with claude-opus-5-5, its default "
         "model, neither happens. 2.0.21 and 2.1.84 have no countdown.",
+        "logged is the tool_result's content in the session log Claude Code wrote (~/.claude/projects/P/S.jsonl), "
+        "its text blocks joined: 2.1.330 and later log the result before the trim and the reminders the "
+        "request adds (the countdown, '# Environment update' after a cd).",
         "2.0.21 reports a file read with offset or limit as modified on the next turn (it stores the read time "
         "rounded down to the millisecond; the file's mtime has more digits) and merges that note, with the "
         "diff hunks of what it read against the whole file, into the result, trimming it: this is where the "
@@ -265,7 +280,7 @@ CODEX = AgentCases(
     ),
     get_agent("codex").volatile,
     notes=(
-        "Run as `codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m gpt-5.5` with a "
+        "Run as `codex exec --skip-git-repo-check --sandbox read-only -m gpt-5.5` (confined) with a "
         "custom model provider (wire_api = responses) in $CODEX_HOME/config.toml pointing at the mock. With "
         "gpt-5.5 (and models without metadata) Codex offers `exec_command` (unified exec: cmd, workdir, tty, "
         "yield_time_ms, max_output_tokens, ...) as a plain function tool; its schema is offered_tools. The "
@@ -289,7 +304,7 @@ CODEX = AgentCases(
 
 
 _RUN_0_60 = (
-    "Run as `codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m MODEL` with a custom "
+    "Run as `codex exec --skip-git-repo-check --sandbox read-only -m MODEL` (confined) with a custom "
     "model provider (wire_api = responses) in $CODEX_HOME/config.toml pointing at the mock, as for 0.169.0."
 )
 
@@ -411,7 +426,8 @@ GEMINI_CLI = AgentCases(
     notes=(
         "Run as `gemini -p PROMPT -m gemini-2.5-pro` with GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL (the mock), "
         "security.auth.selectedType = gemini-api-key in ~/.gemini/settings.json (the base URL alone selects "
-        "a gateway auth that -p refuses) and GEMINI_CLI_TRUST_WORKSPACE=true. It streams "
+        "a gateway auth that -p refuses), folder trust off and GEMINI_CLI_TRUST_WORKSPACE=false (the workspace's "
+        ".gemini/ settings never load), confined. It streams "
         "POST /v1beta/models/MODEL:streamGenerateContent?alt=sse.",
         "read_file and list_directory outputs are the functionResponse's response.output (or .error, then "
         "is_error); when the CLI sends more parts with it (an image's or a PDF's inlineData) the output is "
@@ -607,6 +623,8 @@ TARGETS = (
     Target("claude-code", "2.1.84", "claude-sonnet-4-5"),
     Target("claude-code", "2.1.330", "claude-sonnet-4-5"),
     Target("claude-code", "2.1.330", "claude-opus-5-5"),
+    Target("claude-code", "2.1.332", "claude-sonnet-4-5"),
+    Target("claude-code", "2.1.332", "claude-opus-5-5"),
     Target("codex", "0.169.0", "gpt-5.5"),
     Target("codex", "0.60.1", "gpt-5.1-codex-max", "codex-shell-command"),
     Target("codex", "0.60.1", "gpt-5", "codex-shell"),
@@ -617,6 +635,13 @@ TARGETS = (
 newest Codex and Gemini CLI, each with a fixed model; the newest Claude Code also with its default
 model (claude-opus-5-5), whose results differ; Codex 0.60.1 (pinouchon/rtchess's version) with a model
 offered shell_command and one offered shell."""
+
+
+def newest_targets(agent: str) -> list[Target]:
+    """The targets of the newest version of ``agent`` recorded (one per model, in TARGETS' order)."""
+    targets = [target for target in TARGETS if target.agent == agent]
+    newest = max((t.version for t in targets), key=lambda version: tuple(int(n) for n in version.split(".")))
+    return [target for target in targets if target.version == newest]
 
 
 def cases_of(agent: str, version: str, model: str) -> AgentCases:

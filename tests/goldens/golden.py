@@ -4,10 +4,12 @@
 
     {"agent", "version", "model", "recorded_by", "volatile": [{"placeholder", "pattern", "why"}],
      "notes": [...], "offered_tools": [...],
-     "cases": [{"name", "tool", "arguments", "output", "is_error", "why"}]}
+     "cases": [{"name", "tool", "arguments", "output", "is_error", "why", "logged"}]}
 
-In ``arguments`` and ``output`` the corpus root's absolute path is ``⟦root⟧``; each volatile part
-is its placeholder. ``matches`` compares an output with a golden byte for byte, except that a
+``output`` is what the model received (the tool result as the agent's request carried it);
+``logged`` what the agent's own session log kept of it (null where it keeps none: Gemini CLI's
+``@path`` references). In ``arguments``, ``output`` and ``logged`` the corpus root's absolute path
+is ``⟦root⟧``; each volatile part is its placeholder. ``matches`` compares an output with a golden byte for byte, except that a
 volatile placeholder matches its pattern.
 """
 
@@ -36,6 +38,8 @@ class GoldenCase:
     output: str
     is_error: bool
     why: str = ""
+    logged: str | None = None
+    """What the agent's session log kept of the result (None: no log of it was recorded)."""
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,15 @@ from waiting import all_gone, processes_with
 
 from agentpager import Workspace
 from agentpager.agents import get_agent
+from agentpager.probe.confinement import unavailable
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.lines import visible
 from agentpager.tui.screens.probe import ProbeScreen
 
 FAKE_AGENT = Path(__file__).parents[1] / "fake_agent.py"
-NEWEST = "2.1.330"
+NEWEST = "2.1.332"
+NO_NAMESPACE = unavailable()
+runs_the_agent = pytest.mark.skipif(bool(NO_NAMESPACE), reason=f"the probe runs agents confined: {NO_NAMESPACE}")
 
 
 @pytest.fixture
@@ -92,6 +95,7 @@ def text_of(screen: ProbeScreen, selector: str, as_wide_as_shown: bool = False) 
     return shown(widget, widget.content_size.width if as_wide_as_shown else 200).rstrip()
 
 
+@runs_the_agent
 async def test_the_same_answer_byte_for_byte(root: Path, agents: Path) -> None:
     install_fake(agents, "numbered")
     app = make_app(root)
@@ -109,6 +113,7 @@ async def test_the_same_answer_byte_for_byte(root: Path, agents: Path) -> None:
         assert app.screen is app.screen_stack[0]
 
 
+@runs_the_agent
 async def test_the_command_palette_asks_too(root: Path, agents: Path) -> None:
     install_fake(agents, "numbered")
     app = make_app(root)
@@ -122,6 +127,7 @@ async def test_the_command_palette_asks_too(root: Path, agents: Path) -> None:
         assert text_of(app.screen, "#verdict") == "✓ the same, byte for byte · model claude-fake-default"
 
 
+@runs_the_agent
 async def test_an_answer_that_differs_shows_the_difference(root: Path, agents: Path) -> None:
     install_fake(agents)
     app = make_app(root)
@@ -130,7 +136,7 @@ async def test_an_answer_that_differs_shows_the_difference(root: Path, agents: P
         assert text_of(screen, "#verdict") == "✗ differs · model claude-fake-default"
         assert [line.rstrip() for line in text_of(screen, "#difference", as_wide_as_shown=True).splitlines()] == [
             "--- profile claude-code",
-            "+++ Claude Code 2.1.330",
+            "+++ Claude Code 2.1.332",
             "@@ -1,2 +1,2 @@",
             "-2       beta",  # the profile's 2\tbeta, its tab expanded within the text, after the marker
             "-3",
@@ -143,6 +149,7 @@ async def test_an_answer_that_differs_shows_the_difference(root: Path, agents: P
         assert screen.query_one("#profile-output", TextArea).text == visible("2\tbeta\n3\t")
 
 
+@runs_the_agent
 async def test_a_missing_agent_is_named_with_its_npm_command_and_installed_on_request(
     root: Path, agents: Path, tmp_path: Path
 ) -> None:
@@ -185,6 +192,7 @@ async def test_a_missing_agent_is_named_with_its_npm_command_and_installed_on_re
         ]
 
 
+@runs_the_agent
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="looks for the agent's processes in /proc")
 async def test_escape_stops_the_agent_and_its_children(root: Path, agents: Path) -> None:
     marker = install_fake(agents, "hang")
@@ -234,7 +242,28 @@ async def test_the_key_waits_for_a_call(root: Path, agents: Path) -> None:
         assert "No call yet" in last_notice(app)
 
 
+async def test_a_hand_edited_call_that_writes_is_never_sent(root: Path, agents: Path) -> None:
+    install_fake(agents, "escape")
+    app = make_app(root)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        app.panel.load_call("claude-code", "Bash", {"command": "touch written-by-the-agent"})
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ProbeScreen) and screen.state == "refused"
+        assert " ".join(text_of(screen, "#verdict").split()) == (
+            f"Not sent to Claude Code {NEWEST}: agentpager does not send Claude Code this call: it sends only "
+            "calls it answers as reads, and it does not answer this one (the program touch)."
+        )
+        assert screen.profile_result is not None and screen.profile_result.unreplayable
+        assert not (root / "written-by-the-agent").exists()
+
+
+@runs_the_agent
 @pytest.mark.parametrize("size", [(80, 24), (200, 55)], ids=lambda size: f"{size[0]}x{size[1]}")
+@runs_the_agent
 def test_snapshot_of_an_answer_that_differs(root: Path, agents: Path, snap_compare, size: tuple[int, int]) -> None:
     install_fake(agents)
 
@@ -245,3 +274,43 @@ def test_snapshot_of_an_answer_that_differs(root: Path, agents: Path, snap_compa
         await pilot.pause()
 
     assert snap_compare(make_app(root), terminal_size=size, run_before=run_before)
+
+
+@runs_the_agent
+async def test_the_whole_request_in_parts_with_their_tokens(root: Path, agents: Path) -> None:
+    from textual.widgets import DataTable
+
+    from agentpager.tui.screens.request import RequestScreen
+
+    install_fake(agents, "numbered")
+    app = make_app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ask(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        request = app.screen
+        assert isinstance(request, RequestScreen)
+        table = request.query_one(DataTable)
+        rows = [[str(cell).strip() for cell in table.get_row_at(n)] for n in range(table.row_count)]
+        assert [row[0] for row in rows] == [
+            "system prompt",
+            "tools (1)",
+            "messages (3)",
+            "message 1 · user",
+            "message 2 · assistant",
+            "message 3 · user",
+        ]
+        assert rows[0][1:] == ["9", "0.0%"], "cl100k tokens of 'You are a stand-in for Claude Code.', of 200,000"
+        assert request.query_one("#part", TextArea).text == "You are a stand-in for Claude Code."
+        await pilot.press("down", "c")
+        assert json.loads(app.clipboard) == [
+            {"name": "Read", "description": "Reads a file.", "input_schema": {"type": "object"}}
+        ]
+        assert screen.answer is not None
+        assert (
+            json.loads(screen.answer.result.raw_request)["messages"][-1]["content"][0]["content"]
+            == "1\talpha\n2\tbeta\n3\t"
+        )
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen

@@ -15,6 +15,7 @@ from agentpager import Workspace
 from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.context_view import ChartRows
+from agentpager.tui.lines import visible
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.screens.transcript import CallList, TranscriptScreen, _pattern_problem
 from agentpager.tui.tree import WorkspaceTree
@@ -223,13 +224,15 @@ async def test_arrows_and_brackets_switch_the_tabs_and_the_footer_says_so(root: 
         outputs = app.screen.query_one("#outputs", TabbedContent)
         assert isinstance(app.focused, CallList) and outputs.active == "tab-recorded"
         await pilot.press("right")
+        assert outputs.active == "tab-received"
+        await pilot.press("right")
         assert outputs.active == "tab-replayed"
         await pilot.press("right_square_bracket", "right_square_bracket")
         assert outputs.active == "tab-conversation"
         await pilot.press("left")
         assert outputs.active == "tab-difference"
         assert isinstance(app.focused, CallList), "the cursor stays in the list"
-        await pilot.press("left_square_bracket", "left_square_bracket", "left")
+        await pilot.press("left_square_bracket", "left_square_bracket", "left", "left")
         assert outputs.active == "tab-context", "the first tab goes round to the last"
         assert isinstance(app.focused, ChartRows), "the context's rows take the keys (PgDn)"
         await settle(pilot)
@@ -356,3 +359,27 @@ async def test_the_cursor_stays_in_sight_while_the_list_grows(root: Path) -> Non
             await pilot.pause(0.6)  # the list takes in what was read meanwhile
         assert calls.cursor == 2999
         app.screen.workers.cancel_all()
+
+
+async def test_a_call_shows_what_was_logged_and_what_the_model_received(tmp_path: Path) -> None:
+    from test_received import COUNTDOWN, claude_code_session
+
+    app = AgentPagerApp.for_transcript(
+        open_transcript(str(claude_code_session(tmp_path, "claude-sonnet-4-5"))), str(tmp_path)
+    )
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        outputs = screen.query_one("#outputs", TabbedContent)
+        labels = [str(tab.label) for tab in outputs.query("ContentTab")]
+        assert labels[:3] == ["As logged", "As received", "Replayed"]
+        logged = "1\tdef main():\n2\t    return 1\n3\t"
+        received = "1\tdef main():\n2\t    return 1\n3" + COUNTDOWN.format(15_000_000 - 2150)
+        assert screen.query_one("#recorded", OutputArea).text == visible(logged)
+        assert screen.query_one("#received", OutputArea).text == visible(received)
+        await pilot.press("c")
+        assert app.clipboard == logged
+        await pilot.press("right")
+        assert outputs.active == "tab-received"
+        await pilot.press("c")
+        assert app.clipboard == received, "c copies the output whose tab is open"

@@ -1,6 +1,7 @@
 """The probe: a real agent run once against a mock of its model API on 127.0.0.1.
 
-``probe(program, tool, arguments, root)`` returns the exact tool result the agent sends its model;
+``probe(program, tool, arguments, root)`` returns the exact tool result the agent sends its model
+(only for a call agentpager answers as a read, with the agent confined: ``read_only``, ``confinement``);
 ``find`` and ``install`` locate or install a version (npm, into the cache dir). What the probe needs
 of an agent is its ``Program`` (``Agent.program()``); the API dialects are ``anthropic`` (Claude
 Code's Messages), ``responses`` (Codex's OpenAI Responses) and ``gemini``. No Textual here.
@@ -19,6 +20,8 @@ __all__ = [
     "ProbeError",
     "ProbeResult",
     "Program",
+    "Refused",
+    "Unconfined",
     "find",
     "install",
     "install_hint",
@@ -26,9 +29,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from agentpager.probe.confinement import Unconfined
     from agentpager.probe.installation import AgentNotInstalled, Installed, find, install, install_hint
     from agentpager.probe.processes import Cancelled
     from agentpager.probe.program import Program
+    from agentpager.probe.read_only import Refused
     from agentpager.probe.runner import ProbeError, ProbeResult, probe
 
 _EXPORTS = {
@@ -41,6 +46,8 @@ _EXPORTS = {
     "ProbeError": "agentpager.probe.runner",
     "ProbeResult": "agentpager.probe.runner",
     "Program": "agentpager.probe.program",
+    "Refused": "agentpager.probe.read_only",
+    "Unconfined": "agentpager.probe.confinement",
     "probe": "agentpager.probe.runner",
 }
 

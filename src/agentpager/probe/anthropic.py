@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentpager.probe.mock import CALL_ID, Request, Response, ToolResult, sse
+from agentpager.probe.mock import CALL_ID, Request, Response, Sections, ToolResult, sse
 
 _USAGE = {"input_tokens": 10, "output_tokens": 1}
 
@@ -145,6 +145,11 @@ class AnthropicMessages:
         if isinstance(body, dict) and not body.get("stream"):
             return Response.of_json(_message(model, [{"type": "text", "text": text}], "end_turn"))
         return _stream(model, {"type": "text", "text": ""}, {"type": "text_delta", "text": text}, "end_turn")
+
+    def sections(self, body: Any) -> Sections:
+        body = body if isinstance(body, dict) else {}
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        return Sections(body.get("system"), list(body.get("tools") or []), [(str(m.get("role")), m) for m in messages])
 
     def other(self, request: Request) -> Response:
         path = request.path.split("?")[0]

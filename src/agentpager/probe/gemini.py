@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agentpager.probe.mock import CALL_ID, Request, Response, ToolResult, sse
+from agentpager.probe.mock import CALL_ID, Request, Response, Sections, ToolResult, sse
 
 GEMINI_CALL_ID = CALL_ID.removeprefix("toolu_")
 _USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 1, "totalTokenCount": 11}
@@ -98,6 +98,13 @@ class GeminiAPI:
         if ":streamGenerateContent" not in request.path:
             text = _SIDE_ANSWER
         return _answer(request, model, [{"text": text}])
+
+    def sections(self, body: Any) -> Sections:
+        body = body if isinstance(body, dict) else {}
+        contents = [c for c in body.get("contents") or [] if isinstance(c, dict)]
+        return Sections(
+            body.get("systemInstruction"), self.offered_tools(body), [(str(c.get("role")), c) for c in contents]
+        )
 
     def other(self, request: Request) -> Response:
         path = request.path.split("?")[0]

@@ -94,6 +94,22 @@ class Dialect(Protocol):
         """An answer for any request that is not a model turn (token counts, model lists, GETs)."""
         ...
 
+    def sections(self, body: Any) -> Sections:
+        """A model request's parts: its system prompt, its tool definitions, its messages."""
+        ...
+
+
+@dataclass(frozen=True)
+class Sections:
+    """What a model request is made of, whatever the API's names for it."""
+
+    system: Any
+    """The system prompt (a text, or the API's blocks of it); None when there is none."""
+    tools: list[Any]
+    """The tool definitions offered."""
+    messages: list[tuple[str, Any]]
+    """Each message (or input item) with its role (or kind), in order."""
+
 
 @dataclass
 class Recording:
@@ -110,11 +126,14 @@ class MockServer:
     """A threaded HTTP server on 127.0.0.1 (a free port) that speaks ``dialect``.
 
     Use as a context manager; ``url`` is ``http://127.0.0.1:PORT``. The first model turn that offers
-    tools is answered with the call of ``tool`` (streamed as ``model``, else as the model asked for) (``None``: no call at all); the request carrying its
-    result is recorded and answered with a final text, as is every other model turn.
+    tools is answered with the call of ``tool`` (streamed as ``model``, else as the model asked for;
+    ``None``: no call at all); the request carrying its result is recorded and answered with a final
+    text, as is every other model turn. ``port`` 0 is any free one.
     """
 
-    def __init__(self, dialect: Dialect, tool: str | None, arguments: Mapping[str, Any], model: str) -> None:
+    def __init__(
+        self, dialect: Dialect, tool: str | None, arguments: Mapping[str, Any], model: str, port: int = 0
+    ) -> None:
         self.dialect = dialect
         self.tool = tool
         self.arguments = dict(arguments)
@@ -122,7 +141,7 @@ class MockServer:
         self.recording = Recording()
         self._called = False
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="agentpager-mock", daemon=True)
 

@@ -56,9 +56,14 @@ class Program:
     dialect: Callable[[], Dialect]
     entry_points: tuple[str, ...]
     """Paths in an npm prefix, the first that exists wins; a ``.js`` file runs with node."""
-    launch: Callable[[Path, str, str | None, str], Launch]
-    """``launch(home, mock_url, model, prompt)``: writes any config into ``home``."""
+    launch: Callable[[Path, str, str | None, str, str, Mapping[str, Any]], Launch]
+    """``launch(home, mock_url, model, prompt, tool, arguments)``: writes any config into ``home``;
+    the agent's own permissions allow the one call (``tool`` with ``arguments``) and no write."""
     prompt_tools: Mapping[str, PromptTool] = field(default_factory=dict)
+    project_config: tuple[str, ...] = ()
+    """Names of the files and directories the agent reads its config from in a project (the
+    workspace and the directories above it): hidden from it when probed, so that a workspace's hooks,
+    MCP servers or settings never run. Instructions (``CLAUDE.md``, ``AGENTS.md``) are not config."""
     outcome: Callable[[Path, ToolResult | None], ToolResult | None] | None = None
     """For an agent whose API does not say whether a call failed: ``outcome(home, sent)``, the result as
     the agent's own records in ``home`` have it once it exited: the text it sent (``sent``; its own

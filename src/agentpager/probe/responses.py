@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agentpager.probe.mock import CALL_ID, Request, Response, ToolResult, sse
+from agentpager.probe.mock import CALL_ID, Request, Response, Sections, ToolResult, sse
 
 RESPONSE_ID = "resp_agentpager_probe"
 ITEM_ID = "fc_agentpager_probe"
@@ -86,6 +86,13 @@ def output_text(output: Any) -> str:
     return json.dumps(output, ensure_ascii=False)
 
 
+def _content(item: dict[str, Any]) -> list[dict[str, Any]]:
+    content = item.get("content")
+    if isinstance(content, str):
+        return [{"text": content}]
+    return [part for part in content or [] if isinstance(part, dict)] if isinstance(content, list) else []
+
+
 class OpenAIResponses:
     """The ``Dialect`` of the OpenAI Responses API."""
 
@@ -144,6 +151,23 @@ class OpenAIResponses:
                 ("response.output_text.delta", {**where, "delta": text}),
                 ("response.output_text.done", {**where, "text": text}),
             ],
+        )
+
+    def sections(self, body: Any) -> Sections:
+        """The system prompt is ``instructions`` and the ``developer`` (or ``system``) messages that
+        open ``input``: Codex 0.169.0 sends its whole prompt as such messages."""
+        body = body if isinstance(body, dict) else {}
+        items = body.get("input")
+        items = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+        opening = 0
+        while opening < len(items) and items[opening].get("role") in ("developer", "system"):
+            opening += 1
+        system = [text for text in [body.get("instructions")] if isinstance(text, str) and text]
+        system += [part.get("text", "") for item in items[:opening] for part in _content(item)]
+        return Sections(
+            "\n\n".join(system) if system else None,
+            list(body.get("tools") or []),
+            [(str(i.get("role") or i.get("type")), i) for i in items[opening:]],
         )
 
     def other(self, request: Request) -> Response:

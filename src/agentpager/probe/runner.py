@@ -1,22 +1,22 @@
-"""Run a real agent once against the mock and return the exact result of one tool call."""
+"""Run a real agent once, confined, against the mock and return the exact result of one tool call."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
-import subprocess
 import tempfile
 import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentpager.probe.confinement import Job, run_confined
 from agentpager.probe.installation import Installed, Progress, find
-from agentpager.probe.mock import MockServer, Recording
-from agentpager.probe.processes import Cancelled, stop
+from agentpager.probe.mock import Recording
 from agentpager.probe.program import PROMPT, Program
+from agentpager.probe.read_only import check
 
 PROBE_TIMEOUT = 180.0
 """Seconds from start until the tool result must have arrived."""
@@ -24,6 +24,10 @@ EXIT_GRACE = 20.0
 """Seconds the agent gets to exit once the result is recorded (it is killed after)."""
 NO_PROXY_PORT = 9
 """Proxies point here (a closed port on 127.0.0.1): traffic that bypasses the mock fails at once."""
+NAMESPACE_GRACE = 30.0
+"""Seconds the namespace gets, beyond the agent's, to set up and to hand back the recording."""
+MOCK_PORT = 8765
+"""The mock's port inside the agent's network namespace, where nothing else listens."""
 
 
 class ProbeError(RuntimeError):
@@ -43,6 +47,12 @@ class ProbeResult:
     """The body of the request that carried the result (empty when only the agent's own records had it)."""
     offered_tools: tuple[Any, ...] = ()
     """The tool definitions the agent offered the model."""
+    logged: str | None = None
+    """What the agent's own session log kept of the result (None: it keeps no log of this call)."""
+
+    def request(self) -> Any:
+        """The whole request that carried the result (system prompt, tools, every message), as JSON."""
+        return json.loads(self.raw_request)
 
 
 def agent_environment(home: Path, extra: Mapping[str, str]) -> dict[str, str]:
@@ -66,23 +76,6 @@ def agent_environment(home: Path, extra: Mapping[str, str]) -> dict[str, str]:
     return env | dict(extra)
 
 
-def _wait(
-    process: subprocess.Popen[bytes], recording: Recording, timeout: float, cancel: threading.Event | None
-) -> None:
-    deadline = time.monotonic() + timeout
-    while process.poll() is None and not recording.done.is_set():
-        if cancel is not None and cancel.is_set():
-            raise Cancelled("cancelled")
-        if time.monotonic() > deadline:
-            raise ProbeError(f"no tool result within {timeout:.0f} s")
-        recording.done.wait(0.05)
-    grace = time.monotonic() + EXIT_GRACE
-    while process.poll() is None and time.monotonic() < grace and not (cancel is not None and cancel.is_set()):
-        time.sleep(0.05)
-    if process.poll() is None:
-        stop(process)
-
-
 def _model_asked_for(recording: Recording) -> str:
     """The model the agent's model requests named (when it was left to choose)."""
     for request in recording.requests:
@@ -90,6 +83,52 @@ def _model_asked_for(recording: Recording) -> str:
         if isinstance(body, dict) and isinstance(body.get("model"), str):
             return body["model"]
     return ""
+
+
+def hidden_configs(program: Program, root: str | os.PathLike[str]) -> list[str]:
+    """The agent's project config in the workspace and every directory above it (as given and as
+    resolved), where it exists: what the confinement covers."""
+    found: dict[str, None] = {}
+    for start in dict.fromkeys((os.path.abspath(root), os.path.realpath(root))):
+        for directory in (start, *map(str, Path(start).parents)):
+            for name in program.project_config:
+                path = os.path.join(directory, name)
+                if os.path.lexists(path):
+                    found[path] = None
+    return list(found)
+
+
+def _logged(agent_id: str, home: Path, tool: str) -> str | None:
+    """What the agent's own session log, in its temporary home, kept of the call's result."""
+    from agentpager.agents import find_agent
+
+    agent = find_agent(agent_id)
+    sessions = None if agent is None else agent.sessions
+    if sessions is None:
+        return None
+    if sessions.find is not None:  # a store: each session exported into the cache dir, of no use after
+        exported = [path for path, _ in sessions.find(str(home))]
+        try:
+            return _logged_in(exported, tool)
+        finally:
+            for path in exported:
+                Path(path).unlink(missing_ok=True)
+    directory = Path(sessions.directory_in(str(home)))
+    return _logged_in([str(path) for pattern in sessions.patterns for path in sorted(directory.glob(pattern))], tool)
+
+
+def _logged_in(paths: list[str], tool: str) -> str | None:
+    from agentpager.transcripts import TranscriptError, open_transcript
+
+    for path in paths:
+        try:
+            transcript = open_transcript(path, subagents=False)
+        except TranscriptError:
+            continue
+        for call in transcript.calls:
+            if call.tool == tool and call.result is not None:
+                return transcript.recorded(call)
+    return None
 
 
 def probe(
@@ -103,58 +142,70 @@ def probe(
     timeout: float = PROBE_TIMEOUT,
     installed: Installed | None = None,
     cancel: threading.Event | None = None,
+    home: str | os.PathLike[str] | None = None,
 ) -> ProbeResult:
     """Run the agent once in ``root``: the mock model calls ``tool`` with ``arguments``, and the
-    result the agent sends back is returned byte for byte.
+    result the agent sends back is returned byte for byte, with what its session log kept of it.
 
-    ``version``: see ``find``. Raises AgentNotInstalled, or ProbeError when no result came back;
+    Only a call the agent's profile answers as read-only is sent (``read_only.check``), and the agent
+    runs confined (``confinement``): no network but the loopback, nothing writable but its temporary
+    home, the workspace's config for it hidden. ``home``: a directory to hold that home (kept after;
+    by default a temporary one). ``version``: see ``find``. Raises Refused (the call is not sent),
+    Unconfined (no namespace here), AgentNotInstalled, or ProbeError when no result came back;
     ``cancel`` set stops the agent and its children and raises Cancelled.
     """
     installed = installed or find(program, version)
     spec = installed.program
+    check(spec, installed.version, tool, arguments, root)
     model = model or spec.default_model
     prompt_tool = spec.prompt_tools.get(tool)
     prompt = prompt_tool.prompt(arguments) if prompt_tool else PROMPT
     with tempfile.TemporaryDirectory(prefix="agentpager-agent-") as temp:
-        home = Path(temp)
-        (home / "tmp").mkdir()
-        mock = MockServer(spec.dialect(), None if prompt_tool else tool, arguments, model or "")
-        with mock:
-            launch = spec.launch(home, mock.url, model, prompt)
-            if progress:
-                progress(
-                    f"Starting {spec.agent} {installed.version} ({model or 'its default model'}) against {mock.url} ..."
-                )
-            with open(home / "agent.log", "wb") as log:
-                process = subprocess.Popen(
-                    [*installed.command, *launch.arguments],
-                    cwd=os.fspath(root),
-                    env=agent_environment(home, launch.env),
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-                try:
-                    _wait(process, mock.recording, timeout, cancel)
-                except BaseException:
-                    stop(process)
-                    raise
-            output = (home / "agent.log").read_bytes().decode("utf-8", "replace")
-        recording = mock.recording
+        scratch = Path(home) if home is not None else Path(temp)
+        agent_home = scratch / "home"
+        (agent_home / "tmp").mkdir(parents=True, exist_ok=True)
+        url = f"http://127.0.0.1:{MOCK_PORT}"
+        launch = spec.launch(agent_home, url, model, prompt, tool, arguments)
+        dialect = f"{spec.dialect.__module__}:{spec.dialect.__qualname__}"
+        job = Job(
+            [*installed.command, *launch.arguments],
+            agent_environment(agent_home, launch.env),
+            os.path.abspath(root),
+            MOCK_PORT,
+            dialect,
+            None if prompt_tool else tool,
+            dict(arguments),
+            model or "",
+            timeout,
+            EXIT_GRACE,
+            str(scratch),
+            hidden_configs(spec, root),
+        )
+        if progress:
+            told = model or "its default model"
+            progress(f"Starting {spec.agent} {installed.version} ({told}) against {url}, confined ...")
+        try:
+            outcome = run_confined(job, timeout + EXIT_GRACE + NAMESPACE_GRACE, cancel)
+        except TimeoutError as error:
+            raise ProbeError(str(error)) from None
+        output = (agent_home / "agent.log").read_bytes().decode("utf-8", "replace")
+        recording = outcome.recording
+        if outcome.timed_out:
+            raise ProbeError(f"no tool result within {timeout:.0f} s; its output:\n{output[-3000:]}")
         if prompt_tool:
-            first = next((r for r in recording.requests if mock.dialect.is_model_turn(r)), None)
+            first = next((r for r in recording.requests if spec.dialect().is_model_turn(r)), None)
             result = prompt_tool.result(first, prompt) if first else None
             request = first
         else:
             result, request = recording.result, recording.result_request
         if spec.outcome is not None:
-            result = spec.outcome(home, result)
+            result = spec.outcome(agent_home, result)
         if result is None:
             raise ProbeError(
                 f"{spec.agent} {installed.version} sent no result for {tool} "
-                f"(exit status {process.returncode}); its output:\n{output[-3000:]}"
+                f"(exit status {outcome.returncode}); its output:\n{output[-3000:]}"
             )
+        logged = None if prompt_tool else _logged(spec.agent, agent_home, tool)
         if progress:
             progress(f"{spec.agent} answered.")
         return ProbeResult(
@@ -165,4 +216,5 @@ def probe(
             model or _model_asked_for(recording),
             b"" if request is None else request.body,
             tuple(recording.offered_tools),
+            logged,
         )

@@ -158,6 +158,11 @@ class RecordedCall:
     """The agent's version, when the transcript says."""
     cwd: str | None = None
     """The directory the agent ran in: absolute paths under it are paths in the workspace."""
+    model: str = ""
+    """The model the agent was talking to, when the log says."""
+    used_tokens: int | None = None
+    """The tokens the model's server reported used by the request that made the call (its context
+    and output), when the log says."""
 
     def path_in_workspace(self, path: Any) -> Any:
         """An absolute path under the recorded cwd, made relative to it; anything else unchanged."""
@@ -278,6 +283,13 @@ class Profile:
         emulating its command over the workspace; the profile says which calls are shell calls.
         """
         return None
+
+    def received(self, recorded: RecordedCall) -> str | None:
+        """What the model received for a recorded call, from what the agent's log kept of it
+        (``recorded.output``) by the agent's rules for its version and model: what its harness adds
+        to a result on the way to the model, which no log holds. None when the log does not hold
+        enough to tell. By default the model received what was logged."""
+        return recorded.output
 
     def same_output(self, recorded: str, replayed: str) -> bool:
         """Whether a replayed output says what the recorded one said: byte for byte apart from the

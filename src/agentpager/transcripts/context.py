@@ -27,7 +27,7 @@ from typing import NamedTuple
 from agentpager.engine.tokens import count_tokens
 from agentpager.tools.guard import overflow_severity
 from agentpager.transcripts import Transcript
-from agentpager.transcripts.formats import Boundary
+from agentpager.transcripts.formats import Boundary, ModelTurn
 from agentpager.transcripts.index import RecordIndex
 
 MODEL_WINDOWS = (
@@ -116,15 +116,32 @@ class AgentContext:
         """Index rows of the agent's turns; the last may still change (the collector's live one)."""
         index = self.index
         with index.lock:
-            agent = index.strings.id(self.agent)
-            column, final = index.turns.agent, len(index.turns)
-            with self._lock:
-                self._rows.extend(row for row in range(self._scanned, final) if column[row] == agent)
-                self._scanned = final
-                rows = list(self._rows)
-            live = index.live
-            rows.extend(final + n for n, turn in enumerate(live) if turn.agent == self.agent)
+            rows = list(self._final_rows())
+            final = len(index.turns)
+            rows.extend(final + n for n, turn in enumerate(index.live) if turn.agent == self.agent)
         return rows
+
+    def turn(self, number: int) -> ModelTurn | None:
+        """The agent's turn ``number`` (1-based, as ``ToolCall.turn`` counts them); None when not read."""
+        index = self.index
+        with index.lock:
+            final = self._final_rows()
+            if 0 < number <= len(final):
+                return index.turn(final[number - 1])
+            live = [turn for turn in index.live if turn.agent == self.agent]
+            later = number - 1 - len(final)
+            return live[later] if 0 <= later < len(live) else None
+
+    def _final_rows(self) -> list[int]:
+        """The rows of the agent's turns that no longer change, scanned on from where the last look
+        ended (the caller holds the index's lock)."""
+        index = self.index
+        agent = index.strings.id(self.agent)
+        column, final = index.turns.agent, len(index.turns)
+        with self._lock:
+            self._rows.extend(row for row in range(self._scanned, final) if column[row] == agent)
+            self._scanned = final
+            return self._rows
 
     def fill(self, rows: list[int], k: int) -> TurnFill:
         """The fill of the agent's turn ``k`` (0-based) of ``rows``."""

@@ -25,7 +25,8 @@ from agentpager.logs.records import Location, too_long
 from agentpager.profiles import all_profiles, get_profile
 from agentpager.tools.base import Profile, RecordedCall
 from agentpager.transcripts import Transcript
-from agentpager.transcripts.formats import ToolCall
+from agentpager.transcripts.context import AgentContext
+from agentpager.transcripts.formats import ModelTurn, ToolCall
 from agentpager.wording import byte_size
 from agentpager.workspace import ToolResult, Workspace
 
@@ -52,6 +53,10 @@ class Replay:
     reason: str = ""
     """Why the call is not replayed, when it is not (a shell command that was not run has its answer,
     which says so, in ``result``)."""
+    received: str | None = None
+    """What the model received: ``recorded`` (what the log kept) with what the agent's harness adds
+    on the way to the model, by its profiles' rules for the call's version and model; None when the
+    log does not hold enough to tell."""
 
     @property
     def matches(self) -> bool | None:
@@ -110,12 +115,28 @@ class Replayer:
         self.transcript = transcript
         self.root = workspace.root.path if workspace is not None else root or "."
         self.workspace = workspace if workspace is not None else Workspace(self.root)
+        agent = find_agent(transcript.format)
+        self.agent_profiles = agent is not None
+        """Whether the transcript is an agent's own log (whose harness may add to what it logged)."""
         self.profiles = replaying_profiles(transcript.format)
+        self._contexts: dict[tuple[int, str], AgentContext] = {}
+        """Each (file, agent)'s turns, to find the one that made a call."""
+
+    def model_turn(self, call: ToolCall) -> ModelTurn | None:
+        """The model request that made ``call`` (its model, the usage it reported), where the log says."""
+        if not call.turn:
+            return None
+        index, agent = self.transcript.context_of(call)
+        context = self._contexts.get((call.source, agent))
+        if context is None:
+            context = self._contexts[call.source, agent] = AgentContext(index, agent)
+        return context.turn(call.turn)
 
     def recorded_call(self, call: ToolCall, recorded: str | None) -> RecordedCall | None:
         if not isinstance(call.arguments, dict):
             return None
         transcript = self.transcript
+        turn = self.model_turn(call)
         return RecordedCall(
             call.tool,
             call.arguments,
@@ -123,6 +144,8 @@ class Replayer:
             transcript.format,
             version=call.version or transcript.parsed.version,
             cwd=call.cwd or transcript.cwd,
+            model=(turn.model if turn is not None else "") or transcript.parsed.model,
+            used_tokens=None if turn is None or turn.estimated else turn.context + turn.output,
         )
 
     def plan(self, call: ToolCall, recorded: str | None) -> Plan | None:
@@ -136,11 +159,20 @@ class Replayer:
             return SHELL_NOT_CLAIMED
         return "not one of the file tools"
 
+    def received(self, call: ToolCall, recorded: str | None) -> str | None:
+        """What the model received for ``call``, by the rules of the transcript's agent (a log of
+        model messages holds what the model received)."""
+        recorded_call = self.recorded_call(call, recorded)
+        if recorded is None or recorded_call is None:
+            return recorded
+        return self.profiles[0].received(recorded_call) if self.agent_profiles else recorded
+
     def replay(self, call: ToolCall) -> Replay:
         recorded = self.transcript.recorded(call)
+        received = self.received(call, recorded)
         plan = self.plan(call, recorded)
         if plan is None:
-            return Replay(call, recorded, None, None, self.not_replayed(call, recorded))
+            return Replay(call, recorded, None, None, self.not_replayed(call, recorded), received)
         workspace = self.workspace.with_profile(plan.profile, plan.settings)
         result = workspace.call(plan.tool, plan.arguments)
         if call.result is not None and too_long(call.result.where):
@@ -150,8 +182,9 @@ class Replayer:
                 plan,
                 result,
                 f"its recorded output is in a record not read whole ({_size(call.result.where)})",
+                received,
             )
-        return Replay(call, recorded, plan, result, result.unreplayable)
+        return Replay(call, recorded, plan, result, result.unreplayable, received)
 
 
 def _size(where: Location) -> str:

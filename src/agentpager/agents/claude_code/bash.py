@@ -15,8 +15,10 @@ gets stdout and stderr as they are written, and the first 30,000 bytes of it are
 is the output trimmed as in 2.0; an empty one reads ``(Bash completed with no output)``. An output
 over 30,000 bytes was saved to a file under Claude Code's project directory: the answer names the
 file, its size, and a preview of its first 2,000 characters (cut at the last newline past the first
-1,000) in ``<persisted-output>``. 2.1.330 gives the models that get the ``<total_tokens>`` countdown
-(``read.Answer``) the whole result trimmed, then the countdown, errors included.
+1,000) in ``<persisted-output>``. 2.1.330 and 2.1.332 give the models that get the ``<total_tokens>``
+countdown (``read.Answer``) the whole result trimmed, then, when the command ``cd``-ed, a ``# Environment
+update`` naming the new working directory and the old, then the countdown, errors included; the session
+log keeps the result before all that (claude-opus-5-5, its default model, gets what is logged).
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ from agentpager.agents.claude_code.read import Answer, Behaviour, size_text
 from agentpager.engine.lazytext import Text, head
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import Call, Tool
-from agentpager.tools.commands import NotRun, not_run, refuse, run_command
+from agentpager.tools.commands import RECORDED_CWD, NotRun, not_run, refuse, run_command
 from agentpager.tools.js.strings import JS_WHITESPACE, js_length, js_prefix, js_slice, js_trim, js_trim_end
 from agentpager.tools.shell import ShellRun
 from agentpager.tools.shell.command import parse
+from agentpager.tools.shell.errors import Unsupported
 
 MAX_OUTPUT = 30_000
 """``BASH_MAX_OUTPUT_LENGTH``'s default: characters (2.0) or bytes (2.1) of output shown."""
@@ -45,6 +48,30 @@ NOT_ERRORS_WHEN_1 = frozenset(("grep", "rg", "find", "diff", "test", "["))
 """Commands whose exit code 1 is not a failure (no match, files differ, condition false)."""
 NO_OUTPUT = "(Bash completed with no output)"
 _LEADING_BLANK_LINES = re.compile(f"^(?:[{JS_WHITESPACE}]*\n)+")
+ENVIRONMENT_UPDATE = (
+    "<system-reminder>\n# Environment update\n - Primary working directory: {now} (was {was})\n</system-reminder>"
+)
+"""What 2.1.33x tells the countdown models after a command that changed the shell's directory."""
+
+
+def directory_after(command: str, cwd: str) -> str:
+    """The shell's directory after ``command`` ran in ``cwd``: its ``cd`` steps applied (a ``cd`` in a
+    pipeline runs in a subshell and moves nothing); ``cwd`` for a command that cannot be parsed."""
+    try:
+        steps = parse(command).steps
+    except Unsupported:
+        return cwd
+    for step in steps:
+        commands = step.pipeline.commands
+        if len(commands) == 1 and commands[0].argv[:1] == ["cd"] and len(commands[0].argv) == 2:
+            cwd = os.path.normpath(os.path.join(cwd, commands[0].argv[1]))
+    return cwd
+
+
+def moved_reminders(command: str, cwd: str) -> tuple[str, ...]:
+    """The ``# Environment update`` reminder for a command that leaves the shell elsewhere than ``cwd``."""
+    now = directory_after(command, cwd)
+    return () if now == cwd else (ENVIRONMENT_UPDATE.format(now=now, was=cwd),)
 
 
 @dataclass(frozen=True)
@@ -249,6 +276,7 @@ def bash_as(behaviour: Behaviour, bash: BashBehaviour):  # noqa: ANN201 - the to
         dangerouslyDisableSandbox: bool | None,  # noqa: N803 - the tool's own parameter name
     ) -> str:
         answer = Answer(call, behaviour)
+        moved = moved_reminders(command, str(call.settings.get(RECORDED_CWD) or call.root.path))
         try:
             if run_in_background:
                 raise NotRun(refuse(call, "run in the background"))
@@ -259,15 +287,15 @@ def bash_as(behaviour: Behaviour, bash: BashBehaviour):  # noqa: ANN201 - the to
         if bash.merged:
             output = _read_part(call, result.stdout, result.stdout_bytes)
             if failed:
-                raise answer.error(_error_text([f"Exit code {result.exit_code}", output]))
+                raise answer.error(_error_text([f"Exit code {result.exit_code}", output]), *moved)
             if bash.saves_large_output and result.stdout_bytes > MAX_OUTPUT:
-                return answer.text(_persisted(call, call.root.path, output, result.stdout_bytes))
+                return answer.text(_persisted(call, call.root.path, output, result.stdout_bytes), *moved)
             text = _shown(_without_blank_edges(js_trim_end(output) + "\n"))
         else:
             if failed:
-                raise answer.error(_error_text([result.stderr, result.stdout]))
+                raise answer.error(_error_text([result.stderr, result.stdout]), *moved)
             text = _shown(_cut_output(result.stdout, result.stderr))
-        return answer.text(text or bash.no_output)
+        return answer.text(text or bash.no_output, *moved)
 
     return run
 

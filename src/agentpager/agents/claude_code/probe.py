@@ -2,17 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from agentpager.agents.claude_code import AGENT
 from agentpager.probe.anthropic import AnthropicMessages
 from agentpager.probe.program import DUMMY_KEY, Launch, Program, npm_platform
 
+WRITING_TOOLS = "Write,Edit,NotebookEdit"
 
-def launch(home: Path, url: str, model: str | None, prompt: str) -> Launch:
-    """``--allowedTools Bash``: in ``-p`` mode a Bash command otherwise waits for an approval nobody gives."""
+
+def launch(home: Path, url: str, model: str | None, prompt: str, tool: str, arguments: Mapping[str, Any]) -> Launch:
+    """Its permission rules allow the one Bash command asked for (in ``-p`` mode a command otherwise
+    waits for an approval nobody gives) and deny the tools that write; only the user settings (the
+    temporary home's) are read, and no MCP server but those given (none): a workspace's
+    ``.claude/settings*.json`` hooks and ``.mcp.json`` servers never load (Claude Code's
+    ``--setting-sources`` and ``--strict-mcp-config``, in every version probed)."""
+    allowed = ["--allowedTools", f"Bash({arguments['command']})"] if tool == "Bash" and "command" in arguments else []
     return Launch(
-        ["-p", prompt, *(["--model", model] if model else []), "--allowedTools", "Bash"],
+        [
+            "-p",
+            prompt,
+            *(["--model", model] if model else []),
+            "--setting-sources",
+            "user",
+            "--strict-mcp-config",
+            "--disallowedTools",
+            WRITING_TOOLS,
+            *allowed,
+        ],
         {
             "ANTHROPIC_BASE_URL": url,
             "ANTHROPIC_API_KEY": DUMMY_KEY,
@@ -37,4 +56,5 @@ PROGRAM = Program(
         "node_modules/@anthropic-ai/claude-code/cli.js",
     ),
     launch,
+    project_config=(".claude", ".mcp.json"),
 )

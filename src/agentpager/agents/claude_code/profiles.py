@@ -1,6 +1,7 @@
-"""Profiles ``claude-code`` (2.1.330), ``claude-code@2.1.84`` and ``claude-code@2.0`` (2.0.21): Claude
-Code's ``Read`` (``read.py``) and ``Bash`` (``bash.py``), equal to what the real programs sent their
-model (``tests/goldens/claude-code``).
+"""Profiles ``claude-code`` (2.1.332, which answers as 2.1.330 did), ``claude-code@2.1.84`` and
+``claude-code@2.0`` (2.0.21): Claude Code's ``Read`` (``read.py``) and ``Bash`` (``bash.py``), equal to
+what the real programs sent their model (``tests/goldens/claude-code``); ``ClaudeCode.received``
+turns what their session logs kept into that.
 
 Settings (``Workspace(settings=...)``): ``model`` (newest version: the models that get the token
 countdown; default its default model, claude-opus-5-5), ``tokens_left`` (the countdown's number,
@@ -10,17 +11,30 @@ on replay, and ``recorded_cwd`` (Bash: the directory the agent ran in).
 
 from __future__ import annotations
 
+import os
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from agentpager.agents.claude_code import AGENT
-from agentpager.agents.claude_code.bash import BASH_2_0, BASH_2_1, BashBehaviour, bash_tool, countdown_shown_by
+from agentpager.agents.claude_code.bash import (
+    BASH_2_0,
+    BASH_2_1,
+    BashBehaviour,
+    bash_tool,
+    countdown_shown_by,
+    moved_reminders,
+)
 from agentpager.agents.claude_code.read import (
+    IMAGE_EXTENSIONS,
     NEWEST,
+    TOKEN_BUDGET,
     V2_0,
     V2_1_84,
     Behaviour,
+    countdown,
     error_form,
+    gets_countdown,
     read_as,
     settings_shown_by,
 )
@@ -38,6 +52,7 @@ from agentpager.tools.base import (
     lines_covered,
 )
 from agentpager.tools.commands import RECORDED_CWD
+from agentpager.tools.js.strings import js_trim
 
 __all__ = ["PROFILE", "PROFILES", "settings_shown_by", "version_profile"]
 
@@ -46,7 +61,15 @@ def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
+MEDIA_EXTENSIONS = frozenset((*IMAGE_EXTENSIONS, "pdf"))
+"""Files whose Read answers with content blocks (an image, a PDF's document; a notebook's cells when
+the countdown is added): the session log keeps only their text, not what the model received."""
+
+
+@dataclass(frozen=True)
 class ClaudeCode(Profile):
+    behaviour: Behaviour = NEWEST
+
     def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
         arguments: dict[str, Any] = {"file_path": path}
         if shown is not None:
@@ -81,6 +104,39 @@ class ClaudeCode(Profile):
             settings = settings_shown_by(recorded.output)
         return Claim(claim.tool, claim.arguments, settings, "" if profile == self.name else profile)
 
+    def received(self, recorded: RecordedCall) -> str | None:
+        """The logged result as the model received it. The countdown models (``read.COUNTDOWN_MODELS``;
+        2.1.330 and later) got it trimmed, then a ``# Environment update`` after a Bash command that
+        moved the shell, then the countdown (from the budget less the tokens the request that made
+        the call reported used; the budget when the log has no usage). Every other model got what
+        was logged. Not known: a result made of blocks (an image, a PDF; a notebook with the
+        countdown: the log keeps its text only), and 2.0's read of part of a file (the model got a
+        note of the file's changes, with its lines, that the log does not keep)."""
+        logged = recorded.output
+        behaviour = (version_profile(recorded.version) if recorded.version else self).behaviour
+        path = recorded.arguments.get("file_path") if recorded.tool == "Read" else None
+        extension = _extension(path) if isinstance(path, str) else ""
+        countdown_model = gets_countdown(behaviour, recorded.model or behaviour.default_model)
+        partial = recorded.tool == "Read" and any(recorded.arguments.get(n) is not None for n in ("offset", "limit"))
+        if logged is None or extension in MEDIA_EXTENSIONS or (extension == "ipynb" and countdown_model):
+            return None
+        if partial and behaviour.notes_changes_after_partial_reads:
+            return None  # the "was modified" note 2.0 adds turns on the whole file as it was then
+        if not countdown_model:
+            return logged
+        command = recorded.arguments.get("command")
+        moved = (
+            moved_reminders(command, recorded.cwd)
+            if recorded.tool == "Bash" and isinstance(command, str) and recorded.cwd
+            else ()
+        )
+        left = countdown(TOKEN_BUDGET - (recorded.used_tokens or 0))
+        return js_trim(logged) + "".join("\n\n" + reminder for reminder in (*moved, left))
+
+
+def _extension(path: str) -> str:
+    return os.path.splitext(path)[1].lower().lstrip(".")
+
 
 def _profile(name: str, behaviour: Behaviour, bash: BashBehaviour, description: str) -> ClaudeCode:
     params = [
@@ -89,6 +145,7 @@ def _profile(name: str, behaviour: Behaviour, bash: BashBehaviour, description: 
         Param("limit", "integer", "The number of lines to read (default: all).", None, minimum=1),
     ]
     return ClaudeCode(
+        behaviour=behaviour,
         name=name,
         description=description,
         error_form=error_form,
@@ -116,7 +173,7 @@ PROFILE = _profile(
     "claude-code",
     NEWEST,
     BASH_2_1,
-    "Claude Code's Read (2.1.330): {n}\\t lines, the empty-file warning, the 256 KB limit; Bash.",
+    "Claude Code's Read (2.1.332): {n}\\t lines, the empty-file warning, the 256 KB limit; Bash.",
 )
 PROFILE_2_1_84 = _profile(
     "claude-code@2.1.84", V2_1_84, BASH_2_1, "Claude Code 2.1.84's Read: arrows, the malware reminder; Bash."

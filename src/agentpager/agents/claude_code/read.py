@@ -136,6 +136,9 @@ class Behaviour:
     default_model: str
     has_countdown: bool
     """Whether models with the capability get the ``<total_tokens>`` countdown (2.1.330)."""
+    final_crs: str
+    """What the end of a file that ends in CRs (no LF) loses: ``keep`` nothing (2.0.21), ``one`` CR
+    (2.1.84), ``all`` of them (2.1.330, 2.1.332)."""
     cuts_over_token_limit: bool = False
     """Over 25,000 tokens, show the part that fits (2.1.330) instead of refusing."""
     checks_selection_size: bool = False
@@ -144,7 +147,7 @@ class Behaviour:
 
 
 NEWEST = Behaviour(
-    version="2.1.330",
+    version="2.1.332",
     line_format="tab",
     reminder=None,
     empty="lines",
@@ -159,6 +162,7 @@ NEWEST = Behaviour(
     notes_changes_after_partial_reads=False,
     default_model="claude-opus-5-5",
     has_countdown=True,
+    final_crs="all",
     size_error_suffix=_ALLOW_LARGE,
     cuts_over_token_limit=True,
 )
@@ -174,6 +178,7 @@ V2_1_84 = replace(
     notes_legacy_encoding=False,
     default_model="claude-sonnet-4-5",
     has_countdown=False,
+    final_crs="one",
     size_error_suffix="",
     cuts_over_token_limit=False,
 )
@@ -188,6 +193,7 @@ V2_0 = replace(
     keeps_bom=True,
     notes_changes_after_partial_reads=True,
     checks_selection_size=True,
+    final_crs="keep",
 )
 
 
@@ -213,6 +219,16 @@ def number_lines(lines: list[str], first: int, line_format: str) -> str:
     return "\n".join(f"{n}\t{line}" for n, line in enumerate(lines, first))
 
 
+def countdown(left: int) -> str:
+    """The ``<total_tokens>`` reminder with ``left`` tokens."""
+    return f"<system-reminder>\n<total_tokens>{left} tokens left</total_tokens>\n</system-reminder>"
+
+
+def gets_countdown(behaviour: Behaviour, model: str) -> bool:
+    """Whether ``model`` gets the countdown (and the trim and the other reminders that come with it)."""
+    return behaviour.has_countdown and model in COUNTDOWN_MODELS
+
+
 class Answer:
     """How a result is finished: the countdown (and the trim it brings) when the model gets one."""
 
@@ -221,17 +237,18 @@ class Answer:
         left = call.settings.get("tokens_left")
         self.countdown: str | None = None
         if behaviour.has_countdown and (left is not None or model in COUNTDOWN_MODELS):
-            self.countdown = (
-                f"<system-reminder>\n<total_tokens>{TOKEN_BUDGET if left is None else left} tokens left"
-                "</total_tokens>\n</system-reminder>"
-            )
+            self.countdown = countdown(TOKEN_BUDGET if left is None else left)
             if left is None:
                 call.uncertain = "the <total_tokens> countdown depends on the tokens the model's server reported used"
         elif behaviour.has_countdown and model != behaviour.default_model:
             call.uncertain = f"whether Claude Code gives {model} its <total_tokens> countdown is not known"
 
-    def text(self, text: str) -> str:
-        return text if self.countdown is None else js_trim(text) + "\n\n" + self.countdown
+    def text(self, text: str, *reminders: str) -> str:
+        """The result as the model receives it: with the countdown, trimmed, and the ``reminders``
+        (in their ``<system-reminder>``) and the countdown after it; without, as it is."""
+        if self.countdown is None:
+            return text
+        return js_trim(text) + "".join("\n\n" + reminder for reminder in (*reminders, self.countdown))
 
     def blocks(self, blocks: list[dict[str, Any]]) -> str:
         if self.countdown is not None:
@@ -240,8 +257,8 @@ class Answer:
             blocks = [*blocks, {"type": "text", "text": self.countdown}]
         return json.dumps(blocks, ensure_ascii=False)
 
-    def error(self, text: str) -> ToolError:
-        return ToolError(self.text(text), whole=True)
+    def error(self, text: str, *reminders: str) -> ToolError:
+        return ToolError(self.text(text, *reminders), whole=True)
 
 
 def _check_tokens(call: Call, answer: Answer, behaviour: Behaviour, text: str) -> None:
@@ -315,6 +332,7 @@ def _selection(
                     length = sum(map(js_length, reader.lines_text(start, last_real))) + last - last_real
                 raise _TooLarge(tokens, length)
         texts = str(reader.lines_text(start, last_real)).split("\n") if start <= last_real else []
+        texts = _without_line_end_crs(texts, start, total, reader.ends_with_newline(), behaviour.final_crs)
         texts += [""] * (last - max(last_real, start - 1))
         note = ""
         if behaviour.notes_legacy_encoding and b"\0" in reader.read_at(0, 8192):
@@ -326,6 +344,21 @@ def _selection(
         ):
             note = LEGACY_ENCODING_NOTE
     return texts, lines, note
+
+
+def _without_line_end_crs(texts: list[str], first: int, total: int, terminated: bool, final_crs: str) -> list[str]:
+    """Lines ``first``.. of ``total`` as Claude Code reads them: it turns each CRLF into LF, then splits
+    on ``\r?\n``, so a line ending in two CRs before its LF loses both (the engine's lines have lost
+    one); the end of an unterminated last line loses one CR (``final_crs`` ``one``), all (``all``) or
+    none (``keep``)."""
+    out = []
+    for number, text in enumerate(texts, first):
+        if number < total or terminated or final_crs == "one":
+            text = text.removesuffix("\r")
+        elif final_crs == "all":
+            text = text.rstrip("\r")
+        out.append(text)
+    return out
 
 
 def _changes_note(resolved: Resolved, behaviour: Behaviour, call: Call, read: str, first: int) -> str:

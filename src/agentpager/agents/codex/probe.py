@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from agentpager.agents.codex import AGENT
 from agentpager.probe.program import DUMMY_KEY, Launch, Program
@@ -13,8 +15,11 @@ MODEL = "gpt-5.5"
 JavaScript code-mode ``exec`` tool instead)."""
 
 
-def launch(home: Path, url: str, model: str | None, prompt: str) -> Launch:
-    """A custom model provider in ``$CODEX_HOME/config.toml`` speaking the Responses API to the mock."""
+def launch(home: Path, url: str, model: str | None, prompt: str, tool: str, arguments: Mapping[str, Any]) -> Launch:
+    """A custom model provider in ``$CODEX_HOME/config.toml`` speaking the Responses API to the mock;
+    commands run in Codex's read-only sandbox (``-s read-only``: no write, no network). A workspace's
+    ``.codex/config.toml`` loads only for a project the user config trusts (none here:
+    codex-rs/core/src/config_loader/mod.rs, ``load_project_layers``), and its ``.codex/`` is hidden."""
     codex_home = home / ".codex"
     codex_home.mkdir(exist_ok=True)
     (codex_home / "config.toml").write_text(
@@ -35,7 +40,8 @@ def launch(home: Path, url: str, model: str | None, prompt: str) -> Launch:
         [
             "exec",
             "--skip-git-repo-check",
-            "--dangerously-bypass-approvals-and-sandbox",
+            "--sandbox",
+            "read-only",
             "-m",
             model or MODEL,
             prompt,
@@ -53,4 +59,5 @@ PROGRAM = Program(
     OpenAIResponses,
     ("node_modules/@openai/codex/bin/codex.js",),
     launch,
+    project_config=(".codex",),
 )

@@ -17,10 +17,19 @@ MODEL = "gemini-2.5-pro"
 REFERENCED_FILES = "\n--- Content from referenced files ---"
 
 
-def launch(home: Path, url: str, model: str | None, prompt: str) -> Launch:
-    """API-key auth chosen in ``~/.gemini/settings.json`` (the base URL alone selects a gateway it refuses)."""
+def launch(home: Path, url: str, model: str | None, prompt: str, tool: str, arguments: Mapping[str, Any]) -> Launch:
+    """API-key auth chosen in ``~/.gemini/settings.json`` (the base URL alone selects a gateway it refuses).
+
+    The workspace is not trusted (``GEMINI_CLI_TRUST_WORKSPACE=false``), so its ``.gemini/settings.json``
+    (MCP servers, hooks, tools) is never merged and its ``.env`` gives no variable but auth ones;
+    ``advanced.ignoreLocalEnv`` skips that ``.env`` too. Folder trust is off in the user settings, so
+    ``-p`` does not stop at the untrusted folder (packages/core/src/utils/trust.ts ``checkPathTrust``,
+    packages/cli/src/config/settings.ts ``mergeSettings``, ``loadEnvironment``). No YOLO: its
+    read-only tools need no approval.
+    """
     settings = {
-        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+        "advanced": {"ignoreLocalEnv": True},
         "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False},
         "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
@@ -33,7 +42,7 @@ def launch(home: Path, url: str, model: str | None, prompt: str) -> Launch:
         {
             "GEMINI_API_KEY": DUMMY_KEY,
             "GOOGLE_GEMINI_BASE_URL": url,
-            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            "GEMINI_CLI_TRUST_WORKSPACE": "false",
             "GEMINI_CLI_NO_RELAUNCH": "true",
         },
     )
@@ -69,4 +78,5 @@ PROGRAM = Program(
     ("node_modules/@google/gemini-cli/bundle/gemini.js",),
     launch,
     {"read_many_files": PromptTool(_at_references, _referenced_files)},
+    project_config=(".gemini",),
 )

@@ -54,6 +54,7 @@ from agentpager.agents.gemini_cli.content import (
     TextRead,
     base64_text,
     file_type,
+    media_type,
     node_extname,
     read_content,
 )
@@ -727,6 +728,14 @@ TOOL_NAMES = ("read_file", "list_directory", "read_many_files")
 
 
 class GeminiCli(Profile):
+    def received(self, recorded: RecordedCall) -> str | None:
+        """What was logged, but for a file sent as data (an image, a PDF, audio, video): the model got
+        the data beside the response's text, and the chat log keeps the text only (not known)."""
+        path = recorded.arguments.get("file_path") if recorded.tool == "read_file" else None
+        if isinstance(path, str) and media_type(path) is not None:
+            return None
+        return recorded.output
+
     def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
         arguments: dict[str, Any] = {"file_path": path}
         if shown is not None:

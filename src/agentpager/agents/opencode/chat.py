@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agentpager.probe.mock import CALL_ID, Request, Response, ToolResult, sse
+from agentpager.probe.mock import CALL_ID, Request, Response, Sections, ToolResult, sse
 
 CHAT_CALL_ID = "call_" + CALL_ID.removeprefix("toolu_")
 _USAGE = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
@@ -97,6 +97,22 @@ class OpenAIChat:
                 }
             )
         return _stream(model, [{"role": "assistant", "content": text}], "stop")
+
+    def sections(self, body: Any) -> Sections:
+        """The system prompt is the ``system`` messages that open ``messages`` (OpenCode 1.18.33 sends
+        its prompt and environment as such); the tools as offered, each ``{"type": "function", ...}``."""
+        body = body if isinstance(body, dict) else {}
+        messages = body.get("messages")
+        messages = [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+        opening = 0
+        while opening < len(messages) and messages[opening].get("role") == "system":
+            opening += 1
+        system = [content_text(message.get("content")) for message in messages[:opening]]
+        return Sections(
+            "\n\n".join(system) if system else None,
+            list(body.get("tools") or []),
+            [(str(message.get("role")), message) for message in messages[opening:]],
+        )
 
     def other(self, request: Request) -> Response:
         if request.path.split("?")[0].endswith("/models"):

@@ -23,7 +23,9 @@ tools, which are code it would run) and the ``AGENTS.md``/``CLAUDE.md``/``CONTEX
 the system prompt; ``--pure`` loads no external plugin, ``OPENCODE_DISABLE_EXTERNAL_SKILLS`` no skill
 from ``.claude/`` or ``.agents/``; ``mcp`` is empty. What stays is the read tool's own behaviour: an
 ``AGENTS.md`` (or ``CLAUDE.md``, ``CONTEXT.md``) in a directory between the file read and the
-workspace root is appended to the result as a ``<system-reminder>`` (it is text, not config).
+workspace root is appended to the result as a ``<system-reminder>`` (it is text, not config). The
+probe's confinement also covers those config files and directories in the workspace and above it
+(``project_config``), so they could not load even if the variable stopped working.
 
 In ``run`` mode a permission that would be asked (``external_directory``, a path outside the
 workspace) is refused at once: the call fails and the run stops without sending the result to the
@@ -34,7 +36,9 @@ not say): ``outcome`` reads both from the temporary home's session store.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from agentpager.agents.opencode import AGENT
 from agentpager.agents.opencode.chat import CHAT_CALL_ID, OpenAIChat
@@ -84,11 +88,14 @@ def config(url: str, model: str) -> dict[str, object]:
         "formatter": False,
         "mcp": {},
         "plugin": [],
+        "permission": {"edit": "deny", "bash": "deny"},
     }
 
 
-def launch(home: Path, url: str, model: str | None, prompt: str) -> Launch:
-    """The arguments after the executable and the environment; writes the plugin's lock into ``home``."""
+def launch(home: Path, url: str, model: str | None, prompt: str, tool: str, arguments: Mapping[str, Any]) -> Launch:
+    """The arguments after the executable and the environment; writes the plugin's lock into ``home``.
+    Its permission rules deny the tools that write (``edit``: edit, write, apply_patch) and ``bash``,
+    so the model is not offered them; the probe sends only ``read``, ``glob`` and ``grep`` calls."""
     model = model or DEFAULT_MODEL
     settings = home / ".config" / "opencode"
     (settings / "node_modules").mkdir(parents=True, exist_ok=True)
@@ -130,5 +137,6 @@ PROGRAM = Program(
     OpenAIChat,
     ENTRY_POINTS,
     launch,
+    project_config=(".opencode", "opencode.json", "opencode.jsonc"),
     outcome=outcome,
 )

@@ -28,9 +28,17 @@ from agentpager.tools.base import (
 )
 
 VERSION = "1.18.33"
+LONE_SURROGATES = dict.fromkeys(range(0xD800, 0xE000), 0xFFFD)
+"""``str.translate`` table: each UTF-16 surrogate to U+FFFD, as UTF-8 encoding (WHATWG) writes it."""
 
 
 class OpenCode(Profile):
+    def received(self, recorded: RecordedCall) -> str | None:
+        """What was logged, with each lone surrogate as U+FFFD: the store keeps the result as the
+        JavaScript string it was (a line cut inside a UTF-16 pair ends in half of it), and the request
+        body goes out as UTF-8, which has no surrogates (measured: ``emoji_long`` in the goldens)."""
+        return None if recorded.output is None else recorded.output.translate(LONE_SURROGATES)
+
     def read_call(self, path: str, shown: Shown | None = None) -> tuple[str, dict[str, Any]]:
         arguments: dict[str, Any] = {"filePath": path}
         if shown is not None:

@@ -205,7 +205,9 @@ def exported(stored: Stored, directory: Path) -> Path:
     except OSError:
         pass
     text = json.dumps(export(stored), indent=2, ensure_ascii=False)
-    write_atomically(path, [text.encode("utf-8", "surrogatepass")])
+    # A lone surrogate (OpenCode cuts a line inside a UTF-16 pair; its store keeps the JSON escape) is
+    # written as that escape again: as raw bytes it would read back as three U+FFFD.
+    write_atomically(path, [text.encode("utf-8", "backslashreplace")])
     os.utime(path, ns=(stamp, stamp))
     return path
 

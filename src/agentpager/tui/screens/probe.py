@@ -28,7 +28,18 @@ from textual.timer import Timer
 from textual.widgets import Log, Static, TabbedContent, TabPane, Tabs
 
 from agentpager.agents import get_agent
-from agentpager.probe import AgentNotInstalled, Cancelled, ProbeError, ProbeResult, find, install, probe
+from agentpager.config import DEFAULT_BUDGET
+from agentpager.probe import (
+    AgentNotInstalled,
+    Cancelled,
+    ProbeError,
+    ProbeResult,
+    Refused,
+    Unconfined,
+    find,
+    install,
+    probe,
+)
 from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.footer import FittedFooter
@@ -53,7 +64,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
 
     @dataclass
     class Phase(Message):
-        """What asking the real agent is doing now (``starting Claude Code 2.1.330``), timed on screen."""
+        """What asking the real agent is doing now (``starting Claude Code 2.1.332``), timed on screen."""
 
         text: str
 
@@ -86,6 +97,12 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         hint: str
 
     @dataclass
+    class NotSent(Message):
+        """The call was not sent to the agent (not a read agentpager answers, or no confinement here): why."""
+
+        reason: str
+
+    @dataclass
     class Failed(Message):
         """The agent (or npm) failed: what it said."""
 
@@ -96,6 +113,7 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         Binding("a", "ask", "Ask again"),
         Binding("i", "install", "Install"),
         Binding("c", "copy", "Copy"),
+        Binding("r", "request", "Whole request"),
         Binding("q", "app.quit", "Quit", show=False),
     ]
     DEFAULT_CSS = """
@@ -112,7 +130,8 @@ class ProbeScreen(ReportsFailures, Screen[None]):
     """
 
     state = reactive("asking")
-    """``asking``, ``installing``, ``answered``, ``missing`` (not installed) or ``failed``."""
+    """``asking``, ``installing``, ``answered``, ``missing`` (not installed), ``refused`` (not sent:
+    not a read, or no confinement here) or ``failed``."""
 
     def __init__(self, workspace: Workspace, tool: str, arguments: dict[str, Any], real_agent: RealAgent) -> None:
         super().__init__()
@@ -166,6 +185,8 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             return self.state in ("answered", "failed", "missing")
         if action == "copy":
             return self.state in ("answered", "missing")
+        if action == "request":
+            return self.state == "answered"
         return True
 
     def watch_state(self, state: str) -> None:
@@ -244,6 +265,12 @@ class ProbeScreen(ReportsFailures, Screen[None]):
         except AgentNotInstalled as error:
             post(self.AgentMissing(error.reason, error.hint))
             return
+        except Refused as error:
+            post(self.NotSent(str(error)))
+            return
+        except Unconfined as error:
+            post(self.NotSent(f"agentpager runs an agent only confined, and cannot confine it here: {error}"))
+            return
         except (ProbeError, RuntimeError, OSError) as error:
             post(self.Failed(str(error)))
             return
@@ -308,6 +335,13 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             "i installs it now (npm, from the registry, into agentpager's cache dir); c copies the command."
         )
 
+    @on(NotSent)
+    def _not_sent(self, event: ProbeScreen.NotSent) -> None:
+        self.state = "refused"
+        self._show_verdict(f"Not sent to {self.title_of_agent}: {event.reason}", "-differs")
+        self._show_notes("The profile's answer is in the Profile tab; the agent ran nothing.")
+        self.query_one("#answers", TabbedContent).active = "tab-profile"
+
     @on(Failed)
     def _failed(self, event: ProbeScreen.Failed) -> None:
         self.state = "failed"
@@ -337,6 +371,17 @@ class ProbeScreen(ReportsFailures, Screen[None]):
             self.notify(f"Stopped {self.title_of_agent}: nothing was compared.")
         self._cancel.set()
         self.dismiss(None)
+
+    def action_request(self) -> None:
+        """The whole request that carried the agent's answer, part by part, with token counts."""
+        if self.answer is None:
+            return
+        from agentpager.probe.request import parts_of
+        from agentpager.tui.screens.request import RequestScreen
+
+        window = int(getattr(getattr(self.app, "config", None), "budget", 0) or DEFAULT_BUDGET)
+        parts = parts_of(self.program.dialect(), self.answer.result.request())
+        self.app.push_screen(RequestScreen(f"{self.title_of_agent} · model {self.answer.result.model}", parts, window))
 
     def action_copy(self) -> None:
         if self.state == "missing":

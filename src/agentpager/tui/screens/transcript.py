@@ -66,6 +66,10 @@ ARGUMENTS_AT_LEAST = 20
 """Columns the arguments get however narrow the list (the row is cut at the screen's edge)."""
 SHORT_STATUS = {"not replayable": "not repl."}
 FILTERS = ("all calls", "calls that differ", "errors", "this tool")
+OUTPUT_TABS = {"recorded": "As logged", "received": "As received", "replayed": "Replayed"}
+"""The call's outputs: what the agent's log kept (what replay compares), what its model received (the
+log's text with what the agent's harness adds on the way, by its profile's rules), what it gives now.
+Labels short enough that 80 columns hold every tab."""
 FOLLOW_SECONDS = 0.5
 WATCH_SECONDS = 0.25
 """How often the list looks at what the index read meanwhile, and at the rows it shows."""
@@ -254,7 +258,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         Binding("f", "cycle_filter", "Filter"),
         Binding("slash", "search", "Search"),
         Binding("F", "toggle_follow", "Follow"),
-        Binding("c", "copy('recorded')", "Copy", tooltip="Copy the recorded output"),
+        Binding("c", "copy('shown')", "Copy", tooltip="Copy the output shown"),
         Binding("y", "copy('replayed')", "Copy replayed", tooltip="Copy the replayed output"),
         Binding("escape,w", "app.pop_screen", "Back"),
         Binding("q", "app.quit", "Quit"),
@@ -313,8 +317,8 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         with Vertical(id="detail"):
             yield Static("", id="summary")
             with TabbedContent(id="outputs"):
-                for name in ("recorded", "replayed"):
-                    with TabPane(name.capitalize(), id=f"tab-{name}"):
+                for name, label in OUTPUT_TABS.items():
+                    with TabPane(label, id=f"tab-{name}"):
                         yield OutputArea(id=name)
                 with TabPane("Difference", id="tab-difference"), VerticalScroll():
                     yield Static("", id="difference")
@@ -493,6 +497,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             )
         )
         self.query_one("#recorded", OutputArea).show(_recorded(replay))
+        self.query_one("#received", OutputArea).show(_received(replay))
         self.query_one("#replayed", OutputArea).show(_replayed(replay))
         self.query_one("#difference", Static).update(shown)
         self.query_one("#conversation", Static).update(conversation)
@@ -675,17 +680,26 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         outputs.active = str(panes[(panes.index(outputs.active) + step) % len(panes)])
 
     def action_copy(self, which: str) -> None:
+        """Copy an output: ``shown``, the one whose tab is open (as logged when another tab is)."""
         replay = self.replay
         if replay is None or self.query_one(CallList).current_call is None:
             self.notify("No call is shown.", severity="warning")
             return
-        text = replay.recorded if which == "recorded" else (replay.result.text if replay.result else None)
+        if which == "shown":
+            active = self.query_one("#outputs", TabbedContent).active.removeprefix("tab-")
+            which = active if active in OUTPUT_TABS else "recorded"
+        texts = {
+            "recorded": replay.recorded,
+            "received": replay.received,
+            "replayed": replay.result.text if replay.result else None,
+        }
+        text, what = texts[which], OUTPUT_TABS[which].lower()
         if text is None:
-            self.notify(f"This call has no {which} output.", severity="warning")
+            self.notify(f"This call has no output {what}.", severity="warning")
             return
         copy = getattr(self.app, "copy_text", None)
         if copy is not None:
-            copy(text, f"the {which} output")
+            copy(text, f"the output {what}")
         else:
             self.app.copy_to_clipboard(text)
 
@@ -737,6 +751,14 @@ def _pattern_problem(text: str) -> str | None:
 
 def _recorded(replay: Replay) -> str:
     return replay.recorded if replay.recorded is not None else "(no result recorded)"
+
+
+def _received(replay: Replay) -> str:
+    if replay.received is not None:
+        return replay.received
+    if replay.recorded is None:
+        return "(no result recorded)"
+    return "(not known: the log does not hold enough of this result, such as the images of one made of blocks)"
 
 
 def _replayed(replay: Replay) -> str:
