@@ -27,8 +27,10 @@ from agentpager.sessions_index.lines import session_json, session_text
 FILE_NAME = "sessions.db"
 APPLICATION_ID = 0x61705358
 """``PRAGMA application_id`` of the index ("apSX"): a database without it is not ours."""
-SCHEMA_VERSION = 2
-"""2: agents named by their ids (``gemini-cli``, was ``gemini``)."""
+SCHEMA_VERSION = 3
+"""2: agents named by their ids (``gemini-cli``, was ``gemini``); 3: a call's turn is its model turn
+(it was the prompt's), the resume state keeps each agent's turns. An index of another version is
+made again."""
 BUSY_SECONDS = 10.0
 """How long a write waits for another process's write (SQLite's busy timeout), per try."""
 TRIES = 3
