@@ -121,12 +121,20 @@ def test_the_mcp_server_answers_a_bad_name_and_outlives_bad_requests(named: Path
         server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         listed = server.call(2, "list_files", {})
         assert listed["result"]["content"][0]["text"] == f"a.txt\n{SHOWN}"
-        # Lines the SDK cannot parse (it answers none of them): the server must go on.
+        # Lines the SDK cannot parse: each with an id is answered with an error (a line with no id
+        # to be read, nothing), and the server goes on.
         server.send(
             b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"\\udcff"}}}\n'
         )
+        assert server.answer() == {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "error": {"code": -32602, "message": "Invalid params: a string in params holds a lone surrogate"},
+        }
         server.send(b"\xff\xfe not JSON at all\n")
         server.send(b'{"jsonrpc": "2.0", "id": 4, "method": \n')
+        parse_error = server.answer()
+        assert (parse_error["id"], parse_error["error"]["code"]) == (4, -32700)
         missing = server.call(5, "read_file", {"path": SHOWN})
         assert missing["id"] == 5
         assert missing["result"]["content"][0]["text"] == f"Error: File '{SHOWN}' does not exist."

@@ -206,7 +206,7 @@ async def test_following_a_session_with_subagents(tmp_path: Path) -> None:
         ]
         assert calls.summaries[read.key] is before, "what was shown of a call stays with it"
         assert calls.calls[3].key == read.key, "the call placed after the subagent's new one"
-        assert calls.calls[2].key in calls.summaries, "the new call is replayed"
+        await until(pilot, lambda: calls.calls[2].key in calls.summaries, "the new call was replayed")
         await pilot.press("F")
         app.screen.workers.cancel_all()
 
