@@ -19,7 +19,10 @@ from agentpager.agents.opencode.profiles import PROFILE
 from agentpager.agents.opencode.sessions import Stored, export, exported, stored_sessions
 from agentpager.agents.opencode.transcript import OpenCode, iso
 from agentpager.logs.records import RecordFile
-from agentpager.sessions import list_sessions
+from agentpager.sessions_index.listing import list_sessions
+from agentpager.sessions_index.search import Filters, reads_of, search
+from agentpager.sessions_index.store import IndexStore
+from agentpager.sessions_index.updating import update_calls
 from agentpager.tools.base import RecordedCall
 from agentpager.transcripts import open_transcript
 from agentpager.transcripts.formats import feed
@@ -129,6 +132,28 @@ def test_the_session_is_found_in_the_store_and_replayed_byte_for_byte(
     replays = [replayer.replay(call) for call in transcript.calls]
     assert transcript.format == "opencode"
     assert [(replay.plan and replay.plan.profile, replay.status) for replay in replays] == [("opencode", "same")] * 3
+
+
+def test_the_session_is_indexed_and_searched_like_any_other(home: Path, isolated_cache: Path) -> None:
+    """The export found in the store is indexed: its calls (the files its reads covered, by the
+    ``opencode`` profile), found by a search of its prompts, arguments and outputs and by the file read."""
+    store = IndexStore()
+    list_sessions(str(home), store)
+    assert [(info.session_id, info.calls) for batch in update_calls(str(home), store, 0) for info in batch] == [
+        (SESSION, 3)
+    ]
+    hits = [(hit.kind, hit.call, hit.tool, hit.excerpt) for hit in search(store, str(home), "missing.py")]
+    assert hits == [
+        ("prompt", None, "", '"Read guide/missing.py."'),
+        ("arguments", 2, "read", '{"filePath": "guide/missing.py"}'),
+        ("output", 2, "read", f"…ile not found: {DIRECTORY}/guide/missing.py"),
+    ]
+    assert [hit.call for hit in search(store, str(home), "tabs", Filters(agent="opencode", tool="grep"))] == [1, 1]
+    assert list(search(store, str(home), "tabs", Filters(agent="codex"))) == []
+    reads = reads_of(store, str(home), f"{DIRECTORY}/guide/code.py", line=7)
+    assert [(read.session.session_id, read.call, read.tool, read.first_line, read.last_line) for read in reads] == [
+        (SESSION, 0, "read", 1, 2000)
+    ]
 
 
 def test_a_lone_surrogate_in_the_store_reads_back_as_itself(home: Path, tmp_path: Path) -> None:

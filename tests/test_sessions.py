@@ -1,8 +1,11 @@
-"""The session browser's data: finding sessions, their summaries, the cache, and the command line."""
+"""The session browser's data: finding sessions, their summaries, the index that keeps them, and the
+command line."""
 
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
+import glob
 import json
 import os
 import subprocess
@@ -12,9 +15,20 @@ from pathlib import Path
 import pytest
 from waiting import HANG
 
-from agentpager.agents import get_agent
+from agentpager.agents import AGENTS, get_agent
 from agentpager.agents.base import Sessions
-from agentpager.sessions import CACHE_VERSION, EDGE_BYTES, SessionCache, count_sessions, find_sessions, list_sessions
+from agentpager.logs.records import RecordFile
+from agentpager.sessions import EDGE_BYTES, find_sessions
+from agentpager.sessions_index.listing import list_sessions
+from agentpager.sessions_index.store import IndexStore
+from agentpager.sessions_index.updating import update_calls
+
+
+def read_calls(home: Path) -> dict[str, tuple]:
+    """Bring the index's calls up to date; (calls, tokens, counted) of each session it read, by id."""
+    return {
+        info.session_id: (info.calls, info.tokens, info.counted) for batch in update_calls(str(home)) for info in batch
+    }
 
 
 def claude_session(
@@ -33,6 +47,7 @@ def claude_session(
             "cwd": project,
             "sessionId": name,
             "version": "2.1.130",
+            "gitBranch": "main",
             "timestamp": started,
             "message": {"role": "user", "content": "Fix the export\nplease"},
         },
@@ -142,8 +157,40 @@ def test_sessions_of_every_agent(tmp_path: Path, isolated_cache: Path) -> None:
         ("claude-code", "/home/me/shop", 3, 1017, "2.1.130", "claude-sonnet-4-5"),
     ]
     assert sessions[2].title == "Fix the export please" and sessions[2].path == str(claude)
+    assert (sessions[2].cwd, sessions[2].branch) == ("/home/me/shop", "main")
     assert (sessions[1].started, sessions[1].ended) == ("2026-02-03T09:00:00Z", "2026-02-03T09:02:04Z")
     assert (sessions[0].started, sessions[0].ended) == ("2026-03-01T00:00:00Z", "2026-03-01T00:10:00Z")
+
+
+def test_sessions_are_found_as_glob_finds_each_agents_patterns(tmp_path: Path, isolated_cache: Path) -> None:
+    """The walk finds what ``glob`` finds with each agent's patterns, less its ``ignored`` names: hidden
+    names and a subagent's own log left out, a file where a directory is expected passed over."""
+    claude = tmp_path / ".claude" / "projects"
+    for name in ("-p/s1.jsonl", "-p/agent-a1.jsonl", "-p/.hidden.jsonl", "-p/s1/subagents/agent-a1.jsonl", "x.jsonl"):
+        (claude / name).parent.mkdir(parents=True, exist_ok=True)
+        (claude / name).write_text("{}\n")
+    codex = tmp_path / ".codex" / "sessions"
+    for name in ("2026/01/02/rollout-a.jsonl", "rollout-b.json", "rollout-c.jsonl", "2026/01/notes.jsonl"):
+        (codex / name).parent.mkdir(parents=True, exist_ok=True)
+        (codex / name).write_text("{}\n")
+    gemini_session(tmp_path, "/home/me/notes")
+    expected = [
+        (path, agent.id, agent.sessions.project(path))
+        for agent in AGENTS
+        if agent.sessions is not None and agent.sessions.find is None
+        for pattern in agent.sessions.patterns
+        for path in glob.glob(os.path.join(agent.sessions.directory_in(str(tmp_path)), pattern))
+        if not (agent.sessions.ignored and fnmatch.fnmatch(os.path.basename(path), agent.sessions.ignored))
+    ]
+    found = [tuple(found) for found in find_sessions(str(tmp_path))]
+    assert sorted(found) == sorted(expected)
+    assert sorted(os.path.relpath(path, tmp_path) for path, _, _ in found) == [
+        ".claude/projects/-p/s1.jsonl",
+        ".codex/sessions/2026/01/02/rollout-a.jsonl",
+        ".codex/sessions/rollout-b.json",
+        ".codex/sessions/rollout-c.jsonl",
+        ".gemini/tmp/myproj/chats/session-2026-03-01T00-00-g1.json",
+    ]
 
 
 def test_an_agent_that_keeps_no_file_per_session_finds_them_itself(
@@ -166,62 +213,60 @@ def test_an_agent_that_keeps_no_file_per_session_finds_them_itself(
     assert asked == [str(tmp_path)] * 2
 
 
-def test_the_cache_is_used_and_a_grown_session_counted_on(tmp_path: Path, isolated_cache: Path) -> None:
+def test_an_unchanged_file_is_not_read_again(tmp_path: Path, isolated_cache: Path) -> None:
     path = claude_session(tmp_path, "/p", "s1", 2)
-    cache = SessionCache()
-    assert list_sessions(str(tmp_path), cache)[0].calls == 2
-    entry = cache.entries[str(path)]
-    entry["info"]["title"] = "from the cache"
-    cache.path.write_text(json.dumps({"version": CACHE_VERSION, "sessions": cache.entries}))
-    assert list_sessions(str(tmp_path))[0].title == "from the cache", "an unchanged file is not read"
-    grown = claude_session(tmp_path, "/p", "other", 3).read_text().split("\n", 1)[1]
+    assert list_sessions(str(tmp_path))[0].calls == 2
+    store = IndexStore()
+    store.run(lambda db: db.execute("UPDATE sessions SET title = 'from the index'"), write=True)
+    assert list_sessions(str(tmp_path), store)[0].title == "from the index", "an unchanged file is not read"
+    grown = claude_session(tmp_path / "donor", "/p", "other", 3).read_text().split("\n", 1)[1]
     with path.open("a") as file:
         file.write(grown)
-    sessions = {s.session_id: s for s in list_sessions(str(tmp_path))}
-    assert sessions["s1"].calls == 5 and sessions["s1"].title == "from the cache"
+    sessions = {s.session_id: s for s in list_sessions(str(tmp_path), store)}
+    assert (sessions["s1"].calls, sessions["s1"].title) == (5, "Fix the export please")
 
 
-def test_a_cache_written_when_gemini_clis_format_was_gemini_is_read(tmp_path: Path, isolated_cache: Path) -> None:
-    cache = SessionCache()
-    list_sessions(str(tmp_path), cache)  # nothing to find: the cache is empty
-    entry = {"stamp": [1, 2, 3], "info": {"path": "/s.json", "agent": "gemini", "project": "/home/me/notes"}}
-    cache.path.write_text(json.dumps({"version": CACHE_VERSION, "sessions": {"/s.json": entry}}))
-    assert SessionCache().entries["/s.json"]["info"]["agent"] == "gemini-cli"
-
-
-def test_the_first_look_reads_the_ends_and_the_count_comes_after(tmp_path: Path, isolated_cache: Path) -> None:
+def test_the_first_look_reads_the_ends_and_the_calls_come_after(tmp_path: Path, isolated_cache: Path) -> None:
     path = claude_session(tmp_path, "/home/me/shop", "big", 40, output="x" * 10_000)
     assert path.stat().st_size > 2 * EDGE_BYTES
-    cache = SessionCache()
-    (first,) = list_sessions(str(tmp_path), cache)
+    (first,) = list_sessions(str(tmp_path))
     assert (first.calls, first.tokens, first.counted, first.title) == (None, 1054, False, "Fix the export please")
-    (counted,) = count_sessions([first], cache)
-    assert (counted.calls, counted.tokens, counted.counted) == (40, 1054, True)
-    cache.save()
-    assert list_sessions(str(tmp_path))[0].calls == 40, "the count is kept"
-    assert list(count_sessions(list_sessions(str(tmp_path)), SessionCache())) == [], "nothing left to count"
+    assert read_calls(tmp_path) == {"big": (40, 1054, True)}
+    assert list_sessions(str(tmp_path))[0].calls == 40, "the index keeps the count"
+    assert read_calls(tmp_path) == {}, "nothing left to read"
 
 
-def test_usage_further_back_than_the_end_is_found_when_counted(tmp_path: Path, isolated_cache: Path) -> None:
+def test_usage_further_back_than_the_end_is_found_when_read(tmp_path: Path, isolated_cache: Path) -> None:
     path = claude_session(tmp_path, "/p", "s", 3)
     with path.open("a") as file:  # the session ends with results longer than what the first look reads
         line = json.dumps({"type": "user", "message": {"role": "user", "content": "y" * EDGE_BYTES}})
         file.write(f"{line}\n{line}\n")
-    cache = SessionCache()
-    (first,) = list_sessions(str(tmp_path), cache)
+    (first,) = list_sessions(str(tmp_path))
     assert (first.calls, first.tokens, first.counted) == (None, None, False)
-    (counted,) = count_sessions([first], cache)
-    assert (counted.calls, counted.tokens, counted.counted) == (3, 1017, True)
+    assert read_calls(tmp_path) == {"s": (3, 1017, True)}
 
 
-def test_a_session_that_grew_a_little_is_counted_on(tmp_path: Path, isolated_cache: Path) -> None:
+def test_a_session_that_grew_is_read_on_from_where_it_ended(
+    tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = claude_session(tmp_path, "/p", "s", 40, output="x" * 10_000)
-    list_sessions(str(tmp_path), count=True)
-    grown = claude_session(tmp_path, "/q", "other", 2).read_text().split("\n", 1)[1]
+    list_sessions(str(tmp_path))
+    assert read_calls(tmp_path) == {"s": (40, 1054, True)}
+    grown = claude_session(tmp_path / "donor", "/q", "other", 2).read_text().split("\n", 1)[1]
     with path.open("a") as file:
         file.write(grown)
-    (info,) = [s for s in list_sessions(str(tmp_path)) if s.path == str(path)]
-    assert (info.calls, info.tokens, info.counted) == (42, 1016, True)
+    firsts = []
+    records = RecordFile.records
+
+    def spied(self: RecordFile, first_line: int = 1):  # noqa: ANN202 - RecordFile.records, noting where it starts
+        firsts.append(first_line)
+        return records(self, first_line)
+
+    monkeypatch.setattr(RecordFile, "records", spied)
+    (info,) = list_sessions(str(tmp_path))
+    assert (info.calls, info.counted) == (None, False)
+    assert read_calls(tmp_path) == {"s": (42, 1016, True)}
+    assert firsts == [82], "lines 1-81 were read before"
 
 
 def test_a_long_document_is_summed_up_from_its_head(tmp_path: Path, isolated_cache: Path) -> None:
@@ -237,14 +282,13 @@ def test_a_long_document_is_summed_up_from_its_head(tmp_path: Path, isolated_cac
         }
     )
     path.write_text(json.dumps(document, indent=2))
-    cache = SessionCache()
-    (first,) = list_sessions(str(tmp_path), cache)
+    (first,) = list_sessions(str(tmp_path))
     assert (first.calls, first.counted, first.title, first.session_id) == (None, False, "hi there", "g1")
-    (counted,) = count_sessions([first], cache)
-    assert (counted.calls, counted.counted, counted.project) == (1, True, "/home/me/notes")
+    assert read_calls(tmp_path) == {"g1": (1, None, True)}
+    assert list_sessions(str(tmp_path))[0].project == "/home/me/notes"
 
 
-def test_codex_home_is_honoured(tmp_path: Path, isolated_cache: Path, monkeypatch) -> None:
+def test_codex_home_is_honoured(tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     codex_session(tmp_path / "elsewhere", "/x")
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "elsewhere" / ".codex"))
     monkeypatch.setenv("HOME", str(tmp_path))
@@ -285,12 +329,12 @@ def test_sessions_command_before_and_after_counting(tmp_path: Path) -> None:
     assert (record["calls"], record["counted"]) == (None, False)
     assert done.stderr == (
         "agentpager: 1 session not counted yet (only their ends were read): their calls show as … (null in --json);"
-        " --full counts them, and the count is kept\n"
+        " --full reads them, and the index keeps the count\n"
     )
     done = subprocess.run([*command, "--full"], capture_output=True, text=True, timeout=HANG, env=env)
     assert done.stdout.splitlines()[1].split()[6:8] == ["40", "calls"] and done.stderr == ""
     done = subprocess.run(command, capture_output=True, text=True, timeout=HANG, env=env)
-    assert done.stdout.splitlines()[1].split()[6:8] == ["40", "calls"], "from the cache"
+    assert done.stdout.splitlines()[1].split()[6:8] == ["40", "calls"], "from the index"
 
 
 def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
@@ -314,7 +358,9 @@ def test_records_nested_too_deep_do_not_stop_the_listing(tmp_path: Path, isolate
     small.write_text(deep + small.read_text() + deep)
     big = claude_session(tmp_path, "/home/me/shop", "big", 40, output="x" * 10_000)
     big.write_text(deep + long_deep + big.read_text() + long_deep + deep)
-    sessions = {info.session_id: info for info in list_sessions(str(tmp_path), count=True)}
+    list_sessions(str(tmp_path))
+    read_calls(tmp_path)
+    sessions = {info.session_id: info for info in list_sessions(str(tmp_path))}
     assert (sessions["small"].calls, sessions["small"].title, sessions["small"].problem) == (
         2,
         "Fix the export please",
@@ -336,7 +382,7 @@ def test_a_fifo_where_a_session_or_its_project_root_would_be_never_blocks(tmp_pa
         [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path), "--json", "--full"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
         env=env,
         stdin=subprocess.DEVNULL,
     )
@@ -345,25 +391,21 @@ def test_a_fifo_where_a_session_or_its_project_root_would_be_never_blocks(tmp_pa
     assert (records["gemini-cli"]["project"], records["gemini-cli"]["problem"]) == ("myproj", "")
 
 
-def test_the_usage_before_a_long_line_is_found_without_reading_it(
-    tmp_path: Path, isolated_cache: Path, monkeypatch
-) -> None:
-    """``sessions --full`` read a session's end in windows growing to the whole file (a 1 GB line:
-    1.1 GB); it missed a usage just before that line. Lines are now found from the end back by their
-    markers, and one longer than LINE_READ_WHOLE (here 1 MiB) is passed over."""
+def test_the_usage_before_a_long_line_is_found_without_reading_it(tmp_path: Path, isolated_cache: Path) -> None:
+    """A session's last usage before a 20 MB line (an output): its ends do not hold it, and reading
+    its calls into the index finds it without holding the long line whole (it is skimmed)."""
     import tracemalloc
 
-    from agentpager import sessions
-
-    monkeypatch.setattr(sessions, "LINE_READ_WHOLE", 1 << 20)
     path = claude_session(tmp_path, "/home/me/shop", "s1", 1)
-    long_line = json.dumps({"type": "user", "message": {"role": "user", "content": "y" * 20_000_000}})
+    output = {"type": "tool_result", "tool_use_id": "gone", "content": "y" * 20_000_000}
+    long_line = json.dumps({"type": "user", "message": {"role": "user", "content": [output]}})
     path.write_text(path.read_text() + long_line + "\n")
+    (listed,) = list_sessions(str(tmp_path))
+    assert (listed.calls, listed.tokens, listed.counted) == (None, None, False)
     tracemalloc.start()
     try:
-        (info,) = list_sessions(str(tmp_path), count=True)
+        assert read_calls(tmp_path) == {"s1": (1, 1015, True)}
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert (info.calls, info.tokens, info.counted) == (1, 1015, True)
     assert peak < 5_000_000

@@ -300,54 +300,167 @@ def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
 
 
 def _sessions(options: argparse.Namespace) -> int:
-    """Every agent session on this machine, by project, newest first."""
-    from agentpager.sessions import duration_of, list_sessions
-    from agentpager.wording import listed, plural
+    """Every agent session on this machine, by project, newest first; or what a search finds in them."""
+    from agentpager.sessions_index.listing import home_key, refresh
+    from agentpager.sessions_index.search import Filters, SearchError, since_time
+    from agentpager.sessions_index.store import IndexStore
 
-    sessions = list_sessions(options.home, count=options.full)
-    out = sys.stdout
-    uncounted = sum(not info.counted for info in sessions)
-    if uncounted:
-        print(
-            f"agentpager: {plural(uncounted, 'session')} not counted yet (only their ends were read): "
-            "their calls show as … (null in --json); --full counts them, and the count is kept",
-            file=sys.stderr,
-        )
-    if options.json:  # its members are plain values: vars, not asdict's deep copy (a third of the time)
-        out.write(
-            "".join(
-                json.dumps(vars(info) | {"duration_seconds": duration_of(info)}, ensure_ascii=False) + "\n"
-                for info in sessions
-            )
-        )
-        return 0
-    if not sessions:
+    if options.search is not None and options.read is not None:
+        raise CommandError("--search and --read: one at a time.")
+    try:
+        filters = Filters(options.agent, options.tool, since_time(options.since) if options.since else None)
+    except SearchError as error:
+        raise CommandError(str(error)) from None
+    store = IndexStore()
+    refresh(options.home, store)
+    if options.full or options.search is not None or options.read is not None or options.tool:
+        _read_calls(options.home, store)
+    if options.search is not None:
+        return _search(options, store, filters)
+    if options.read is not None:
+        return _reads(options, store, filters)
+    if options.agent or options.tool or options.since:
+        from agentpager.sessions_index.search import sessions_with
+
+        return _session_list(sessions_with(store, options.home, filters), options.json)
+    lines, uncounted = store.listing(home_key(options.home), "json" if options.json else "text")
+    _tell_uncounted(uncounted)
+    if not lines and not options.json:
         from agentpager.agents import AGENTS
+        from agentpager.wording import listed
 
         kept = [agent.title for agent in AGENTS if agent.sessions is not None]
         print(f"agentpager: no {listed(kept, 'or')} sessions found.", file=sys.stderr)
-        return 0
-    by_project: dict[str, list] = {}
-    for info in sessions:
-        by_project.setdefault(info.project, []).append(info)
-    for project, infos in by_project.items():
-        out.write(f"{project}  ({plural(len(infos), 'session')})\n")
-        for info in infos:
-            seconds = duration_of(info)
-            took = "" if seconds is None else _duration_text(seconds)
-            tokens = "" if info.tokens is None else plural(info.tokens, "token")
-            calls = "… calls" if info.calls is None else plural(info.calls, "call")
+    _write_lines(lines, headings=not options.json)
+    return 0
+
+
+def _write_lines(lines: list[tuple[str, bytes]], headings: bool) -> None:
+    """Each session's line as the index keeps it, by project under a heading when ``headings``."""
+    from agentpager.wording import plural
+
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    if not headings:
+        for _, line in lines:
+            out.write(line + b"\n")
+        return
+    by_project: dict[str, list[bytes]] = {}
+    for project, line in lines:
+        by_project.setdefault(project, []).append(line)
+    for project, rows in by_project.items():
+        out.write(f"{project}  ({plural(len(rows), 'session')})\n".encode("utf-8", "surrogatepass"))
+        for row in rows:
+            out.write(row + b"\n")
+
+
+def _read_calls(home: str | None, store: Any) -> None:
+    """Bring the index's calls up to date (saying how far it got on a terminal)."""
+    from agentpager.sessions_index.updating import unread, update_calls
+
+    left = len(unread(store, home))
+    tell = sys.stderr.isatty() and left > 0
+    for done in update_calls(home, store):
+        left -= len(done)
+        if tell:
+            print(f"\ragentpager: reading the calls of every session, {left:,} to go ", end="", file=sys.stderr)
+    if tell:
+        print("\r\033[K", end="", file=sys.stderr)
+
+
+def _tell_uncounted(uncounted: int) -> None:
+    from agentpager.wording import plural
+
+    if uncounted:
+        print(
+            f"agentpager: {plural(uncounted, 'session')} not counted yet (only their ends were read): "
+            "their calls show as … (null in --json); --full reads them, and the index keeps the count",
+            file=sys.stderr,
+        )
+
+
+def _session_list(sessions: list, as_json: bool) -> int:
+    """Sessions a filter let through, as a listing writes them."""
+    from agentpager.sessions_index.lines import session_json, session_text
+
+    _tell_uncounted(sum(not info.counted for info in sessions))
+    line = session_json if as_json else session_text
+    _write_lines([(info.project, line(info).encode("utf-8", "surrogatepass")) for info in sessions], not as_json)
+    return 0
+
+
+def _session_fields(info: Any) -> dict[str, Any]:
+    """What a search's or a read's JSON line says of its session."""
+    return {"session_id": info.session_id, "agent": info.agent, "project": info.project, "started": info.started}
+
+
+def _search(options: argparse.Namespace, store: Any, filters: Any) -> int:
+    """One line per prompt, call arguments or call output that holds the text."""
+    from agentpager.sessions_index.search import SearchError, search
+
+    out = sys.stdout
+    try:
+        for hit in search(store, options.home, options.search, filters):
+            info = hit.session
+            if options.json:
+                record = {"path": info.path, "line": hit.line, "kind": hit.kind, "call": hit.call}
+                record |= {"tool": hit.tool or None, "excerpt": hit.excerpt}
+                out.write(json.dumps(record | _session_fields(info), ensure_ascii=False) + "\n")
+            else:
+                call = "" if hit.call is None else f"#{hit.call} {hit.tool}"
+                out.write(
+                    f"{info.started[:16].replace('T', ' '):<16}  {info.agent:<11} {info.path}:{hit.line}  "
+                    f"{hit.kind:<9} {call:<16}  {hit.excerpt}\n"
+                )
+    except SearchError as error:
+        raise CommandError(str(error)) from None
+    return 0
+
+
+def _reads(options: argparse.Namespace, store: Any, filters: Any) -> int:
+    """One line per call that read the file: the session, the call, and the lines it read."""
+    from agentpager.sessions_index.search import reads_of
+
+    out = sys.stdout
+    for read in reads_of(store, options.home, os.path.abspath(options.read), filters):
+        info = read.session
+        last = "end" if read.last_line is None else str(read.last_line)
+        if options.json:
+            record = {"path": info.path, "line": read.line, "call": read.call, "tool": read.tool}
+            record |= {"first_line": read.first_line, "last_line": read.last_line}
+            out.write(json.dumps(record | _session_fields(info), ensure_ascii=False) + "\n")
+        else:
             out.write(
-                f"  {info.started[:16].replace('T', ' '):<16}  {took:>7}  {info.agent:<11} {info.version:<8} "
-                f"{info.model[:24]:<24} {calls:>10}  {tokens:>14}  {info.title[:60]}\n"
+                f"{info.started[:16].replace('T', ' '):<16}  {info.agent:<11} {info.path}:{read.line}  "
+                f"#{read.call} {read.tool}  lines {read.first_line}-{last}\n"
             )
     return 0
 
 
-def _duration_text(seconds: float) -> str:
-    minutes, second = divmod(int(seconds), 60)
-    hours, minute = divmod(minutes, 60)
-    return f"{hours}h{minute:02d}m" if hours else f"{minute}m{second:02d}s"
+def _export(options: argparse.Namespace) -> int:
+    """A session as one self-contained HTML page, or Markdown."""
+    from agentpager.export import ExportError, export_session
+
+    path = options.session if os.path.exists(options.session) else _session_path(options.session, options.home)
+    out = options.html or options.markdown
+    try:
+        export_session(path, out, "html" if options.html else "markdown", options.root)
+    except (ExportError, OSError) as error:
+        raise CommandError(str(error)) from None
+    print(f"agentpager: wrote {out}", file=sys.stderr)
+    return 0
+
+
+def _session_path(session_id: str, home: str | None) -> str:
+    """The file of the session whose id is, or starts with, ``session_id``."""
+    from agentpager.sessions_index.listing import list_sessions
+
+    found = [info for info in list_sessions(home) if info.session_id.startswith(session_id)]
+    exact = [info for info in found if info.session_id == session_id]
+    if len(exact or found) != 1:
+        how = "no session has" if not found else f"{len(found)} sessions have"
+        raise CommandError(f"{session_id}: not a file, and {how} that id (agentpager sessions lists them).")
+    return (exact or found)[0].path
 
 
 def _settings() -> Any:
@@ -557,11 +670,39 @@ def _replay_arguments(replay: argparse.ArgumentParser) -> None:
 
 
 def _sessions_arguments(sessions: argparse.ArgumentParser) -> None:
-    sessions.add_argument("--home", help="look in this home directory instead of yours")
-    sessions.add_argument("--json", action="store_true", help="one JSON object per session (calls: null until counted)")
-    sessions.add_argument(
-        "--full", action="store_true", help="count the calls of every session not counted yet (reads them whole)"
+    from agentpager.agents import AGENTS
+    from agentpager.wording import listed
+
+    sessions.description = (
+        "List every session, or search their prompts, call arguments and outputs. The index "
+        "(sessions.db in the cache dir) reads a session again only when its file changed."
     )
+    sessions.add_argument("--home", help="look in this home directory instead of yours")
+    sessions.add_argument("--json", action="store_true", help="one JSON object per line (calls: null until counted)")
+    sessions.add_argument(
+        "--full", action="store_true", help="read the calls of every session not read yet (the index keeps them)"
+    )
+    sessions.add_argument(
+        "--search",
+        metavar="TEXT",
+        help="prompts, call arguments and outputs holding TEXT (case ignored unless it has a capital)",
+    )
+    sessions.add_argument("--read", metavar="PATH", help="the calls that read the file PATH, and which lines")
+    sessions.add_argument("--tool", help="only calls of this tool (only sessions with one)")
+    agents = [agent.id for agent in AGENTS if agent.sessions is not None]
+    sessions.add_argument("--agent", help=f"only sessions of this agent ({listed(agents, 'or')})")
+    sessions.add_argument("--since", help="only sessions active since: 2026-01-02, 2026-01-02T10:00, 7d, 12h, 30m")
+
+
+def _export_arguments(export: argparse.ArgumentParser) -> None:
+    export.add_argument(
+        "session", metavar="SESSION", help="a session's file, or its id (agentpager sessions shows them)"
+    )
+    written = export.add_mutually_exclusive_group(required=True)
+    written.add_argument("--html", metavar="FILE", help="a self-contained page: calls, replays, differences, context")
+    written.add_argument("--markdown", metavar="FILE", help="the same as Markdown text")
+    export.add_argument("--root", help="replay the calls against this directory (default: the current one)")
+    export.add_argument("--home", help="look the id up among this home's sessions instead of yours")
 
 
 def _transcript_arguments(transcript: argparse.ArgumentParser) -> None:
@@ -596,7 +737,8 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
     "probe": ("ask the real agent (installed) for one tool call's exact result", _probe_arguments, _probe),
     "replay": ("replay a transcript's file reads against the files now", _replay_arguments, _replay),
     "transcript": ("open a transcript in the TUI", _transcript_arguments, _transcript),
-    "sessions": ("list every agent session on this machine", _sessions_arguments, _sessions),
+    "sessions": ("list every agent session on this machine, or search them", _sessions_arguments, _sessions),
+    "export": ("write a session as one HTML page or Markdown, to share", _export_arguments, _export),
     "mcp": ("serve the tools over MCP (stdio)", _mcp_arguments, _mcp),
     "demo": ("build a demo workspace (a 200 MB log, a session, ...) and open it", _demo_arguments, _demo),
     "config": ("show the settings (the config file's and the defaults)", _config_arguments, _config),

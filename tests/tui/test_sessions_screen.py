@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from agentpager import Workspace
-from agentpager.sessions import SessionInfo, count_sessions
+from agentpager.sessions import SessionInfo
 from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.screens import sessions as sessions_screen
@@ -97,12 +97,13 @@ async def test_counts_arrive_in_their_rows(
     big = claude_session(tmp_path, "/home/me/shop", "big", 40, output="x" * 10_000)
     claude_session(tmp_path, "/home/me/shop", "small", 2, started="2026-01-02T10:00:00.000Z")
     go_on = threading.Event()
+    update_calls = sessions_screen.update_calls
 
-    def held(sessions, cache):  # noqa: ANN001, ANN202 - count_sessions, once the test lets it
+    def held(*arguments):  # noqa: ANN002, ANN202 - update_calls, once the test lets it
         go_on.wait()
-        yield from count_sessions(sessions, cache)
+        yield from update_calls(*arguments)
 
-    monkeypatch.setattr(sessions_screen, "count_sessions", held)
+    monkeypatch.setattr(sessions_screen, "update_calls", held)
     app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         try:
@@ -111,13 +112,13 @@ async def test_counts_arrive_in_their_rows(
             rows = app.screen.query_one(SessionList)
             row = rows.lines[rows.positions[str(big)]]
             assert isinstance(row, SessionInfo) and (row.calls, row.counted) == (None, False)
-            assert "counting calls: 1 to go" in str(app.screen.query_one("#about", Static).render())
+            assert "reading calls: 2 to go" in str(app.screen.query_one("#about", Static).render())
         finally:
             go_on.set()
         await settle(pilot)
         row = rows.lines[rows.positions[str(big)]]
         assert isinstance(row, SessionInfo) and (row.calls, row.counted) == (40, True)
-        assert "counting" not in str(app.screen.query_one("#about", Static).render())
+        assert "reading calls" not in str(app.screen.query_one("#about", Static).render())
 
 
 def _browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentPagerApp:

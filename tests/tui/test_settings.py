@@ -282,7 +282,8 @@ async def test_the_command_palette_key_can_be_remapped(workspace_dir: Path, isol
 
 
 def test_the_remappable_keys_are_the_bindings_with_an_id() -> None:
-    """Each binding with an id can be remapped: its key is the default, its tooltip says what it does."""
+    """Each binding with an id can be remapped (the session browser's too): its key is the default, its
+    tooltip says what it does (the first binding's, where screens share an id)."""
     keys = remappable_keys()
     assert {binding_id: default for binding_id, (default, _) in keys.items()} == {
         "command_palette": "ctrl+p",
@@ -309,10 +310,13 @@ def test_the_remappable_keys_are_the_bindings_with_an_id() -> None:
         "go_to_mark": "apostrophe",
         "open_in_editor": "v",
         "follow": "f",
+        "reads_here": "R",
         "refresh_tree": "r",
         "leave_panel": "escape",
+        "export_session": "E",
     }
     assert keys["copy_output"][1] == "Copy the tool output"
+    assert keys["search"][1] == "Search the file (in the session browser: every session)"
     assert all(what and what[0].isupper() for _, what in keys.values())
 
 

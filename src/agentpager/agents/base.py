@@ -39,7 +39,8 @@ class Sessions:
     ignored: str = ""
     """A glob for file names among them that are not sessions (Claude Code's subagents' own files)."""
     project: Callable[[str], str] = _no_project
-    """The project a session belongs to, from its path, for when the session does not say ("" if unknown)."""
+    """The project a session belongs to, from its path, for when the session does not say ("" if unknown):
+    the same for every session of one directory (it is asked once per directory)."""
     find: Callable[[str | None], Iterable[tuple[str, str]]] | None = None
     """For an agent that does not keep a file per session (a database): ``find(home)`` (None: the user's
     home) yields each session as a transcript file it wrote (in the cache dir) and its project ("" if

@@ -721,6 +721,19 @@ class Matcher:
         return LineSearch(self, cancel)
 
 
+def literal_finder(texts: Sequence[str], ignore_case: bool) -> Callable[[bytes, int], tuple[int, int] | None]:
+    """``find(data, position)``: the byte span of the first of ``texts`` in UTF-8 ``data`` at or after
+    ``position`` (ignoring case as RE2 folds it), or None. Literal texts need no ``re``: RE2 alone,
+    in linear time. PatternTooLong past MAX_PATTERN_CHARS."""
+    for text in texts:
+        _check_length(text)
+    source = "|".join(_re2().escape(text) for text in texts)
+    regex = _re2_compile(("(?i)" if ignore_case else "") + f"(?:{source})")
+    if regex is None:
+        raise InvalidPattern(f"cannot search for {texts[0]!r}")
+    return functools.partial(_first_match, regex)
+
+
 def _first_match(regex: Any, data: bytes, position: int, end: int | None = None) -> tuple[int, int] | None:
     """The byte span of the first match within ``data[position:end]``: RE2's own call, without the
     module's per-call Match object, which cost four times the search itself. The bytes around that

@@ -173,6 +173,8 @@ class Parsed:
     session_id: str = ""
     started: str = ""
     ended: str = ""
+    branch: str = ""
+    """The git branch the agent worked on, where the log says."""
     subagent_ids: dict[str, ToolCall] = field(default_factory=dict)
     """Subagent id -> the call that started it (to find its transcript)."""
     boundaries: list[Boundary] = field(default_factory=list)
@@ -354,9 +356,13 @@ class Collector:
         self.turns_of[self.agent] = self.turns_of.get(self.agent, 0) + 1
         turns.append(turn)
 
-    def saw(self, timestamp: Any = None, version: Any = None, cwd: Any = None, model: Any = None) -> None:
+    def saw(
+        self, timestamp: Any = None, version: Any = None, cwd: Any = None, model: Any = None, branch: Any = None
+    ) -> None:
         """Facts a record states about the session at its point."""
         parsed = self.parsed
+        if isinstance(branch, str) and branch:
+            parsed.branch = branch
         if isinstance(timestamp, str) and timestamp:
             self.timestamp = timestamp
             parsed.started = parsed.started or timestamp

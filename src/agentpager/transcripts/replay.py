@@ -15,6 +15,7 @@ no profile claims (edits, plans) is not replayable.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,7 @@ from agentpager.agents import find_agent
 from agentpager.logs import records
 from agentpager.logs.records import Location, too_long
 from agentpager.profiles import all_profiles, get_profile
-from agentpager.tools.base import RecordedCall
+from agentpager.tools.base import Profile, RecordedCall
 from agentpager.transcripts import Transcript
 from agentpager.transcripts.context import AgentContext
 from agentpager.transcripts.formats import ModelTurn, ToolCall
@@ -86,6 +87,22 @@ class Replay:
         return "uncertain" if self.result.uncertain else "differs"
 
 
+def replaying_profiles(format: str) -> tuple[Profile, ...]:
+    """The profiles that may replay the calls of a transcript in ``format``: its agent's, or (a log of
+    model messages) every profile."""
+    agent = find_agent(format)
+    return all_profiles() if agent is None else agent.profiles()
+
+
+def plan_of(recorded: RecordedCall, profiles: Iterable[Profile]) -> Plan | None:
+    """How a recorded call replays: the first of ``profiles`` that claims it."""
+    for profile in profiles:
+        claim = profile.claim(recorded)
+        if claim is not None:
+            return Plan(claim.profile or profile.name, claim.tool, claim.arguments, claim.settings)
+    return None
+
+
 class Replayer:
     """Replays calls against ``root`` (default: the current directory), or in ``workspace`` (an
     app's: its caches and indexes are shared with what the app shows).
@@ -101,9 +118,7 @@ class Replayer:
         agent = find_agent(transcript.format)
         self.agent_profiles = agent is not None
         """Whether the transcript is an agent's own log (whose harness may add to what it logged)."""
-        self.profiles = all_profiles() if agent is None else agent.profiles()
-        """The profiles that may replay the transcript's calls: its agent's, or (a log of model
-        messages) every profile."""
+        self.profiles = replaying_profiles(transcript.format)
         self._contexts: dict[tuple[int, str], AgentContext] = {}
         """Each (file, agent)'s turns, to find the one that made a call."""
 
@@ -135,13 +150,7 @@ class Replayer:
 
     def plan(self, call: ToolCall, recorded: str | None) -> Plan | None:
         recorded_call = self.recorded_call(call, recorded)
-        if recorded_call is None:
-            return None
-        for profile in self.profiles:
-            claim = profile.claim(recorded_call)
-            if claim is not None:
-                return Plan(claim.profile or profile.name, claim.tool, claim.arguments, claim.settings)
-        return None
+        return None if recorded_call is None else plan_of(recorded_call, self.profiles)
 
     def not_replayed(self, call: ToolCall, recorded: str | None) -> str:
         """Why a call no profile claims is not replayed."""

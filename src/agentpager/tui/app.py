@@ -30,6 +30,7 @@ from agentpager.tui.screens.find_file import FindFile
 from agentpager.tui.screens.help import HelpScreen
 from agentpager.tui.screens.probe import ProbeScreen
 from agentpager.tui.screens.prompt import PromptScreen
+from agentpager.tui.screens.reads import ReadsScreen
 from agentpager.tui.screens.sessions import SessionsScreen
 from agentpager.tui.screens.transcript import TranscriptScreen
 from agentpager.tui.status import CallStatus
@@ -53,6 +54,7 @@ WORKSPACE_ACTIONS = frozenset(
         "toggle_pin",
         "leave_panel",
         "ask_agent",
+        "reads_here",
     }
 )
 """App actions on the workspace screen's tree, viewer and panel."""
@@ -79,12 +81,13 @@ def _line_number_problem(text: str) -> str | None:
 
 def remappable_keys() -> KeyTable:
     """The keys a config can remap, as the bindings declare them: each binding with an id (its key,
-    and its tooltip for what it does), and the command palette's."""
+    and its tooltip for what it does: the first one's, where screens share an id), and the command
+    palette's."""
     keys = {"command_palette": (AgentPagerApp.COMMAND_PALETTE_BINDING, "Show the command palette")}
-    for owner in (AgentPagerApp, FileViewer, WorkspaceTree, ToolPanel):
+    for owner in (AgentPagerApp, FileViewer, WorkspaceTree, ToolPanel, SessionsScreen):
         for binding in owner.BINDINGS:
             if isinstance(binding, Binding) and binding.id:
-                keys[binding.id] = (binding.key, binding.tooltip or binding.description)
+                keys.setdefault(binding.id, (binding.key, binding.tooltip or binding.description))
     return keys
 
 
@@ -213,6 +216,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         # while scrolling; freezing what exists once the screen is up leaves them out.
         self.call_after_refresh(gc.freeze)
         self.panel.apply_settings(self.config.budget, self.config.pair_format)
+        self.viewer.reads_home = self.sessions_home
         if self.welcome:
             self.notify(self.welcome, title="agentpager demo", timeout=10)
         for title, problem in self.problems:
@@ -277,9 +281,10 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
 
     # -- transcripts ------------------------------------------------------------------------------
 
-    def _show_transcript(self, replayer: Replayer) -> None:
-        """Show a transcript in place of the last one. When the last one is under the session browser
-        (opened from it), it leaves the stack and the browser stays under the new one."""
+    def _show_transcript(self, replayer: Replayer, at_line: int | None = None) -> None:
+        """Show a transcript in place of the last one (at the call on line ``at_line`` of its log).
+        When the last one is under the session browser (opened from it), it leaves the stack and the
+        browser stays under the new one."""
 
         async def show() -> None:
             if self.is_screen_installed("transcript"):
@@ -293,7 +298,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
                 self.uninstall_screen("transcript")
                 for screen in kept:
                     await self.push_screen(screen)
-            self.install_screen(TranscriptScreen(replayer.transcript, replayer), "transcript")
+            self.install_screen(TranscriptScreen(replayer.transcript, replayer, at_line), "transcript")
             await self.push_screen("transcript")
 
         self.call_later(show)
@@ -333,17 +338,31 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
 
     @on(SessionsScreen.OpenSession)
     def _open_session(self, event: SessionsScreen.OpenSession) -> None:
-        self._read_session(event.info.path)
+        self._read_session(event.info.path, event.line)
+
+    @on(ReadsScreen.OpenSession)
+    def _open_read(self, event: ReadsScreen.OpenSession) -> None:
+        self._read_session(event.path, event.line)
 
     @work(thread=True, group="transcript", exclusive=True, exit_on_error=False, description="reading a session")
-    def _read_session(self, path: str) -> None:
+    def _read_session(self, path: str, at_line: int | None = None) -> None:
         try:
             transcript = open_transcript(path, wait=False, paused=True)
         except TranscriptError as error:
             self.notify(str(error), severity="error")
             return
         self.replayer = Replayer(transcript, workspace=self.workspace)
-        self.call_from_thread(self._show_transcript, self.replayer)
+        self.call_from_thread(self._show_transcript, self.replayer, at_line)
+
+    def action_reads_here(self) -> None:
+        """Every session's calls whose reads covered the line in focus of the viewer's file."""
+        viewer = self.viewer
+        if viewer.view is None or not viewer.line_count:
+            self.notify("Open a file first: this lists the calls of every session that read a line of it.")
+            return
+        path = os.path.join(self.workspace.root.path, viewer.path)
+        reads = ReadsScreen(path, viewer.path, viewer.line_in_focus, self.sessions_home)
+        self.push_screen(reads, lambda updated: viewer.count_reads() if updated else None)
 
     @on(TranscriptScreen.OpenCall)
     def _open_call(self, event: TranscriptScreen.OpenCall) -> None:

@@ -31,6 +31,7 @@ from textual.worker import Worker, get_current_worker
 from agentpager.fileview import Cancelled, FileView, ViewError
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.lines import Shading, marker, paint, smart_case
+from agentpager.tui.read_counts import ReadCounts, counted, summarized
 from agentpager.tui.screens.key_prompt import KeyPrompt
 from agentpager.workspace import Workspace, printable
 
@@ -136,7 +137,13 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             tooltip="Scroll to the end of the longest line on screen",
         ),
         Binding("colon", "app.goto_line", "Line", id="goto_line", tooltip="Go to a line"),
-        Binding("slash", "app.search", "Search", id="search", tooltip="Search the file"),
+        Binding(
+            "slash",
+            "app.search",
+            "Search",
+            id="search",
+            tooltip="Search the file (in the session browser: every session)",
+        ),
         Binding("n", "next_match(1)", "Next", show=False, id="next_match", tooltip="Next search match"),
         Binding("N", "next_match(-1)", "Previous", show=False, id="previous_match", tooltip="Previous search match"),
         Binding("w", "toggle_wrap", "Wrap", id="wrap", tooltip="Wrap long lines"),
@@ -158,6 +165,14 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             tooltip="Open the file at this line in $EDITOR",
         ),
         Binding("f", "toggle_follow", "Follow", show=False, id="follow", tooltip="Follow a growing file"),
+        Binding(
+            "R",
+            "app.reads_here",
+            "Reads",
+            show=False,
+            id="reads_here",
+            tooltip="Every session's calls that read the line in focus",
+        ),
         Binding("escape", "cancel", "Cancel", show=False),
     ]
 
@@ -180,6 +195,9 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         .viewer--mark-lost { color: $error; }
         .viewer--mark-match { color: $warning; text-style: bold; }
         .viewer--message { color: $text-muted; }
+        .viewer--reads-1 { background: $primary 30%; }
+        .viewer--reads-2 { background: $primary 50%; }
+        .viewer--reads-3 { background: $primary 75%; color: $text; }
     }
     """
     COMPONENT_CLASSES = {
@@ -195,6 +213,9 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         "viewer--mark-lost",
         "viewer--mark-match",
         "viewer--message",
+        "viewer--reads-1",
+        "viewer--reads-2",
+        "viewer--reads-3",
     }
 
     following = reactive(False)
@@ -233,6 +254,10 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._wanted_top: int | None = None
         self._focus_when_open = True
         self.border_title = "agentpager"
+        self.reads_home: str | None = None
+        """The home whose sessions' reads shade the gutter (the app's session browser's)."""
+        self.reads: ReadCounts | None = None
+        """How many recorded reads covered each line, when some call of a session read the file."""
 
     # -- opening ----------------------------------------------------------------------------------
 
@@ -246,6 +271,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self.path = path
         self.view = None
         self.shading = None
+        self.reads = None
         self._focus_when_open = focus
         self._reset_lines([f"Opening {path}…"])
         self._wanted_top = line
@@ -350,6 +376,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             ]
             self._update_virtual_size()
         self.status = "" if event.complete else f"indexing {event.fraction:.0%}"
+        if event.complete and self.reads is None:
+            self.count_reads()
         if self.following:
             self.action_go_bottom()
 
@@ -406,6 +434,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             if shading is not None and shading.cut is not None:
                 parts.append(f"✂ the guard cuts at line {shading.cut[0]:,}")
         wrapped = "wrapped" if self.wrap and self.view is not None else ""
+        if self.reads is not None:
+            parts.append(self.reads.note(self.line_count))
         parts += [
             part for part in (self.status, self._search_note, "following" if self.following else "", wrapped) if part
         ]
@@ -499,7 +529,14 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         width = self._gutter_width()
         current = self._matches[self._match] if self._match >= 0 else None
         mark = marker(number, self.shading if self.shading and self.shading.path == self.path else None, current)
-        segments = [Segment(f"{number:>{width - 2},}", self._style("viewer--gutter"))]
+        number_style = self._style("viewer--gutter")
+        if self.reads is not None:
+            shade = self.reads.shade(number)
+            if shade is not None:
+                number_style += self._style(f"viewer--{shade}")
+            elif (window := self.reads.wanted(number)) is not None:
+                self._count_window(self.reads, window)
+        segments = [Segment(f"{number:>{width - 2},}", number_style)]
         segments.append(Segment(_MARKS[mark], self._style(f"viewer--mark-{mark}") if mark else None))
         segments.append(Segment(" "))
         return Strip(segments, width).apply_style(self._style("base"))
@@ -550,6 +587,42 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         if shading is not None and (covered := shading.columns(number)) is not None and covered[1] is None:
             return self._style("fill-lost" if shading.lost_from(number) is not None else "fill-covered")
         return self._style("base")
+
+    # -- every session's reads of this file --------------------------------------------------------
+
+    def count_reads(self) -> None:
+        """Shade the gutter by the reads of this file the sessions index holds (again, once it changed)."""
+        if self.view is not None and self.indexed:
+            self._count_reads(ReadCounts(self.workspace.root.path + "/" + self.path, self.reads_home))
+
+    @work(thread=True, group="reads", exclusive=True, exit_on_error=False, description="counting reads")
+    def _count_reads(self, reads: ReadCounts) -> None:
+        reads.summary = summarized(reads.path, reads.home, self.line_count)
+        if reads.summary is not None and reads.summary.calls:
+            self.post_message(self._ReadsCounted(reads, None, []))
+
+    @work(thread=True, group="read-windows", exit_on_error=False, description="counting reads of lines")
+    def _count_window(self, reads: ReadCounts, index: int) -> None:
+        self.post_message(self._ReadsCounted(reads, index, counted(reads.path, reads.home, index, self.line_count)))
+
+    @dataclass
+    class _ReadsCounted(Message):
+        """Reads of the file counted: its summary (``index`` None), or the counts of a window of lines."""
+
+        reads: ReadCounts
+        index: int | None
+        counts: list[int]
+
+    @on(_ReadsCounted)
+    def _reads_counted(self, event: _ReadsCounted) -> None:
+        if not event.reads.path.endswith("/" + self.path):
+            return  # another file was opened meanwhile
+        self.reads = event.reads
+        if event.index is not None:
+            event.reads.windows[event.index] = event.counts
+        self._gutters.clear()
+        self.refresh()
+        self._show_where()
 
     # -- what the call covers ---------------------------------------------------------------------
 

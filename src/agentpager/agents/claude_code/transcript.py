@@ -80,7 +80,12 @@ class ClaudeCode(Collector):
         line = record.value
         if not isinstance(line, dict):
             return
-        self.saw(line.get("timestamp"), line.get("version") or line.get("claude_code_version"), line.get("cwd"))
+        self.saw(
+            line.get("timestamp"),
+            line.get("version") or line.get("claude_code_version"),
+            line.get("cwd"),
+            branch=line.get("gitBranch"),
+        )
         self.parsed.session_id = self.parsed.session_id or str(line.get("sessionId") or line.get("session_id") or "")
         if line.get("type") == "system" and line.get("subtype") == "init":
             self.saw(model=line.get("model"))

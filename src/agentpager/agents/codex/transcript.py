@@ -1,7 +1,8 @@
 """Codex CLI rollouts, in the three shapes they have had, and the logs ``codex exec --json`` prints.
 
 - Rollout JSONL (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``, from about September 2025):
-  ``{"timestamp", "type", "payload"}`` lines; ``session_meta`` (id, cwd, ``cli_version``),
+  ``{"timestamp", "type", "payload"}`` lines; ``session_meta`` (id, cwd, ``cli_version``, and
+  ``git`` with its ``branch`` when the cwd is a repository),
   ``turn_context`` (cwd and model of each turn: the cwd can change), ``response_item`` (the model's
   items: ``message``, ``reasoning``, ``function_call``/``function_call_output``, ``custom_tool_call``
   and its output, ``local_shell_call``), ``event_msg`` (``token_count`` with ``last_token_usage``
@@ -123,7 +124,9 @@ class Codex(Collector):
             self._item(line, record)  # a bare item (legacy JSONL, TypeScript CLI)
 
     def _meta(self, meta: dict[str, Any]) -> None:
-        self.saw(meta.get("timestamp"), meta.get("cli_version"), meta.get("cwd"), meta.get("model"))
+        git = meta.get("git")
+        branch = git.get("branch") if isinstance(git, dict) else None
+        self.saw(meta.get("timestamp"), meta.get("cli_version"), meta.get("cwd"), meta.get("model"), branch)
         self.parsed.session_id = self.parsed.session_id or str(meta.get("id") or "")
 
     def _event(self, event: dict[str, Any], record: Record) -> None:

@@ -25,6 +25,9 @@ lines in the viewer, and its exact output.
 - `m` and a letter mark the top line; `'` and the letter go back there; `''` back to where the
   last jump left from
 - `v` open the file at this line in `$VISUAL` or `$EDITOR` (agentpager comes back when it exits)
+- `R` every session's calls that read the line in focus (`Enter` opens the session at the call); the
+  gutter's shades: how many recorded reads covered each line (darker: more), a line without one was
+  never seen by any agent
 - `Escape` cancel a conversion, an indexing or a search
 
 ## The call
@@ -45,6 +48,13 @@ lines in the viewer, and its exact output.
 - `o` open a file by typing letters of its path
 - `T` hide or show the tree
 - `⚠` more than 20 files, where `list_files` warns instead of listing; `⊘` a path the profile refuses
+
+## The session browser (`S`)
+
+- `Enter` open a session; `/` search every session's prompts, call arguments and outputs (add
+  `tool:Read`, `agent:codex`, `since:7d`, or `read:PATH` for the calls that read a file); `Escape`
+  back to every session
+- `E` export the session as one HTML page (a name ending in `.md`: Markdown)
 
 ## Everywhere
 

@@ -1,52 +1,49 @@
 """The session browser: every agent session on this machine, by project, newest first.
 
-The list comes from a worker: first what a look at each session's ends says (or the cache), then,
-in the same worker, the calls (and tokens) of the sessions not counted yet, each row updated as its
-count arrives (``…`` until then). Enter opens the session's transcript, replayed against the app's
-workspace root. The columns fit the terminal: at 80 columns the time, agent, calls, tokens and the
-first prompt; from 120 the model and version too.
+The list comes from a worker: first the rows the index has (at once), then the files as they are now
+(a look at the ends of each new or changed one), then the calls (and tokens) of every session not
+read yet, each row updated as its count arrives (``…`` until then). ``/`` searches every session's
+prompts, call arguments and outputs (or finds the calls that read a file), its rows shown as they
+are found; Enter opens the session's transcript, at the call, replayed against the app's workspace
+root; ``E`` exports one. The columns fit the terminal: at 80 columns the time, agent, calls, tokens
+and the first prompt; from 120 the model and version too.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rich.markup import escape
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.events import Resize
-from textual.geometry import Region, Size
 from textual.message import Message
-from textual.reactive import reactive
 from textual.screen import Screen
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from agentpager.agents import AGENTS
-from agentpager.sessions import SessionCache, SessionInfo, count_sessions, duration_of, list_sessions
+from agentpager.sessions import SessionInfo, duration_of
+from agentpager.sessions_index.lines import duration_text
+from agentpager.sessions_index.listing import indexed_sessions, list_sessions
+from agentpager.sessions_index.pool import background_workers
+from agentpager.sessions_index.search import SearchError, TextMatch, parse_query, reads_of, search
+from agentpager.sessions_index.store import IndexStore
+from agentpager.sessions_index.updating import unread, update_calls
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.footer import FittedFooter
-from agentpager.tui.rows import CURSOR_BINDINGS, row_styles
+from agentpager.tui.found_list import AGENT_NAMES, Found, FoundList, found_lines
+from agentpager.tui.rows import HeadedRows, headed_rows_classes, headed_rows_css
+from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.wording import plural
 
 UPDATE_SECONDS = 0.25
 """Counts are posted to the list at most this often (a batch at a time)."""
-AGENT_NAMES = {agent.id: agent.short_title for agent in AGENTS}
-"""Each agent's name in the agent column."""
-
-
-def _took(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    minutes, second = divmod(int(seconds), 60)
-    hours, minute = divmod(minutes, 60)
-    return f"{hours}h{minute:02d}m" if hours else f"{minute}m{second:02d}s"
 
 
 @dataclass(frozen=True)
@@ -68,7 +65,7 @@ def _tokens(info: SessionInfo) -> str:
 
 
 STARTED = Column("started", 16, lambda info: info.started[:16].replace("T", " "))
-TOOK = Column("took", 6, lambda info: _took(duration_of(info)), right=True)
+TOOK = Column("took", 6, lambda info: duration_text(duration_of(info)), right=True)
 AGENT = Column("agent", 6, lambda info: AGENT_NAMES.get(info.agent, info.agent))
 CALLS = Column("calls", 5, _calls, right=True)
 TOKENS = Column("tokens", 7, _tokens, right=True)
@@ -94,45 +91,30 @@ def header(width: int) -> str:
     return GAP + GAP.join(cells) + GAP + "first prompt"
 
 
-class SessionList(ScrollView, can_focus=True, inherit_bindings=False):
+class SessionList(HeadedRows[SessionInfo]):
     """Project headings and their sessions; the cursor moves over sessions only."""
 
-    BINDINGS = CURSOR_BINDINGS
-    DEFAULT_CSS = """
-    SessionList {
-        height: 1fr;
-        overflow-x: hidden;
-        .sessionlist--cursor { background: $accent 40%; }
-        .sessionlist--project { color: $primary; text-style: bold; }
-        .sessionlist--muted { color: $text-muted; }
-        .sessionlist--problem { color: $warning; }
-    }
-    """
-    COMPONENT_CLASSES = {"sessionlist--cursor", "sessionlist--project", "sessionlist--muted", "sessionlist--problem"}
-
-    cursor = reactive(0)
+    PREFIX = "sessionlist"
+    DEFAULT_CSS = headed_rows_css("SessionList", PREFIX)
+    COMPONENT_CLASSES = headed_rows_classes(PREFIX)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.lines: list[str | SessionInfo] = []
-        self.sessions: list[int] = []
-        """Positions in ``lines`` of the sessions (the rest are project headings)."""
         self.positions: dict[str, int] = {}
         """Each session's position in ``lines``, by path."""
 
     def show(self, sessions: list[SessionInfo]) -> None:
+        """Show these sessions by project; the cursor stays on the session it was on."""
+        chosen = self.chosen
         by_project: dict[str, list[SessionInfo]] = {}
         for info in sessions:
             by_project.setdefault(info.project, []).append(info)
-        self.lines = []
+        lines: list[str | SessionInfo] = []
         for project, infos in by_project.items():
-            self.lines.append(f"{project}  ({plural(len(infos), 'session')})")
-            self.lines.extend(infos)
-        self.sessions = [n for n, line in enumerate(self.lines) if isinstance(line, SessionInfo)]
-        self.positions = {line.path: n for n, line in enumerate(self.lines) if isinstance(line, SessionInfo)}
-        self.virtual_size = Size(self.size.width, len(self.lines))
-        self.cursor = 0
-        self.refresh()
+            lines.append(f"{project}  ({plural(len(infos), 'session')})")
+            lines.extend(infos)
+        self.positions = {line.path: n for n, line in enumerate(lines) if isinstance(line, SessionInfo)}
+        self.show_lines(lines, None if chosen is None else lambda info: info.path == chosen.path)
 
     def update(self, sessions: list[SessionInfo]) -> None:
         """Show these sessions' new summaries in their rows."""
@@ -142,86 +124,55 @@ class SessionList(ScrollView, can_focus=True, inherit_bindings=False):
                 self.lines[position] = info
         self.refresh()
 
-    @property
-    def chosen(self) -> SessionInfo | None:
-        if not self.sessions:
-            return None
-        line = self.lines[self.sessions[self.cursor]]
-        return line if isinstance(line, SessionInfo) else None
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        self._styles = row_styles(self)
-        self._base = self.rich_style
-        self._columns = columns_for(self.size.width)
-        return super().render_lines(crop)
-
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        number = scroll_y + y
-        width = self.scrollable_content_region.width
-        if number >= len(self.lines):
-            return Strip.blank(width, self._base)
-        line = self.lines[number]
-        text = Text(no_wrap=True, end="", overflow="ellipsis")
-        if isinstance(line, str):
-            text.append(line, self._styles["sessionlist--project"])
+    def row_text(self, row: SessionInfo, width: int) -> Text:
+        cells = []
+        for column in columns_for(self.size.width):
+            value = column.value(row)
+            if len(value) > column.width:
+                value = value[: column.width - 1] + "…"
+            cells.append(f"{value:>{column.width}}" if column.right else f"{value:<{column.width}}")
+        text = Text(GAP + GAP.join(cells) + GAP, no_wrap=True, end="", overflow="ellipsis")
+        if row.problem:
+            text.append(row.problem, self.style("problem"))
         else:
-            cells = []
-            for column in self._columns:
-                value = column.value(line)
-                if len(value) > column.width:
-                    value = value[: column.width - 1] + "…"
-                cells.append(f"{value:>{column.width}}" if column.right else f"{value:<{column.width}}")
-            text.append(GAP + GAP.join(cells) + GAP)
-            if line.problem:
-                text.append(line.problem, self._styles["sessionlist--problem"])
-            else:
-                text.append(line.title, self._styles["sessionlist--muted"])
-        text.truncate(width, overflow="ellipsis")
-        selected = self.sessions and number == self.sessions[self.cursor]
-        style = self._base + self._styles["sessionlist--cursor"] if selected else self._base
-        strip = Strip(list(text.render(self.app.console))).apply_style(style)
-        return strip.crop_extend(scroll_x, scroll_x + width, style)
-
-    def on_resize(self, event: Resize) -> None:
-        self.virtual_size = Size(event.size.width, len(self.lines))
-
-    def action_move(self, rows: int) -> None:
-        if self.sessions:
-            self.cursor = max(0, min(len(self.sessions) - 1, self.cursor + rows))
-
-    def watch_cursor(self, old: int, new: int) -> None:
-        if self.sessions:
-            line = self.sessions[new]
-            self.scroll_to_region(Region(0, max(0, line - 1), 1, 2), animate=False, immediate=True)
-        self.refresh()
+            text.append(row.title, self.style("muted"))
+        return text
 
 
 class SessionsScreen(ReportsFailures, Screen[None]):
-    """Every session; Enter opens one."""
+    """Every session; Enter opens one, ``/`` searches them all, ``E`` exports one."""
 
     BINDINGS = [
         Binding("enter,o", "open_session", "Open"),
-        Binding("r", "reload", "Refresh"),
-        Binding("escape,w", "app.pop_screen", "Back"),
+        Binding("slash", "search", "Search", id="search", tooltip="Search every session"),
+        Binding("E", "export", "Export", id="export_session", tooltip="Export a session as one HTML page or Markdown"),
+        Binding("r", "reload", "Refresh", show=False),
+        Binding("escape,w", "back", "Back"),
         Binding("q", "app.quit", "Quit"),
     ]
     DEFAULT_CSS = """
     SessionsScreen {
         #about { height: auto; padding: 0 1; background: $boost; }
         #columns { height: 1; color: $text-muted; text-style: bold; }
+        FoundList { display: none; }
+        &.-found FoundList { display: block; }
+        &.-found SessionList, &.-found #columns { display: none; }
     }
     """
 
     class OpenSession(Message):
-        def __init__(self, info: SessionInfo) -> None:
+        """Open this session (at the call whose record is on line ``line`` of its log, when given)."""
+
+        def __init__(self, info: SessionInfo, line: int | None = None) -> None:
             super().__init__()
             self.info = info
+            self.line = line
 
     class _Listed(Message):
-        def __init__(self, sessions: list[SessionInfo]) -> None:
+        def __init__(self, sessions: list[SessionInfo], left: int | None) -> None:
             super().__init__()
             self.sessions = sessions
+            self.left = left
 
     class _Counted(Message):
         def __init__(self, sessions: list[SessionInfo], left: int) -> None:
@@ -229,17 +180,30 @@ class SessionsScreen(ReportsFailures, Screen[None]):
             self.sessions = sessions
             self.left = left
 
+    class _Found(Message):
+        def __init__(self, query: str, found: list[Found], done: bool) -> None:
+            super().__init__()
+            self.query = query
+            self.found = found
+            self.done = done
+
     def __init__(self, home: str | None = None) -> None:
         super().__init__()
         self.home = home
         self.listed: list[SessionInfo] = []
-        self.left = 0
-        """Sessions whose calls are still being counted."""
+        self.left: int | None = None
+        """Sessions whose calls are still to be read (None: not known yet)."""
+        self.query_text = ""
+        self.found: list[Found] | None = None
+        """What the last search found (None: no search shown); growing while it runs."""
+        self.searching = False
+        self.queries: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield Static("Looking for Claude Code, Codex and Gemini CLI sessions…", id="about")
         yield Static(header(self.app.size.width), id="columns")
         yield SessionList(id="sessions")
+        yield FoundList(id="found")
         yield FittedFooter()
 
     def on_mount(self) -> None:
@@ -252,33 +216,34 @@ class SessionsScreen(ReportsFailures, Screen[None]):
     def action_reload(self) -> None:
         self._load()
 
-    @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="listing sessions")
     def _load(self) -> None:
-        """The list at once, then the counts of the sessions not counted yet, a batch at a time."""
+        """The list as the index has it, then as the files are now, then each session's calls read
+        (a batch of rows updated at a time)."""
         worker = get_current_worker()
-        cache = SessionCache()
-        sessions = list_sessions(self.home, cache)
-        self.post_message(self._Listed(sessions))
-        left = sum(not info.counted and not info.problem for info in sessions)
-        batch: list[SessionInfo] = []
-        posted = time.monotonic()
-        try:
-            for info in count_sessions(sessions, cache):
-                if worker.is_cancelled:
-                    return
-                batch.append(info)
-                left -= 1
-                if time.monotonic() - posted >= UPDATE_SECONDS:
-                    self.post_message(self._Counted(batch, left))
-                    batch, posted = [], time.monotonic()
-                    cache.save()
-            self.post_message(self._Counted(batch, 0))
-        finally:
-            cache.save()
+        store = IndexStore()
+        known = indexed_sessions(self.home, store)
+        if known:
+            self.post_message(self._Listed(known, None))
+        sessions = list_sessions(self.home, store, workers=background_workers())
+        if worker.is_cancelled:
+            return
+        left = len(unread(store, self.home))
+        self.post_message(self._Listed(sessions, left))
+        self._read_calls(store, left)
+
+    def _read_calls(self, store: IndexStore, left: int) -> None:
+        """Read the calls not read yet (in a worker), posting the rows they change."""
+        worker = get_current_worker()
+        for batch in update_calls(self.home, store, background_workers(), worker.cancelled_event):
+            left = max(0, left - len(batch))
+            self.post_message(self._Counted(batch, left))
+        if not worker.is_cancelled:
+            self.post_message(self._Counted([], 0))
 
     def on_sessions_screen__listed(self, event: _Listed) -> None:
         self.listed = event.sessions
-        self.left = sum(not info.counted and not info.problem for info in event.sessions)
+        self.left = event.left
         self.query_one(SessionList).show(event.sessions)
         self._tell()
 
@@ -288,18 +253,154 @@ class SessionsScreen(ReportsFailures, Screen[None]):
         self._tell()
 
     def _tell(self) -> None:
-        sessions = self.listed
-        projects = len({info.project for info in sessions})
-        counting = f" · counting calls: {self.left:,} to go" if self.left else ""
-        about = (
-            f"[b]Sessions[/b] · {plural(len(sessions), 'session')} in {plural(projects, 'project')} · newest first"
-            f"{counting} · Enter opens one"
-            if sessions
-            else "No Claude Code, Codex or Gemini CLI sessions were found in this home."
-        )
+        if self.found is not None:
+            found = self.found
+            where = len({item.session.path for item in found})
+            going = " · searching…" if self.searching else ""
+            reading = f" · reading calls: {self.left:,} sessions to go" if self.searching and self.left else ""
+            about = (
+                f"[b]{escape(self.query_text)}[/b] · {plural(len(found), 'match', 'matches')} in "
+                f"{plural(where, 'session')}{going}{reading} · Enter opens one · Escape: every session"
+            )
+        elif self.listed:
+            sessions = self.listed
+            projects = len({info.project for info in sessions})
+            reading = f" · reading calls: {self.left:,} to go" if self.left else ""
+            about = (
+                f"[b]Sessions[/b] · {plural(len(sessions), 'session')} in {plural(projects, 'project')} · newest first"
+                f"{reading} · Enter opens one · / searches them all"
+            )
+        else:
+            about = "No Claude Code, Codex or Gemini CLI sessions were found in this home."
         self.query_one("#about", Static).update(about)
 
+    # -- search -----------------------------------------------------------------------------------
+
+    async def action_search(self) -> None:
+        def searched(text: str | None) -> None:
+            if text:
+                self.query_text = text
+                self.found = []
+                self.searching = True
+                self.add_class("-found")
+                self.query_one(FoundList).show_lines([])
+                self.query_one(FoundList).focus()
+                self._tell()
+                self._search(text)
+
+        hint = (
+            "Prompts, call arguments and outputs; case matters only with a capital letter. Add tool:Read, "
+            "agent:codex, since:7d or read:PATH (the calls that read a file)."
+        )
+        await self.app.push_screen(
+            PromptScreen("Search every session", "text, and filters", query_problem, self.queries, hint), searched
+        )
+
+    @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="searching the sessions")
+    def _search(self, text: str) -> None:
+        """The index brought up to date, then the search, its rows posted as they are found."""
+        worker = get_current_worker()
+        query = parse_query(text)
+        store = IndexStore()
+        list_sessions(self.home, store, workers=background_workers())
+        self._read_calls(store, len(unread(store, self.home)))
+        found: list[Found] = []
+        posted = time.monotonic()
+        if query.read is not None:
+            found.extend(reads_of(store, self.home, query.read, query.filters))
+        else:
+            for hit in search(store, self.home, query.text, query.filters, worker.cancelled_event):
+                found.append(hit)
+                if time.monotonic() - posted >= UPDATE_SECONDS:
+                    self.post_message(self._Found(text, list(found), False))
+                    posted = time.monotonic()
+        if not worker.is_cancelled:
+            self.post_message(self._Found(text, found, True))
+
+    def on_sessions_screen__found(self, event: _Found) -> None:
+        if self.found is None or event.query != self.query_text:
+            return
+        self.found = event.found
+        self.searching = not event.done
+        found = self.query_one(FoundList)
+        chosen = found.chosen
+        found.show_lines(found_lines(event.found), None if chosen is None else lambda item: item == chosen)
+        self._tell()
+
+    def action_back(self) -> None:
+        """From a search's results back to every session; from there back to the app."""
+        if self.found is not None:
+            self.workers.cancel_group(self, "sessions")
+            self.found = None
+            self.searching = False
+            self.remove_class("-found")
+            self.query_one(SessionList).focus()
+            self._tell()
+            if self.left:
+                self._resume()
+        else:
+            self.app.pop_screen()
+
+    @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="reading calls")
+    def _resume(self) -> None:
+        """Read on the calls a search's cancel interrupted."""
+        store = IndexStore()
+        self._read_calls(store, len(unread(store, self.home)))
+
+    # -- a session ----------------------------------------------------------------------------------
+
+    def _chosen(self) -> tuple[SessionInfo, int | None] | None:
+        if self.found is not None:
+            item = self.query_one(FoundList).chosen
+            return None if item is None else (item.session, item.line or None)
+        info = self.query_one(SessionList).chosen
+        return None if info is None else (info, None)
+
     def action_open_session(self) -> None:
-        chosen = self.query_one(SessionList).chosen
+        chosen = self._chosen()
         if chosen is not None:
-            self.post_message(self.OpenSession(chosen))
+            self.post_message(self.OpenSession(*chosen))
+
+    async def action_export(self) -> None:
+        """Write the chosen session as one HTML page (or Markdown, for a name ending in .md)."""
+        chosen = self._chosen()
+        if chosen is None:
+            return
+        info = chosen[0]
+        default = os.path.join(os.getcwd(), f"{info.session_id or 'session'}.html")
+
+        def named(path: str | None) -> None:
+            if path is not None:
+                self._export(info, os.path.expanduser(path) or default)
+
+        await self.app.push_screen(
+            PromptScreen(
+                "Export the session to (empty: the name shown)",
+                default,
+                lambda _: None,
+                hint="A page with its calls, replay statuses, differences, context and conversation; .md for Markdown.",
+            ),
+            named,
+        )
+
+    @work(thread=True, group="export", exit_on_error=False, description="exporting a session")
+    def _export(self, info: SessionInfo, path: str) -> None:
+        from agentpager.export import ExportError, export_session
+
+        try:
+            root = self.app.workspace.root.path  # type: ignore[attr-defined]
+            export_session(info.path, path, "markdown" if path.endswith(".md") else "html", root)
+        except (ExportError, OSError) as error:
+            self.notify(f"Not exported: {error}", severity="error")
+        else:
+            self.notify(f"Wrote {path}", title="Export")
+
+
+def query_problem(text: str) -> str | None:
+    try:
+        query = parse_query(text)
+        if query.read is None:
+            TextMatch(query.text)
+    except SearchError as error:
+        return str(error)
+    return None

@@ -290,10 +290,12 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
     class _Grew(Message):
         pass
 
-    def __init__(self, transcript: Transcript, replayer: Replayer) -> None:
+    def __init__(self, transcript: Transcript, replayer: Replayer, at_line: int | None = None) -> None:
+        """``at_line``: show first the call whose record is on this line of the session's log."""
         super().__init__()
         self.transcript = transcript
         self.replayer = replayer
+        self.at_line = at_line
         self.filter = 0
         self.tool_filter = ""
         self.search_hits: set[Key] | None = None
@@ -383,9 +385,25 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
             if calls.current is None and len(calls.rows):
                 self._show(calls.rows[0])
             self.query_one("#about", Static).update(self._about())
+        if self.at_line is not None:
+            self._go_to_line(calls)
         waiting = [call for call in calls.on_screen() if call.key not in calls.summaries]
         if waiting and not self.replaying.locked():
             self._replay_calls(waiting)
+
+    def _go_to_line(self, calls: CallList) -> None:
+        """Put the cursor on the first call whose record is on line ``at_line`` of the session's log,
+        once the index has read it (found by the index's column of lines: no call is read)."""
+        index = self.transcript.index
+        with index.lock:
+            lines = index.calls.line
+            number = bisect.bisect_left(lines, self.at_line or 0)
+            found = number < len(lines) and lines[number] == self.at_line
+        if found or self.transcript.complete:
+            self.at_line = None
+        place = self.transcript.calls.place_of(0, number) if found else None
+        if place is not None and place in calls.rows:
+            calls.cursor = calls.rows.index(place)
 
     @work(thread=True, group="replay", exit_on_error=False, description="replaying the calls")
     def _replay_calls(self, calls: Sequence[ToolCall]) -> None:

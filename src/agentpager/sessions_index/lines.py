@@ -1,0 +1,36 @@
+"""What a listing writes for each session: its JSON line (``--json``) and its text line (under its
+project's heading). Both are made when the summary is, and kept with it in the index: listing
+20,000 unchanged sessions then writes what is kept instead of formatting it again."""
+
+from __future__ import annotations
+
+import json
+
+from agentpager.sessions import SessionInfo, duration_of
+from agentpager.wording import plural
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def duration_text(seconds: float | None) -> str:
+    """``4m05s``, ``1h02m``; empty when unknown."""
+    if seconds is None:
+        return ""
+    minutes, second = divmod(int(seconds), 60)
+    hours, minute = divmod(minutes, 60)
+    return f"{hours}h{minute:02d}m" if hours else f"{minute}m{second:02d}s"
+
+
+def session_json(info: SessionInfo) -> str:
+    """A session as ``agentpager sessions --json`` writes it (one line, without its end)."""
+    return _ENCODE(vars(info) | {"duration_seconds": duration_of(info)})
+
+
+def session_text(info: SessionInfo) -> str:
+    """A session as ``agentpager sessions`` writes it under its project (without its end)."""
+    tokens = "" if info.tokens is None else plural(info.tokens, "token")
+    calls = "… calls" if info.calls is None else plural(info.calls, "call")
+    return (
+        f"  {info.started[:16].replace('T', ' '):<16}  {duration_text(duration_of(info)):>7}  {info.agent:<11} "
+        f"{info.version:<8} {info.model[:24]:<24} {calls:>10}  {tokens:>14}  {info.title[:60]}"
+    )

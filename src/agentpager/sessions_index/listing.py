@@ -1,0 +1,95 @@
+"""The sessions of a home, from the index: a file is summed up again (``sessions.summarize``, from
+its two ends) only when its device, inode, size or mtime changed, and forgotten when it is gone.
+
+Many files to sum up (the first listing) are shared between worker processes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from agentpager.sessions import Found, SessionInfo, find_sessions, session_directories, summarize
+from agentpager.sessions_index.pool import worker_count, worker_pool
+from agentpager.sessions_index.store import IndexStore
+
+PARALLEL_FROM = 256
+"""Fewer sessions to sum up than this are summed up in this process."""
+CHUNK = 64
+WRITE_BATCH = 2000
+"""Summaries written in one transaction (another process's writes may come between two)."""
+
+
+def home_key(home: str | None) -> str:
+    """What the index files a home's sessions under: the directories its agents keep them in."""
+    return "\n".join(session_directories(home))
+
+
+def indexed_sessions(home: str | None = None, store: IndexStore | None = None) -> list[SessionInfo]:
+    """The sessions of ``home`` as the index last listed them, newest first, without looking at their
+    files (what a browser shows first, while ``list_sessions`` looks)."""
+    return (store or IndexStore()).sessions(home_key(home))
+
+
+def list_sessions(
+    home: str | None = None, store: IndexStore | None = None, workers: int | None = None
+) -> list[SessionInfo]:
+    """Every session of ``home`` (default: the user's), newest first. ``workers``: processes that sum
+    up a first listing (default: one per processor; 0: this process)."""
+    store = store or IndexStore()
+    refresh(home, store, workers)
+    return store.sessions(home_key(home))
+
+
+def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> None:
+    """Sum up again the sessions of ``home`` whose files changed, sum up the new ones, forget those
+    gone. Summaries are written a batch at a time while the others are summed up."""
+    key = home_key(home)
+    known = store.stamps(key)
+    changed: list[tuple[Found, os.stat_result]] = []
+    seen = set()
+    for item in find_sessions(home):
+        try:
+            st = os.stat(item.path)
+        except OSError:
+            continue
+        seen.add(item.path)
+        if known.get(item.path) != (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
+            changed.append((item, st))
+    gone = [path for path in known if path not in seen]
+    if gone:
+        store.forget(gone)
+    if changed:
+        store.close()  # not carried into forked workers
+        batch: list[tuple[SessionInfo, os.stat_result]] = []
+        for summary in summarize_all(changed, worker_count() if workers is None else workers):
+            batch.append(summary)
+            if len(batch) == WRITE_BATCH:
+                store.save_summaries(key, batch)
+                batch = []
+        store.save_summaries(key, batch)
+
+
+def summarize_all(
+    changed: list[tuple[Found, os.stat_result]], workers: int
+) -> Iterator[tuple[SessionInfo, os.stat_result]]:
+    """Each session's summary, with the version of its file it was made from, in order."""
+    if not workers or len(changed) < PARALLEL_FROM:
+        yield from zip(summarized([(item, st.st_size) for item, st in changed]), (st for _, st in changed), strict=True)
+        return
+    chunks = [changed[start : start + CHUNK] for start in range(0, len(changed), CHUNK)]
+    with worker_pool(workers) as pool:
+        results = pool.map(summarized, [[(item, st.st_size) for item, st in chunk] for chunk in chunks])
+        for chunk, infos in zip(chunks, results, strict=True):
+            yield from zip(infos, (st for _, st in chunk), strict=True)
+
+
+def summarized(items: list[tuple[Found, int]]) -> list[SessionInfo]:
+    """Each session's summary; one that cannot be read is listed with its problem."""
+    infos = []
+    for item, size in items:
+        try:
+            infos.append(summarize(item, size))
+        except (OSError, ValueError) as error:
+            infos.append(SessionInfo(item.path, item.agent, item.project_hint, size=size, problem=str(error)))
+    return infos

@@ -1,0 +1,40 @@
+"""Worker processes for the index's long reads: each summarizes or reads a share of the sessions.
+
+A process that runs no thread forks its workers (cheapest); one that does (the TUI) starts them
+from a fork server, since forking a process with threads can copy a lock while it is held.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported when a pool is made: a listing of unchanged sessions makes none
+    from concurrent.futures import ProcessPoolExecutor
+
+
+def worker_count() -> int:
+    """The processors this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def background_workers() -> int:
+    """Processes that read sessions behind an interface: every processor but the one it runs on (at
+    least one: the reading then never holds the interface's interpreter)."""
+    return max(1, worker_count() - 1)
+
+
+@contextlib.contextmanager
+def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    method = "fork" if threading.active_count() == 1 else "forkserver"
+    executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+    try:
+        yield executor
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)

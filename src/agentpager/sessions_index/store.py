@@ -1,0 +1,352 @@
+"""The index's database: ``sessions.db`` in the cache dir, SQLite from the standard library.
+
+One row per session (its summary, the file's version it was made from, and how far its calls were
+read), one row per call, one per prompt. WAL mode, so a reader (a second TUI, a CLI) never waits
+for the writer; writes take the database's write lock at their start (``BEGIN IMMEDIATE``) and wait
+for another process's write to end (``BUSY_SECONDS``), in short transactions. A file that is not
+this index (corrupt, another program's, an older schema) is removed and made again: it only holds
+what the sessions themselves say.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, TypeVar
+
+from agentpager.engine.cache import cache_root
+from agentpager.sessions import SessionInfo
+from agentpager.sessions_index.lines import session_json, session_text
+
+FILE_NAME = "sessions.db"
+APPLICATION_ID = 0x61705358
+"""``PRAGMA application_id`` of the index ("apSX"): a database without it is not ours."""
+SCHEMA_VERSION = 3
+"""2: agents named by their ids (``gemini-cli``, was ``gemini``); 3: a call's turn is its model turn
+(it was the prompt's), the resume state keeps each agent's turns. An index of another version is
+made again."""
+BUSY_SECONDS = 10.0
+"""How long a write waits for another process's write (SQLite's busy timeout), per try."""
+TRIES = 3
+
+SUMMARY_FIELDS = [field.name for field in fields(SessionInfo)]
+SUMMARY = ", ".join(SUMMARY_FIELDS)
+"""The summary's columns, in SessionInfo's order (``path`` first)."""
+_SUMMARY_COLUMNS = ", ".join(
+    f"{name} {'INTEGER' if name in ('calls', 'tokens', 'size', 'subagents', 'counted') else 'TEXT'}"
+    for name in SUMMARY_FIELDS
+)
+_SCHEMA = f"""
+CREATE TABLE sessions(
+    id INTEGER PRIMARY KEY,
+    home TEXT NOT NULL,
+    dev INTEGER NOT NULL, inode INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    {_SUMMARY_COLUMNS},
+    indexed_stamp TEXT,
+    indexed_size INTEGER NOT NULL DEFAULT 0,
+    indexed_lines INTEGER NOT NULL DEFAULT 0,
+    indexed_mark BLOB,
+    resume TEXT,
+    UNIQUE(path)
+);
+CREATE INDEX sessions_stamps ON sessions(home, path, dev, inode, size, mtime_ns);
+CREATE TABLE calls(
+    session INTEGER NOT NULL,
+    number INTEGER NOT NULL,
+    turn INTEGER NOT NULL,
+    tool TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    status TEXT NOT NULL,
+    size INTEGER,
+    tokens INTEGER,
+    file TEXT,
+    first_line INTEGER,
+    last_line INTEGER,
+    line INTEGER NOT NULL,
+    result_line INTEGER,
+    result_block INTEGER,
+    timestamp TEXT NOT NULL,
+    PRIMARY KEY(session, number)
+) WITHOUT ROWID;
+CREATE INDEX calls_by_file ON calls(file, first_line) WHERE file IS NOT NULL;
+CREATE INDEX calls_by_tool ON calls(tool, session);
+CREATE TABLE lines(
+    session INTEGER PRIMARY KEY,
+    json BLOB NOT NULL,
+    text BLOB NOT NULL
+);
+CREATE TABLE prompts(
+    session INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    PRIMARY KEY(session, line)
+) WITHOUT ROWID;
+PRAGMA application_id = {APPLICATION_ID};
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+CALL_COLUMNS = (
+    "session, number, turn, tool, arguments, status, size, tokens, file, first_line, last_line, line, "
+    "result_line, result_block, timestamp"
+)
+_DAMAGED = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+_BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+T = TypeVar("T")
+
+
+class NotOurs(sqlite3.DatabaseError):
+    """The database file is another program's, or an older schema of this index."""
+
+
+def default_path() -> Path:
+    return cache_root() / FILE_NAME
+
+
+def _code(error: sqlite3.Error) -> int | None:
+    """The error's primary SQLite result code (an extended code names its primary in its low byte)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
+def _damaged(error: sqlite3.DatabaseError) -> bool:
+    return isinstance(error, NotOurs) or _code(error) in _DAMAGED
+
+
+def _busy(error: sqlite3.Error) -> bool:
+    return _code(error) in _BUSY
+
+
+class IndexStore:
+    """The index's database, opened (and made, or made again) on first use; one per thread."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_path()
+        self._db: sqlite3.Connection | None = None
+
+    # -- opening -------------------------------------------------------------------------------
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = self._open()
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _open(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        for attempt in range(TRIES):
+            db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+            try:
+                self._prepare(db)
+                return db
+            except sqlite3.DatabaseError as error:
+                db.close()
+                if _damaged(error) and attempt < TRIES - 1:
+                    self._remove()
+                elif not (_busy(error) and attempt < TRIES - 1):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        """WAL mode, and the schema made when the file is new; NotOurs when it is not this index."""
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        if _header(db) == (APPLICATION_ID, SCHEMA_VERSION):
+            return
+        db.execute("BEGIN IMMEDIATE")  # looked at again under the write lock: another process may be making it
+        try:
+            header = _header(db)
+            if header == (0, 0) and not db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+            elif header != (APPLICATION_ID, SCHEMA_VERSION):
+                application, version = header
+                raise NotOurs(f"{self.path}: not this index (application {application:#x}, schema {version})")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _remove(self) -> None:
+        """Remove the database (and its WAL) so that it is made again: under a lock, and only when it
+        is still the bad one (another process may have made it again meanwhile)."""
+        with _locked(self.path.with_name(self.path.name + ".lock")):
+            try:
+                db = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
+                try:
+                    good = _header(db) == (APPLICATION_ID, SCHEMA_VERSION)
+                    good = good and db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+                finally:
+                    db.close()
+            except sqlite3.DatabaseError:
+                good = False
+            if not good:
+                for suffix in ("", "-wal", "-shm"):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(f"{self.path}{suffix}")
+
+    # -- reading and writing --------------------------------------------------------------------
+
+    def run(self, work: Callable[[sqlite3.Connection], T], write: bool = False) -> T:
+        """``work(db)``, in one transaction when it writes; tried again while another process holds
+        the write lock, and on a database found damaged, once it is made again."""
+        for attempt in range(TRIES):
+            db = self.db
+            try:
+                if not write:
+                    return work(db)
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    done = work(db)
+                    db.execute("COMMIT")
+                    return done
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+            except sqlite3.DatabaseError as error:
+                if attempt == TRIES - 1:
+                    raise
+                if _damaged(error):
+                    self.close()
+                    self._remove()
+                elif _busy(error):
+                    time.sleep(0.05 * (attempt + 1))
+                else:
+                    raise
+        raise AssertionError("unreachable")
+
+    def stamps(self, home: str) -> dict[str, tuple[int, int, int, int]]:
+        """The version of each session file of ``home`` the index has: path -> (dev, inode, size, mtime_ns)."""
+
+        def read(db: sqlite3.Connection) -> dict[str, tuple[int, int, int, int]]:
+            cursor = db.execute("SELECT path, dev, inode, size, mtime_ns FROM sessions WHERE home = ?", (home,))
+            return {row[0]: row[1:] for row in cursor}
+
+        return self.run(read)
+
+    def sessions(self, home: str) -> list[SessionInfo]:
+        """The summaries of ``home``'s sessions, newest first."""
+
+        def read(db: sqlite3.Connection) -> list[SessionInfo]:
+            cursor = db.execute(f"SELECT {SUMMARY} FROM sessions WHERE home = ? ORDER BY {newest_first()}", (home,))
+            return [info_of(row) for row in cursor]
+
+        return self.run(read)
+
+    def listing(self, home: str, column: str) -> tuple[list[tuple[str, bytes]], int]:
+        """What a listing writes for each of ``home``'s sessions, newest first: (project, its ``json``
+        or ``text`` line in UTF-8), and how many sessions are not counted yet. Bytes: as text, 20,000
+        lines took 100 MB (one emoji makes a string four bytes a character)."""
+
+        def read(db: sqlite3.Connection) -> tuple[list[tuple[str, bytes]], int]:
+            cursor = db.execute(
+                f"SELECT s.project, l.{'json' if column == 'json' else 'text'} FROM sessions s "
+                f"JOIN lines l ON l.session = s.id WHERE s.home = ? ORDER BY {newest_first('s.')}",
+                (home,),
+            )
+            lines = cursor.fetchall()
+            (uncounted,) = db.execute(
+                "SELECT count(*) FROM sessions WHERE home = ? AND NOT counted", (home,)
+            ).fetchone()
+            return lines, uncounted
+
+        return self.run(read)
+
+    def save_summaries(self, home: str, summaries: Sequence[tuple[SessionInfo, os.stat_result]]) -> None:
+        """Store these summaries of ``home``'s sessions, made from these versions of their files, with
+        their listing lines (what was read of their calls is kept: the next call read compares)."""
+        columns = ", ".join(SUMMARY_FIELDS)
+        marks = ", ".join("?" * len(SUMMARY_FIELDS))
+        updates = ", ".join(f"{name} = excluded.{name}" for name in SUMMARY_FIELDS)
+
+        def write(db: sqlite3.Connection) -> None:
+            db.executemany(
+                f"INSERT INTO sessions (home, dev, inode, mtime_ns, {columns}) VALUES (?, ?, ?, ?, {marks}) "
+                f"ON CONFLICT(path) DO UPDATE SET home = excluded.home, dev = excluded.dev, "
+                f"inode = excluded.inode, mtime_ns = excluded.mtime_ns, {updates}",
+                [(home, st.st_dev, st.st_ino, st.st_mtime_ns, *astuple_shallow(info)) for info, st in summaries],
+            )
+            lines = [
+                (db.execute("SELECT id FROM sessions WHERE path = ?", (info.path,)).fetchone()[0], info)
+                for info, _ in summaries
+            ]
+            save_lines(db, lines)
+
+        if summaries:
+            self.run(write, write=True)
+
+    def forget(self, paths: Sequence[str]) -> None:
+        """Remove the sessions of these files, and their calls."""
+
+        def write(db: sqlite3.Connection) -> None:
+            for path in paths:
+                found = db.execute("SELECT id FROM sessions WHERE path = ?", (path,)).fetchone()
+                if found is not None:
+                    clear_calls(db, found[0])
+                    db.execute("DELETE FROM lines WHERE session = ?", found)
+                    db.execute("DELETE FROM sessions WHERE id = ?", found)
+
+        self.run(write, write=True)
+
+
+def newest_first(table: str = "") -> str:
+    """The order sessions are listed in (``table``: the alias of the sessions table, with its dot)."""
+    return f"coalesce(nullif({table}ended, ''), {table}started) DESC, {table}started DESC, {table}path"
+
+
+def astuple_shallow(info: SessionInfo) -> tuple[Any, ...]:
+    """The summary's values in column order (``dataclasses.astuple`` copies deeply: slower)."""
+    return tuple(vars(info).values())
+
+
+def save_lines(db: sqlite3.Connection, sessions: Sequence[tuple[int, SessionInfo]]) -> None:
+    """Keep what a listing writes for each session (UTF-8: it is written as it is)."""
+    db.executemany(
+        "INSERT OR REPLACE INTO lines (session, json, text) VALUES (?, ?, ?)",
+        [
+            (
+                session,
+                session_json(info).encode("utf-8", "surrogatepass"),
+                session_text(info).encode("utf-8", "surrogatepass"),
+            )
+            for session, info in sessions
+        ],
+    )
+
+
+def clear_calls(db: sqlite3.Connection, session: int) -> None:
+    db.execute("DELETE FROM calls WHERE session = ?", (session,))
+    db.execute("DELETE FROM prompts WHERE session = ?", (session,))
+
+
+def info_of(values: Sequence[Any]) -> SessionInfo:
+    """The summary whose SUMMARY columns are ``values``."""
+    info = SessionInfo(*values)
+    info.counted = bool(info.counted)
+    return info
+
+
+def _header(db: sqlite3.Connection) -> tuple[int, int]:
+    """The database's application id and schema version."""
+    return db.execute("PRAGMA application_id").fetchone()[0], db.execute("PRAGMA user_version").fetchone()[0]
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (made if need be), held in the block."""
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
