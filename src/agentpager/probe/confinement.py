@@ -396,11 +396,19 @@ def _serve_and_run(job: Job) -> dict[str, Any]:
         return _record(mock.recording, process.returncode, timed_out)
 
 
+def _running_python() -> list[str]:
+    """What this process runs from (its interpreter, its environment, agentpager's own package), to be
+    kept in sight under the private ``/tmp``: a checkout or a virtual environment may live there, and
+    the mock's dialect is imported after confining."""
+    package = str(Path(__file__).resolve().parents[1])
+    return [sys.executable, sys.prefix, sys.base_prefix, package]
+
+
 def main() -> int:
     """The namespace's first process: confine, serve the mock, run the agent, write the recording."""
     job = Job(**json.loads(sys.stdin.read()))
     try:
-        confine(job.scratch, job.hidden, [job.cwd, *job.command])
+        confine(job.scratch, job.hidden, [job.cwd, *job.command, *_running_python()])
     except OSError as error:
         print(f"could not confine the agent: {error}", file=sys.stderr)
         return 1
