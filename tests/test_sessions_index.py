@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from waiting import HANG
+
 from agentpager.sessions_index.calls import output_tokens
 from agentpager.sessions_index.listing import list_sessions
 from agentpager.sessions_index.search import (
@@ -387,3 +389,36 @@ def test_the_search_and_read_commands(tmp_path: Path) -> None:
     assert done.stdout == "" and done.returncode == 0
     done = sessions_command(home, "--since", "soon", cache=tmp_path / "cache")
     assert done.returncode == 2 and "--since 'soon'" in done.stderr
+
+
+UNDER_TEXTUAL = """
+import io, sys, threading
+from agentpager.sessions_index.pool import worker_pool
+
+class Captured(io.TextIOBase):  # as Textual captures stderr while an app runs
+    def fileno(self) -> int:
+        return -1
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+if __name__ == "__main__":
+    running = threading.Event()
+    thread = threading.Thread(target=running.wait)  # a thread: the pool starts from a fork server
+    thread.start()
+    sys.stderr = Captured()
+    try:
+        with worker_pool(1) as pool:
+            print(pool.submit(abs, -3).result())
+    finally:
+        running.set()
+"""
+
+
+def test_a_worker_pool_starts_while_stderr_has_no_descriptor(tmp_path: Path) -> None:
+    """The session browser listed nothing: multiprocessing passed Textual's stderr descriptor (-1)
+    to the fork server's helpers ("bad value(s) in fds_to_keep")."""
+    script = tmp_path / "under_textual.py"
+    script.write_text(UNDER_TEXTUAL)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=HANG)
+    assert (done.returncode, done.stdout) == (0, "3\n"), done.stderr

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -33,8 +34,24 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     from concurrent.futures import ProcessPoolExecutor
 
     method = "fork" if threading.active_count() == 1 else "forkserver"
+    if method == "forkserver":
+        _start_forkserver()
     executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
     try:
         yield executor
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_forkserver() -> None:
+    """Start multiprocessing's resource tracker and fork server with the real stderr: they pass
+    ``sys.stderr.fileno()`` to their child, and Textual's capture of stderr answers -1 ("bad value(s)
+    in fds_to_keep": the session browser listed nothing)."""
+    from multiprocessing import forkserver, resource_tracker
+
+    captured, sys.stderr = sys.stderr, sys.__stderr__ or sys.stderr
+    try:
+        resource_tracker.ensure_running()
+        forkserver.ensure_running()
+    finally:
+        sys.stderr = captured
