@@ -310,11 +310,13 @@ async def test_a_compaction_and_a_subagent_on_the_call_list(root: Path) -> None:
             "tokens from the usage recorded, ~ counted (no turn after the output: it was compacted); "
             "the Bash's grep -r is emulated, over a root without the session's src/"
         )
+        summary = app.screen.query_one("#summary", Static)
+        assert shown(summary).strip() == "#0 turn 1 · Edit · not replayable: not one of the file tools", (
+            "the status said once"
+        )
         await pilot.press("end")
         await settle(pilot)
-        assert shown(app.screen.query_one("#summary", Static)).startswith(
-            "#3 turn 4 · first after the compaction (auto) at 155,791 tokens · Bash"
-        )
+        assert shown(summary).startswith("#3 turn 4 · first after the compaction (auto) at 155,791 tokens · Bash")
     subagent = open_transcript(str(SESSIONS / "claude-stream-subagent.jsonl"))
     app = AgentPagerApp.for_transcript(subagent, str(root))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -489,12 +489,9 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
                 if boundary.new_session
                 else f"first after the {compaction_note(boundary)} · "
             )
+        status = () if how.startswith(replay.status) else (" · ", (replay.status, "bold"))
         self.query_one("#summary", Static).update(
-            Text.assemble(
-                (f"#{call.index} ", "bold"),
-                f"{turn}{agent} · {after}{call.tool} · {how} · ",
-                (replay.status, "bold"),
-            )
+            Text.assemble((f"#{call.index} ", "bold"), f"{turn}{agent} · {after}{call.tool} · {how}", *status)
         )
         self.query_one("#recorded", OutputArea).show(_recorded(replay))
         self.query_one("#received", OutputArea).show(_received(replay))
