@@ -3,10 +3,12 @@ the window drawn, compaction marked, the costliest outputs by file."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 from pilot_helpers import settle, until
+from rich.cells import cell_len
 from rich.console import Console
 from textual.widgets import Static
 
@@ -117,6 +119,17 @@ def test_the_costliest_outputs_name_their_files_relative_to_the_cwd(root: Path) 
     assert costliest[0].startswith("    1,350  #7     Read ")
     assert costliest[0].rstrip().endswith('Read           file_path="src…/export_job.py" offset=701 …'), costliest[0]
     assert all(len(line) <= 76 for line in costliest)
+
+
+def test_a_costliest_row_of_wide_characters_fits_its_cells(root: Path) -> None:
+    """A Japanese argument takes two cells a character: the row was cut by characters and wrapped."""
+    shown = context_of(long_session(root))
+    cost, call = shown.costliest[0]
+    wide = dataclasses.replace(call, tool="Edit", arguments={"old_string": "ファイルが書き込まれる" * 20})
+    lines = Console(width=80, record=True, color_system=None)
+    lines.print(chart(Charted(shown.fills, shown.turns, [(cost, wide)]), 76))
+    row = lines.export_text().split("Costliest tool outputs")[1].splitlines()[1]
+    assert row.startswith("    1,350  #7     Edit           old_string=\"ファイル") and cell_len(row) <= 76, row
 
 
 def test_the_header_names_the_window_and_cuts_the_model_name(root: Path) -> None:

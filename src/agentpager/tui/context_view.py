@@ -124,7 +124,10 @@ def chart(shown: Charted, width: int) -> Text:
     out.append("\nCostliest tool outputs (tokens from usage; ~ counted with cl100k)\n", "bold")
     for cost, call in shown.costliest:
         start = f"{'~' if cost.counted else ' '}{cost.tokens:>8,}  #{call.index:<5} {cut_end(call.tool, 14):<14} "
-        out.append(start + listed_arguments(call, max(20, width - len(start))) + "\n")
+        row = Text(start + listed_arguments(call, max(20, width - len(start))))
+        row.truncate(width, overflow="ellipsis")  # by cells: a wide character takes two
+        out.append_text(row)
+        out.append("\n")
     return out
 
 
