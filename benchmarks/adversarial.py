@@ -9,9 +9,11 @@ that is one 256 MB line, hostile MCP requests, JSON and TOML nested 100,000 deep
 sessions live, a cache dir that cannot be written, a directory of a million entries, a transcript
 line of 1 GB. Each case runs as ``python -m agentpager ...`` (the viewer's search: a Python child
 calling ``FileView.search``) with ``HOME``, ``AGENTPAGER_CACHE_DIR`` and ``AGENTPAGER_CONFIG_DIR`` in
-the temp dir, and is measured from its start to its exit: wall time, and the peak resident memory
-of the largest process of its tree (``os.wait4``; a regex or converter child counts on its own).
-A case that runs past ``--timeout`` (60 s) is killed and fails. Each answer is checked too (its exit
+the temp dir, and is measured from its start to its exit: wall time, CPU time (user and system: a
+case slow only because the machine is busy shows a CPU time well under its wall time), and the
+peak resident memory of the largest process of its tree (``os.wait4``; a regex or converter child
+counts on its own). A case that runs past ``--timeout`` (60 s) is killed and fails. ``--only``
+runs the cases whose name holds a text (every input is still written). Each answer is checked too (its exit
 status and a piece of its text), so that a refusal that came too early is not counted as a pass.
 
 ``AGENTPAGER_REGEX_SECONDS`` is 4 here: a pattern only ``re`` can run (a back-reference) is refused
@@ -69,6 +71,8 @@ class Case:
 class Measured:
     case: Case
     seconds: float
+    cpu: float
+    """User and system time of the case's processes: what load does not lengthen."""
     megabytes: int
     answered: bool
     note: str = ""
@@ -143,13 +147,13 @@ def measure(case: Case, base_env: dict[str, str], timeout: float) -> Measured:
         process.returncode = os.waitstatus_to_exitcode(status)
         if talking:
             process.stdout.close()
-        megabytes = usage.ru_maxrss >> 10
+        megabytes, cpu = usage.ru_maxrss >> 10, usage.ru_utime + usage.ru_stime
         if killed.is_set():
-            return Measured(case, seconds, megabytes, False, f"killed after {timeout:g} s")
+            return Measured(case, seconds, cpu, megabytes, False, f"killed after {timeout:g} s")
         answer = Answer(process.returncode, "".join(replies) if talking else head_and_tail(out), head_and_tail(err))
     answered = case.expect(answer)
     note = "" if answered else f"status {answer.status}: {(answer.stdout + answer.stderr)[-300:]!r}"
-    return Measured(case, seconds, megabytes, answered, note)
+    return Measured(case, seconds, cpu, megabytes, answered, note)
 
 
 # -- the hostile inputs ----------------------------------------------------------------------------
@@ -470,7 +474,7 @@ def main() -> int:
             "AGENTPAGER_CONFIG_DIR": str(tmp / "config"),
             "AGENTPAGER_REGEX_SECONDS": REGEX_SECONDS,
         }
-        print(f"{'#':>3} {'case':<72} {'s':>6} {'MB':>5}  ok")
+        print(f"{'#':>3} {'case':<72} {'s':>6} {'cpu s':>6} {'MB':>5}  ok")
         results = []
         for number, case in enumerate(cases):
             cache = tmp / "caches" / str(number)
@@ -479,7 +483,7 @@ def main() -> int:
             results.append(measured)
             verdict = "yes" if measured.ok else "NO"
             print(
-                f"{case.finding:>3} {case.name[:72]:<72} {measured.seconds:>6.2f} {measured.megabytes:>5}  {verdict}",
+                f"{case.finding:>3} {case.name[:72]:<72} {measured.seconds:>6.2f} {measured.cpu:>6.2f} {measured.megabytes:>5}  {verdict}",
                 flush=True,
             )
             if measured.note:
