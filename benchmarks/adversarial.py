@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -102,17 +101,22 @@ def head_and_tail(file: object) -> str:
 
 def converse(process: subprocess.Popen, requests: list[tuple[str, str]], replies: list[str]) -> None:
     """Sends each line, then reads replies until one holds each awaited piece; then closes stdin (at
-    its end the SDK would cancel what is still in flight). The timeout's kill ends the reading."""
+    its end the SDK would cancel what is still in flight). Read from the pipe itself, as the replies
+    come in any order and together (a buffered reader would keep the second where select cannot see
+    it); the timeout's kill ends the reading."""
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write("".join(line + "\n" for line, _ in requests).encode())
     process.stdin.flush()
     awaited = [piece for _, piece in requests]
-    while awaited and select.select([process.stdout], [], [])[0]:
-        line = process.stdout.readline().decode(errors="replace")
-        if not line:
+    received = b""
+    while awaited:
+        chunk = os.read(process.stdout.fileno(), 1 << 16)
+        if not chunk:
             break
-        replies.append(line)
-        awaited = [piece for piece in awaited if piece not in line]
+        received += chunk
+        text = received.decode(errors="replace")
+        awaited = [piece for piece in awaited if piece not in text]
+    replies.append(received.decode(errors="replace"))
     process.stdin.close()
 
 
