@@ -213,6 +213,7 @@ def test_every_request_with_an_id_is_answered_over_stdio(tree: Path) -> None:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        bufsize=0,  # unbuffered: answers read ahead into a buffer would be unseen by select (a flake)
     )
     assert server.stdin is not None and server.stdout is not None
     try:

@@ -68,6 +68,7 @@ class StdioServer:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            bufsize=0,  # unbuffered: a second answer read ahead into a buffer would be unseen by select
         )
 
     def send(self, message: dict | bytes) -> None:
