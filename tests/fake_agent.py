@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A stand-in for Claude Code in tests: it speaks the Anthropic Messages API to ``$ANTHROPIC_BASE_URL``
-as the real one does (one streamed turn, a Read, the result sent back), so the runner and the mock
-are tested end to end without npm.
+as the real one does (one streamed turn, a Read, the result sent back), so the probe's run and the
+mock are tested end to end without npm.
 
 It answers a Read with the file's text in capitals, unless ``FAKE_AGENT_MODE`` says otherwise:
 ``numbered`` answers as Claude Code 2.1.330 does with its default model for a plain UTF-8 file

@@ -1,6 +1,6 @@
-"""The mocks of the model APIs, the runner and ``agentpager probe``, without any real agent.
+"""The mocks of the model APIs, the probe's run (``probing``) and ``agentpager probe``, without any real agent.
 
-The stream framing is checked against the APIs' own shapes; the runner is driven end to end by
+The stream framing is checked against the APIs' own shapes; the run is driven end to end by
 ``fake_agent.py``, a small client of the Anthropic API standing in for Claude Code.
 """
 
@@ -20,7 +20,7 @@ import pytest
 from waiting import HANG, all_gone, processes_with
 
 from agentpager.agents import get_agent, probed_agents
-from agentpager.probe import AgentNotInstalled, Cancelled, ProbeError, Program, find, install, install_hint, probe
+from agentpager.probe import AgentNotInstalled, Cancelled, Program, find, install, install_hint
 from agentpager.probe.anthropic import AnthropicMessages, estimated_tokens
 from agentpager.probe.confinement import unavailable
 from agentpager.probe.gemini import GEMINI_CALL_ID, GeminiAPI
@@ -28,6 +28,7 @@ from agentpager.probe.installation import cached_versions
 from agentpager.probe.mock import CALL_ID, MockServer, Request, ToolResult, sse
 from agentpager.probe.program import Launch
 from agentpager.probe.responses import RESPONSES_CALL_ID, OpenAIResponses
+from agentpager.probing import ProbeError, probe
 from agentpager.tools.volatile import compare
 
 FAKE_AGENT = Path(__file__).parent / "fake_agent.py"

@@ -192,7 +192,8 @@ def test_volatile_parts_match_their_pattern_and_nothing_else() -> None:
 @pytest.mark.parametrize("golden", GOLDENS, ids=[f"{g.agent}@{g.version}/{g.model}" for g in GOLDENS])
 def test_the_real_agent_still_answers_as_recorded(golden: Golden, tmp_path: Path) -> None:
     from agentpager.agents import get_agent
-    from agentpager.probe import AgentNotInstalled, Refused, find, probe
+    from agentpager.probe import AgentNotInstalled, find
+    from agentpager.probing import Refused, probe
 
     program = get_agent(golden.agent).program()
     assert program is not None

@@ -309,7 +309,8 @@ def _hostile(root: Path) -> None:
 def test_a_probe_loads_no_project_config(tmp_path: Path) -> None:
     """Issue 17 item 5: a hostile workspace's config, plugins, tools, MCP servers, git hooks and
     instruction files do nothing and say nothing (``-m live_agents``)."""
-    from agentpager.probe import AgentNotInstalled, find, probe
+    from agentpager.probe import AgentNotInstalled, find
+    from agentpager.probing import probe
 
     try:
         installed = find(PROGRAM, VERSION)

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from agentpager.agents import get_agent
-from agentpager.probe import AgentNotInstalled, ProbeError, Program, Refused, Unconfined, confinement, find, probe
+from agentpager.probe import AgentNotInstalled, Program, Unconfined, confinement, find
 from agentpager.probe.program import Launch
-from agentpager.probe.runner import hidden_configs
+from agentpager.probing import ProbeError, Refused, hidden_configs, probe
 
 FAKE_AGENT = Path(__file__).parent / "fake_agent.py"
 NO_NAMESPACE = confinement.unavailable()

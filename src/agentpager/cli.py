@@ -52,7 +52,8 @@ def _probe(options: argparse.Namespace) -> int:
     """Ask the real agent: its exact answer to one tool call, written as ``call`` writes a result
     (``--request``: the whole request that carried it, as JSON)."""
     from agentpager.agents import get_agent
-    from agentpager.probe import AgentNotInstalled, ProbeError, Refused, Unconfined, probe
+    from agentpager.probe import AgentNotInstalled, Unconfined
+    from agentpager.probing import ProbeError, Refused, probe
 
     program = get_agent(options.agent).program()
     assert program is not None, "the parser's choices are the agents the probe can run"

@@ -19,7 +19,8 @@ from goldens.corpus import build, cases_of
 from goldens.golden import Golden, GoldenCase, with_placeholders, with_root
 
 from agentpager.agents import get_agent
-from agentpager.probe import Installed, Refused, probe
+from agentpager.probe import Installed
+from agentpager.probing import Refused, probe
 from agentpager.tools.base import Claim, Profile, RecordedCall
 from agentpager.workspace import Workspace
 

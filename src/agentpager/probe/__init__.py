@@ -1,11 +1,10 @@
-"""The probe: a real agent run once against a mock of its model API on 127.0.0.1.
+"""The probe's parts: what it takes to run a real agent once against a mock of its model API on 127.0.0.1.
 
-``probe(program, tool, arguments, root)`` returns the exact tool result the agent sends its model
-(only for a call agentpager answers as a read, with the agent confined: ``read_only``, ``confinement``);
-``find`` and ``install`` locate or install a version (npm, into the cache dir). What the probe needs
-of an agent is its ``Program`` (``Agent.program()``); the API dialects are ``anthropic`` (Claude
-Code's Messages), ``responses`` (Codex's OpenAI Responses) and ``gemini``. No Textual here.
-Exports load lazily, so importing this package costs nothing until a name is used.
+``find`` and ``install`` locate or install a version (npm, into the cache dir); ``confinement`` runs
+it in namespaces of its own. What the probe needs of an agent is its ``Program`` (``Agent.program()``);
+the API dialects are ``anthropic`` (Claude Code's Messages), ``responses`` (Codex's OpenAI Responses)
+and ``gemini``. The run itself, which reads the agents' profiles and logs, lies above the agents.
+No Textual here. Exports load lazily, so importing this package costs nothing until a name is used.
 """
 
 from __future__ import annotations
@@ -17,15 +16,11 @@ __all__ = [
     "AgentNotInstalled",
     "Cancelled",
     "Installed",
-    "ProbeError",
-    "ProbeResult",
     "Program",
-    "Refused",
     "Unconfined",
     "find",
     "install",
     "install_hint",
-    "probe",
 ]
 
 if TYPE_CHECKING:
@@ -33,8 +28,6 @@ if TYPE_CHECKING:
     from agentpager.probe.installation import AgentNotInstalled, Installed, find, install, install_hint
     from agentpager.probe.processes import Cancelled
     from agentpager.probe.program import Program
-    from agentpager.probe.read_only import Refused
-    from agentpager.probe.runner import ProbeError, ProbeResult, probe
 
 _EXPORTS = {
     "AgentNotInstalled": "agentpager.probe.installation",
@@ -43,12 +36,8 @@ _EXPORTS = {
     "find": "agentpager.probe.installation",
     "install": "agentpager.probe.installation",
     "install_hint": "agentpager.probe.installation",
-    "ProbeError": "agentpager.probe.runner",
-    "ProbeResult": "agentpager.probe.runner",
     "Program": "agentpager.probe.program",
-    "Refused": "agentpager.probe.read_only",
     "Unconfined": "agentpager.probe.confinement",
-    "probe": "agentpager.probe.runner",
 }
 
 

@@ -29,17 +29,8 @@ from textual.widgets import Log, Static, TabbedContent, TabPane, Tabs
 
 from agentpager.agents import get_agent
 from agentpager.config import DEFAULT_BUDGET
-from agentpager.probe import (
-    AgentNotInstalled,
-    Cancelled,
-    ProbeError,
-    ProbeResult,
-    Refused,
-    Unconfined,
-    find,
-    install,
-    probe,
-)
+from agentpager.probe import AgentNotInstalled, Cancelled, Unconfined, find, install
+from agentpager.probing import ProbeError, ProbeResult, Refused, probe
 from agentpager.tui.diff_view import difference
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.footer import FittedFooter

@@ -1,4 +1,17 @@
-"""Run a real agent once, confined, against the mock and return the exact result of one tool call."""
+"""Run a real agent once, confined, against the mock and return the exact result of one tool call.
+
+The probe's parts (the mock and its API dialects, ``Program``, installation, confinement) are in
+``agentpager.probe``, below the agents, whose ``probe.py`` use them; the run is here, above the agents,
+the workspace and the transcripts, since it reads all three: the agent's profiles decide whether the
+call is sent (``check``), and its session log what it kept of the result.
+
+Which calls the probe may send a real agent: only those its profile answers as a read. The profile
+that stands for the agent's version answers the call first, as replay would pick it (the first of the
+agent's profiles that claims it). A tool the profiles do not have (an edit, a write, a fetch), or a
+command the shell emulator does not answer (it runs nothing: a build, a redirection, a program it
+does not know), is refused: the agent never sees it. Every caller goes through ``check`` (``probe``
+calls it first): the command line, the terminal UI, the golden recorder. MCP never reaches the probe.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentpager.agents import find_agent, get_agent
 from agentpager.probe.confinement import Job, run_confined
 from agentpager.probe.installation import Installed, Progress, find
 from agentpager.probe.mock import Recording
 from agentpager.probe.program import PROMPT, Program
-from agentpager.probe.read_only import check
+from agentpager.tools.base import RecordedCall
+from agentpager.transcripts import TranscriptError, open_transcript
+from agentpager.workspace import Workspace
 
 PROBE_TIMEOUT = 180.0
 """Seconds from start until the tool result must have arrived."""
@@ -28,6 +44,35 @@ NAMESPACE_GRACE = 30.0
 """Seconds the namespace gets, beyond the agent's, to set up and to hand back the recording."""
 MOCK_PORT = 8765
 """The mock's port inside the agent's network namespace, where nothing else listens."""
+
+
+class Refused(ValueError):
+    """The call is not one agentpager answers as a read: it is not sent to the agent."""
+
+
+def check(
+    program: Program, version: str, tool: str, arguments: Mapping[str, Any], root: str | os.PathLike[str]
+) -> None:
+    """Raise Refused unless the agent's profile answers ``tool`` with ``arguments`` in ``root`` as a read."""
+    agent = get_agent(program.agent)
+    recorded = RecordedCall(tool, dict(arguments), None, agent.id, version, cwd=os.path.abspath(root))
+    for profile in agent.profiles():
+        claim = profile.claim(recorded)
+        if claim is None:
+            continue
+        workspace = Workspace(root, claim.profile or profile.name, settings=claim.settings)
+        result = workspace.call(claim.tool, claim.arguments)
+        if result.unreplayable:
+            raise Refused(
+                f"agentpager does not send {program.title} this call: it sends only calls it answers as "
+                f"reads, and it does not answer this one ({result.unreplayable})."
+            )
+        return
+    tools = sorted({tool.spec.name for profile in agent.profiles() for tool in profile.tools})
+    raise Refused(
+        f"agentpager does not send {program.title} this call: it sends only reads it answers itself, "
+        f"with {', '.join(tools)} and the arguments those take; {tool} with these arguments is not one."
+    )
 
 
 class ProbeError(RuntimeError):
@@ -100,8 +145,6 @@ def hidden_configs(program: Program, root: str | os.PathLike[str]) -> list[str]:
 
 def _logged(agent_id: str, home: Path, tool: str) -> str | None:
     """What the agent's own session log, in its temporary home, kept of the call's result."""
-    from agentpager.agents import find_agent
-
     agent = find_agent(agent_id)
     sessions = None if agent is None else agent.sessions
     if sessions is None:
@@ -118,8 +161,6 @@ def _logged(agent_id: str, home: Path, tool: str) -> str | None:
 
 
 def _logged_in(paths: list[str], tool: str) -> str | None:
-    from agentpager.transcripts import TranscriptError, open_transcript
-
     for path in paths:
         try:
             transcript = open_transcript(path, subagents=False)
@@ -147,7 +188,7 @@ def probe(
     """Run the agent once in ``root``: the mock model calls ``tool`` with ``arguments``, and the
     result the agent sends back is returned byte for byte, with what its session log kept of it.
 
-    Only a call the agent's profile answers as read-only is sent (``read_only.check``), and the agent
+    Only a call the agent's profile answers as read-only is sent (``check``), and the agent
     runs confined (``confinement``): no network but the loopback, nothing writable but its temporary
     home, the workspace's config for it hidden. ``home``: a directory to hold that home (kept after;
     by default a temporary one). ``version``: see ``find``. Raises Refused (the call is not sent),
