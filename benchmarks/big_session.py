@@ -21,6 +21,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -135,19 +136,25 @@ asyncio.run(main())
 
 
 def run(command: list[str], env: dict[str, str]) -> tuple[float, float, int]:
-    """Run a process: (seconds to its first line out, seconds to its end, its peak memory in bytes)."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    assert process.stdout is not None
-    process.stdout.readline()
-    first = time.perf_counter() - start
-    while process.stdout.read(1 << 20):
-        pass
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode:
-        raise subprocess.CalledProcessError(process.returncode, command)
-    return first, time.perf_counter() - start, usage.ru_maxrss * 1024
+    """Run a process: (seconds to its first line out, seconds to its end, its peak memory in bytes,
+    as GNU time reports it: ``wait4``'s own figure would count this script's memory, the real runs it
+    loaded, since Linux keeps a forked child's high-water mark across ``exec``)."""
+    with tempfile.NamedTemporaryFile("r") as report:
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            ["/usr/bin/time", "-f", "%M", "-o", report.name, *command],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        assert process.stdout is not None
+        process.stdout.readline()
+        first = time.perf_counter() - start
+        while process.stdout.read(1 << 20):
+            pass
+        if process.wait():
+            raise subprocess.CalledProcessError(process.returncode, command)
+        return first, time.perf_counter() - start, int(report.read().split()[-1]) * 1024
 
 
 def interleaved(command: list[str], baseline: list[str], env: dict[str, str], runs: int) -> dict[str, float]:
@@ -251,7 +258,6 @@ def benchmark(data: Path, repos: Path, runs: int, size: int = SIZE) -> list[tupl
 
 def main() -> int:
     import argparse
-    import tempfile
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=os.environ.get("AGENTPAGER_BENCH_DIR", tempfile.gettempdir()))
