@@ -14,6 +14,7 @@ UTF-16 code units, so a cut can split a surrogate pair (the lone half is kept, a
 from __future__ import annotations
 
 import base64
+import functools
 import os
 import re
 import stat
@@ -393,6 +394,31 @@ def content_of(
             raise ReadFailure(f"Unsupported audio file format for {real}. Supported audio formats are {AUDIO_FORMATS}.")
         return Inline(mime, data)
     return Inline(found or "application/octet-stream", data)
+
+
+def empty_content(path: str, relative: str) -> tuple[str, str | TextRead | Inline | None]:
+    """The ``file_type`` of a readable empty regular file and what ``read_content`` answers for it
+    (None: a ReadFailure), without opening it: they follow from its name alone, and from its
+    lower-case ``node_extname`` alone when the base name holds no backslash (``media_type`` then reads
+    the same extension), so they are told once per extension."""
+    if "\\" not in path[path.rfind("/") + 1 :]:
+        kind, content = _empty_of_extension(node_extname(path).lower())
+        if kind != "binary":  # the one answer that names the file
+            return kind, content
+    return _empty_told(path, relative)
+
+
+@functools.lru_cache(maxsize=1024)  # a directory may hold a million extensions
+def _empty_of_extension(extension: str) -> tuple[str, str | TextRead | Inline | None]:
+    return _empty_told(f"/name{extension}", "")
+
+
+def _empty_told(path: str, relative: str) -> tuple[str, str | TextRead | Inline | None]:
+    kind = file_type(path, b"")
+    try:
+        return kind, content_of(kind, b"", 0, path, relative)
+    except ReadFailure:
+        return kind, None
 
 
 def _read_all(fd: int) -> bytes:
