@@ -401,8 +401,9 @@ def empty_content(path: str, relative: str) -> tuple[str, str | TextRead | Inlin
     (None: a ReadFailure), without opening it: they follow from its name alone, and from its
     lower-case ``node_extname`` alone when the base name holds no backslash (``media_type`` then reads
     the same extension), so they are told once per extension."""
-    if "\\" not in path[path.rfind("/") + 1 :]:
-        kind, content = _empty_of_extension(node_extname(path).lower())
+    base = path[path.rfind("/") + 1 :]
+    if "\\" not in base:
+        kind, content = _empty_of_extension(node_extname(base).lower())
         if kind != "binary":  # the one answer that names the file
             return kind, content
     return _empty_told(path, relative)

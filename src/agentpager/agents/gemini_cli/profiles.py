@@ -575,7 +575,7 @@ def _candidates(
 def _empty(entry: os.DirEntry[str]) -> bool:
     """Whether an entry (not a symlink) of a directory opened beneath the root is an empty regular
     file its owner may read, and this process is that owner: the tool's answer for it then follows
-    from its name (``_empty_content``), and it is not opened. Stat'ed through the directory's
+    from its name (``empty_content``), and it is not opened. Stat'ed through the directory's
     descriptor (``fstatat``), the file stays where it was found."""
     try:
         st = entry.stat(follow_symlinks=False)
@@ -643,12 +643,6 @@ def _referenced_content(
         return None
 
 
-def _empty_content(local: str, relative: str, patterns: list[str]) -> str | TextRead | Inline | None:
-    """``_referenced_content`` of a file known to be ``_empty``, without opening it."""
-    kind, content = empty_content(local, relative)
-    return None if _unasked(local, kind, patterns) else content
-
-
 def _unasked(local: str, kind: str, patterns: list[str]) -> bool:
     """Whether a file is an image, PDF or audio file that no reference names by extension or by stem."""
     if kind not in ("image", "pdf", "audio"):
@@ -694,7 +688,9 @@ def read_many_files(call: Call, include: list[str]) -> str:
         previous = relative
         local = real_prefix + relative
         if empty:
-            content = _empty_content(local, relative, patterns)
+            kind, content = empty_content(local, relative)
+            if _unasked(local, kind, patterns):
+                continue
         else:
             try:  # a directory may hold many files: one open at a time
                 with call.placed(local, os.path.join(project.shown, relative)) as placed:
@@ -708,8 +704,7 @@ def read_many_files(call: Call, include: list[str]) -> str:
             continue
         text = content if isinstance(content, str) else content.text
         warning = TRUNCATED_WARNING if isinstance(content, TextRead) and content.truncated else ""
-        message.text(f"\nContent from @{labels.get(relative) or relative}:\n")
-        message.text(js_trim(warning + text))
+        message.text(f"\nContent from @{labels.get(relative) or relative}:\n", js_trim(warning + text))
     del rows
     contexts = []
     for directory in directories:
@@ -742,10 +737,12 @@ class _Message:
     def parts(self) -> int:
         return len(self.ends) + len(self.data_parts)
 
-    def text(self, text: str) -> None:
-        self.pending.append(text)
-        self.length += len(text)
-        self.ends.append(self.length)
+    def text(self, *texts: str) -> None:
+        """Each of ``texts`` as a part."""
+        for text in texts:
+            self.length += len(text)
+            self.ends.append(self.length)
+        self.pending.extend(texts)
         if len(self.pending) >= _LISTED_AT_ONCE:
             self.pieces.append("".join(self.pending))
             self.pending.clear()
