@@ -402,24 +402,27 @@ def empty_content(path: str, relative: str) -> tuple[str, str | TextRead | Inlin
     lower-case ``node_extname`` alone when the base name holds no backslash (``media_type`` then reads
     the same extension), so they are told once per extension."""
     base = path[path.rfind("/") + 1 :]
-    if "\\" not in base:
-        kind, content = _empty_of_extension(node_extname(base).lower())
-        if kind != "binary":  # the one answer that names the file
-            return kind, content
-    return _empty_told(path, relative)
+    if "\\" in base:
+        kind = file_type(path, b"")
+        return kind, _empty_answer(kind, path, relative)
+    kind, content = _empty_of_extension(node_extname(base).lower())
+    if kind == "binary":  # the one answer that names the file
+        content = _empty_answer(kind, path, relative)
+    return kind, content
 
 
 @functools.lru_cache(maxsize=1024)  # a directory may hold a million extensions
 def _empty_of_extension(extension: str) -> tuple[str, str | TextRead | Inline | None]:
-    return _empty_told(f"/name{extension}", "")
-
-
-def _empty_told(path: str, relative: str) -> tuple[str, str | TextRead | Inline | None]:
+    path = f"/name{extension}"
     kind = file_type(path, b"")
+    return kind, _empty_answer(kind, path, "")
+
+
+def _empty_answer(kind: str, path: str, relative: str) -> str | TextRead | Inline | None:
     try:
-        return kind, content_of(kind, b"", 0, path, relative)
+        return content_of(kind, b"", 0, path, relative)
     except ReadFailure:
-        return kind, None
+        return None
 
 
 def _read_all(fd: int) -> bytes:
