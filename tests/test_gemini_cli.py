@@ -524,6 +524,86 @@ def test_listing_order_in_runs_is_the_order_of_one_sort(names: list[str], groups
         runs.RUN_ROWS = saved
 
 
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    names=st.lists(st.text("aAbBzZ_-. 1~$", min_size=1, max_size=6), min_size=1, max_size=60, unique=True),
+    groups=st.lists(st.integers(0, 1), min_size=60, max_size=60),
+)
+def test_printable_ascii_names_in_one_sort_are_in_node_order(names: list[str], groups: list[int]) -> None:
+    """Names in printable ASCII are sorted as one key string each (group, primary ranks, upper case,
+    name): the order of the whole ``sort_key``, then the bytes."""
+    from agentpager.tools.js.collation import locale_sorted
+
+    rows = [(group, name, f"{name}!") for group, name in zip(groups, names, strict=False)]
+    expected = [
+        row[2]
+        for row in sorted(sorted(rows, key=lambda row: os.fsencode(row[1])), key=lambda row: (row[0], sort_key(row[1])))
+    ]
+    assert list(locale_sorted(rows)) == expected
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(name=st.text("ab.\\MP3pngPDFsvgtsexewavaiffAAC", max_size=10), nested=st.booleans())
+def test_an_empty_file_is_answered_by_its_name_as_by_its_bytes(name: str, nested: bool) -> None:
+    """``empty_content`` (once per extension, no open) says what ``file_type`` and ``content_of`` say
+    of a file holding no bytes."""
+    from agentpager.agents.gemini_cli.content import ReadFailure, content_of, empty_content, file_type
+
+    path = ("/root/dir/" if nested else "/") + name
+    kind = file_type(path, b"")
+    try:
+        answer = content_of(kind, b"", 0, path, name)
+    except ReadFailure:
+        answer = None
+    assert empty_content(path, name) == (kind, answer)
+
+
+def test_a_referenced_file_is_classified_once_and_an_empty_one_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every file a directory reference read was opened (a million empty ones: 82 s), and its type told
+    twice: before skipping an image not asked for, and again to read it. Now each is told once, and an
+    empty regular file (stat'ed through its directory's descriptor) is answered by its name, unopened;
+    a link is still opened beneath the root, and one that leads out is not read."""
+    from collections import Counter
+
+    from agentpager.agents.gemini_cli import content, profiles
+    from agentpager.tools import paths
+
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    for name in ["a.txt", "b.txt", "qq.png", "e.mp3", "f.svg", "g.wasm"]:  # images named as no path here is
+        write(root, f"d/{name}", b"")
+    write(root, "d/x.txt", b"x\n")
+    write(root, "d/zz.png", bytes.fromhex("89504e470d0a1a0a"))
+    write(outside, "empty.txt", b"")
+    (root / "d" / "in.txt").symlink_to("a.txt")
+    (root / "d" / "out.txt").symlink_to(outside / "empty.txt")
+    told, opened = Counter[str](), Counter[str]()
+    file_type, open_beneath = content.file_type, paths.open_beneath
+
+    def counted_type(path: str, head: bytes) -> str:
+        told[path] += 1
+        return file_type(path, head)
+
+    def counted_open(top: str, path: str, want: str) -> object:
+        opened[os.path.basename(path)] += want == "any"  # what a tool reads is placed as "any"
+        return open_beneath(top, path, want)
+
+    monkeypatch.setattr(content, "file_type", counted_type)
+    monkeypatch.setattr(profiles, "file_type", counted_type)
+    monkeypatch.setattr(paths, "open_beneath", counted_open)
+    text, _ = call(root, "read_many_files", {"include": ["d"]})
+    assert text == (
+        "\n--- Content from referenced files ---\nContent from @d/a.txt:\n\nContent from @d/b.txt:\n\n"
+        "Content from @d/e.mp3:\n\nContent from @d/f.svg:\n\nContent from @d/g.wasm:\n"
+        "Cannot display content of binary file: d/g.wasm\nContent from @d/in.txt:\n\nContent from @d/x.txt:\nx\n"
+        "--- End of content ---"
+    )
+    assert +opened == Counter(["in.txt", "x.txt", "zz.png"])
+    assert max(told.values()) == 1
+    assert {os.path.basename(path) for path in told} >= {"in.txt", "x.txt", "zz.png"}
+
+
 def _peak_of(workspace: Workspace, tool: str, arguments: dict) -> tuple[object, int]:
     import tracemalloc
 

@@ -14,6 +14,7 @@ UTF-16 code units, so a cut can split a surrogate pair (the lone half is kept, a
 from __future__ import annotations
 
 import base64
+import functools
 import os
 import re
 import stat
@@ -91,7 +92,7 @@ def node_extname(path: str) -> str:
 
 def media_type(path: str) -> str | None:
     """The ``mime`` package's ``getType`` for the types above: by the text after the last dot."""
-    name = re.sub(r"^.*[/\\]", "", path, flags=re.DOTALL).lower()
+    name = path[max(path.rfind("/"), path.rfind("\\")) + 1 :].lower()
     extension = name.rsplit(".", 1)[-1]
     has_dot = len(extension) < len(name) - 1
     if not has_dot and len(name) < len(path):
@@ -99,13 +100,15 @@ def media_type(path: str) -> str | None:
     return MEDIA_TYPES.get(extension)
 
 
-def _audio_type(path: str) -> str | None:
-    """``getSupportedAudioMimeTypeForFile``."""
-    found = media_type(path)
+def _audio_type(found: str | None, extension: str) -> str | None:
+    """``getSupportedAudioMimeTypeForFile`` of a path whose ``media_type`` is ``found`` and lower-case
+    ``node_extname`` is ``extension``."""
     normal = _AUDIO_ALIASES.get(found, found) if found else None
     if normal and normal in _AUDIO_BY_EXTENSION.values():
         return normal
-    return _AUDIO_BY_EXTENSION.get(node_extname(path).lower())
+    return _AUDIO_BY_EXTENSION.get(extension)
+
+
 
 
 # -- isbinaryfile 5 (node_modules/isbinaryfile/lib/index.js) ------------------------------------------
@@ -231,7 +234,7 @@ def file_type(path: str, head: bytes) -> str:
             return found.split("/")[0] if is_binary_head(head) else "text"
         if found == "application/pdf":
             return "pdf"
-    if _audio_type(path):
+    if _audio_type(found, extension):
         return "audio" if is_binary_head(head) else "text"
     if extension in BINARY_EXTENSIONS or is_binary_head(head):
         return "binary"
@@ -325,12 +328,18 @@ def text_lines(text: str, start_line: int | None, end_line: int | None) -> TextR
 
 
 def read_content(
-    placed: Placed, real: str, relative: str, start_line: int | None = None, end_line: int | None = None
+    placed: Placed,
+    real: str,
+    relative: str,
+    start_line: int | None = None,
+    end_line: int | None = None,
+    kind: str | None = None,
 ) -> str | TextRead | Inline:
     """A file's content as the tool reads it: a message (a binary file), its lines, or its data.
 
     ``placed`` is the file opened beneath the root, ``real`` the path the tool resolved (shown in
-    errors), ``relative`` the same path relative to the project (shown in messages). Raises
+    errors), ``relative`` the same path relative to the project (shown in messages), ``kind`` its
+    ``file_type`` when the caller has told it already (else told here from its first bytes). Raises
     ReadFailure with the error the model receives. A FIFO or a device, which Node would wait on, is
     refused.
     """
@@ -347,26 +356,73 @@ def read_content(
             if not stat.S_ISREG(st.st_mode):
                 raise ReadFailure(f"Error reading file {real}: not a regular file (a FIFO, socket or device)")
             raise PermissionError(placed.error, os.strerror(placed.error))
-        kind = file_type(real, os.pread(placed.fd, 515, 0))
-        if kind == "binary":
-            return f"Cannot display content of binary file: {relative}"
-        if kind == "svg" and st.st_size > SVG_MAX_BYTES:
-            return f"Cannot display content of SVG file larger than 1MB: {relative}"
-        data = _read_all(placed.fd)
+        kind = kind or file_type(real, os.pread(placed.fd, 515, 0))
+        data = b"" if _shown_unread(kind, st.st_size) else _read_all(placed.fd)
     except PermissionError:
         raise ReadFailure(f"Error reading file {real}: EACCES: permission denied, open '{real}'") from None
     except OSError as error:
         raise ReadFailure(f"Error reading file {real}: {error.strerror}") from None
+    return content_of(kind, data, st.st_size, real, relative, start_line, end_line)
+
+
+def _shown_unread(kind: str, size: int) -> bool:
+    """Whether the tool answers for a file of this type and size without reading it."""
+    return kind == "binary" or (kind == "svg" and size > SVG_MAX_BYTES)
+
+
+def content_of(
+    kind: str,
+    data: bytes,
+    size: int,
+    real: str,
+    relative: str,
+    start_line: int | None = None,
+    end_line: int | None = None,
+) -> str | TextRead | Inline:
+    """What ``read_content`` answers for a readable regular file of type ``kind`` and ``size`` bytes
+    that holds ``data`` (b'' when ``_shown_unread``): a file known to be empty needs no open."""
+    if kind == "binary":
+        return f"Cannot display content of binary file: {relative}"
     if kind == "svg":
-        return decode(data)
+        return f"Cannot display content of SVG file larger than 1MB: {relative}" if size > SVG_MAX_BYTES else decode(data)
     if kind == "text":
         return text_lines(decode(data), start_line, end_line)
+    found = media_type(real)
     if kind == "audio":
-        mime = _audio_type(real)
+        mime = _audio_type(found, node_extname(real).lower())
         if mime is None:
             raise ReadFailure(f"Unsupported audio file format for {real}. Supported audio formats are {AUDIO_FORMATS}.")
         return Inline(mime, data)
-    return Inline(media_type(real) or "application/octet-stream", data)
+    return Inline(found or "application/octet-stream", data)
+
+
+def empty_content(path: str, relative: str) -> tuple[str, str | TextRead | Inline | None]:
+    """The ``file_type`` of a readable empty regular file and what ``read_content`` answers for it
+    (None: a ReadFailure), without opening it: they follow from its name alone, and from its
+    lower-case ``node_extname`` alone when the base name holds no backslash (``media_type`` then reads
+    the same extension), so they are told once per extension."""
+    base = path[path.rfind("/") + 1 :]
+    if "\\" in base:
+        kind = file_type(path, b"")
+        return kind, _empty_answer(kind, path, relative)
+    kind, content = _empty_of_extension(node_extname(base).lower())
+    if kind == "binary":  # the one answer that names the file
+        content = _empty_answer(kind, path, relative)
+    return kind, content
+
+
+@functools.lru_cache(maxsize=1024)  # a directory may hold a million extensions
+def _empty_of_extension(extension: str) -> tuple[str, str | TextRead | Inline | None]:
+    path = f"/name{extension}"
+    kind = file_type(path, b"")
+    return kind, _empty_answer(kind, path, "")
+
+
+def _empty_answer(kind: str, path: str, relative: str) -> str | TextRead | Inline | None:
+    try:
+        return content_of(kind, b"", 0, path, relative)
+    except ReadFailure:
+        return None
 
 
 def _read_all(fd: int) -> bytes:

@@ -49,12 +49,15 @@ _SHORT_NAMES = (
 _IMPORT = re.compile(r"(?:^|\s)@[^\s@]")
 _MAY_BE_BLOCKED = re.compile(r"(?:^|[/\\])[.ngNG]")
 """A component that starts as one of the blocked names does (a short name has a ``~``)."""
+_BLOCKED_INITIALS = frozenset(".ngNG")
 _NOT_RELATIVE = re.compile(r"^\.*/|^\.+$")
 """node-ignore's ``REGEX_TEST_INVALID_PATH``: such paths are never ignored (``filterFiles`` skips them)."""
 
 
 def has_blocked_segment(relative: str) -> bool:
     """``hasBlockedPathSegment``: a component that is ``.git``, ``.env``, ``node_modules`` or a credential file."""
+    if "~" not in relative and relative[:1] not in _BLOCKED_INITIALS and "/" not in relative and "\\" not in relative:
+        return False  # one name, as a directory lists it, that does not start as a blocked name
     if "~" not in relative and not _MAY_BE_BLOCKED.search(relative):
         return False
     for segment in re.split(r"[/\\]", relative):
@@ -243,11 +246,15 @@ class Discovery:
     def ignores_entries(self, directory: str, entries: list[os.DirEntry[str]], git: bool, gemini: bool) -> list[bool]:
         """``ignores`` for entries of the project's directory ``directory`` (relative to it, normal), all
         at once; a link is told by its entry, without a stat."""
-        relatives = [entry.name if directory == "." else f"{directory}/{entry.name}" for entry in entries]
-        answers = self._filters_each("" if directory == "." else directory, relatives, git, gemini)
+        if (git and self.in_git) or (gemini and self.gemini_patterns):
+            relatives = [entry.name if directory == "." else f"{directory}/{entry.name}" for entry in entries]
+            answers = self._filters_each("" if directory == "." else directory, relatives, git, gemini)
+        else:  # no rule to ask
+            answers = [False] * len(entries)
         for n, entry in enumerate(entries):
             if not answers[n] and entry.is_symlink():
-                answers[n] = self._link_ignored(relatives[n], git, gemini)
+                relative = entry.name if directory == "." else f"{directory}/{entry.name}"
+                answers[n] = self._link_ignored(relative, git, gemini)
         return answers
 
     def _link_ignored(self, path: str, git: bool, gemini: bool) -> bool:

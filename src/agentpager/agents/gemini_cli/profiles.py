@@ -53,6 +53,7 @@ from agentpager.agents.gemini_cli.content import (
     ReadFailure,
     TextRead,
     base64_text,
+    empty_content,
     file_type,
     media_type,
     node_extname,
@@ -68,7 +69,6 @@ from agentpager.agents.gemini_cli.discovery import (
     jit_context,
 )
 from agentpager.engine.beneath import Found, open_beneath
-from agentpager.engine.runs import sorted_rows
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import (
     Call,
@@ -458,12 +458,17 @@ def at_references(include: list[str]) -> list[str]:
 
 def _excluded(relative: str) -> bool:
     """Whether a file found under a referenced directory is one of the default excludes."""
-    parts = relative.split("/")
-    return (
-        any(part in _EXCLUDED_DIRECTORIES for part in parts[:-1])
-        or parts[-1] in _EXCLUDED_NAMES
-        or parts[-1].lower().endswith(_EXCLUDED_EXTENSIONS)
-    )
+    directory, _, name = relative.rpartition("/")
+    return _excluded_directory(directory) or _excluded_name(name)
+
+
+def _excluded_directory(relative: str) -> bool:
+    """Whether the files in a directory (relative to the project, '' for itself) are excluded by its path."""
+    return any(part in _EXCLUDED_DIRECTORIES for part in relative.split("/"))
+
+
+def _excluded_name(name: str) -> bool:
+    return name in _EXCLUDED_NAMES or name.lower().endswith(_EXCLUDED_EXTENSIONS)
 
 
 @dataclass(frozen=True)
@@ -501,11 +506,12 @@ def _candidates(
     references: list[_Reference],
     respects: tuple[bool, bool],
     directories: dict[str, None],
-) -> Iterator[str]:
+) -> Iterator[tuple[str, bool]]:
     """The files the references read, as paths relative to the project (as found: through the links
     inside it that lead to them), in the order found: a file referenced, or the regular files below a
     directory less the excludes; less those the ignore files hide, those that lead out of the project
-    and blocked names. ``directories`` gets the directory (here) of each, in that order.
+    and blocked names. Each comes with whether it is known to be ``_empty``. ``directories`` gets the
+    directory (here) of each, in that order.
 
     Each directory is opened beneath the root and read through its descriptor, a batch of entries at a
     time; symlinks are followed (as ``os.walk(followlinks=True)``), but only to places inside the
@@ -516,9 +522,9 @@ def _candidates(
             relative = _relative_to(project, reference.local)
             if _excluded(relative) or discovery.ignores(relative, git=git, gemini=gemini):
                 continue
-            if _leads_inside(call, project, relative, True):
+            if _leads_inside(call, project, relative):
                 directories.setdefault(os.path.dirname(reference.local))
-                yield relative
+                yield relative, False
             continue
         pending = [(reference.local, reference.local, frozenset[tuple[int, int]](), False)]
         while pending:
@@ -532,12 +538,13 @@ def _candidates(
                 if here in above:
                     continue
                 found_here = _relative_to(project, local)
+                prefix = "" if found_here == "." else found_here + "/"
+                excluded_here, blocked_here = _excluded_directory(prefix[:-1]), has_blocked_segment(prefix)
                 with os.scandir(directory.fd) as entries:
                     while batch := list(itertools.islice(entries, _LISTED_AT_ONCE)):
                         files = []
                         for entry in batch:
                             is_directory, is_file = _kind(call, entry, directory.real)
-                            relative = entry.name if found_here == "." else f"{found_here}/{entry.name}"
                             if is_directory and entry.name not in _EXCLUDED_DIRECTORIES:
                                 link = linked or entry.is_symlink()
                                 child, opened = (
@@ -545,18 +552,39 @@ def _candidates(
                                     os.path.join(directory.real, entry.name),
                                 )
                                 pending.append((child, opened, above | {here}, link))
-                            elif is_file and not _excluded(relative):
+                            elif is_file and not excluded_here and not _excluded_name(entry.name):
                                 files.append(entry)
                         hidden = discovery.ignores_entries(found_here, files, git, gemini)
                         for entry, hide in zip(files, hidden, strict=True):
-                            relative = entry.name if found_here == "." else f"{found_here}/{entry.name}"
-                            if not hide and _leads_inside(call, project, relative, linked or entry.is_symlink()):
+                            if hide:
+                                continue
+                            relative = prefix + entry.name
+                            if linked or entry.is_symlink():
+                                if _leads_inside(call, project, relative):
+                                    directories.setdefault(local)
+                                    yield relative, False
+                            elif not blocked_here and not has_blocked_segment(entry.name):
                                 directories.setdefault(local)
-                                yield relative
+                                yield relative, _empty(entry)
             except OSError:
                 continue  # unreadable, as os.walk skips it
             finally:
                 os.close(directory.fd)
+
+
+def _empty(entry: os.DirEntry[str]) -> bool:
+    """Whether an entry (not a symlink) of a directory opened beneath the root is an empty regular
+    file its owner may read, and this process is that owner: the tool's answer for it then follows
+    from its name (``empty_content``), and it is not opened. Stat'ed through the directory's
+    descriptor (``fstatat``), the file stays where it was found."""
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except OSError:
+        return False
+    return st.st_size == 0 and stat.S_ISREG(st.st_mode) and st.st_uid == _EUID and bool(st.st_mode & stat.S_IRUSR)
+
+
+_EUID = os.geteuid()
 
 
 def _kind(call: Call, entry: os.DirEntry[str], directory: str) -> tuple[bool, bool]:
@@ -578,11 +606,9 @@ def _relative_to(project: _Project, local: str) -> str:
     return local[len(project.real.rstrip("/")) + 1 :]
 
 
-def _leads_inside(call: Call, project: _Project, relative: str, through_link: bool) -> bool:
-    """Whether a file found at ``relative`` is in the project and has no blocked name: where a link
-    led to it, where it leads is looked up beneath the root; else it is where it was found."""
-    if not through_link:
-        return not has_blocked_segment(relative)
+def _leads_inside(call: Call, project: _Project, relative: str) -> bool:
+    """Whether a file found at ``relative``, where a link may have led to it, is in the project and has
+    no blocked name: where it leads is looked up beneath the root."""
     found = look_up(call.root, os.path.join(project.real, relative))
     return found.inside and not has_blocked_segment(os.path.relpath(found.real, project.real))
 
@@ -590,10 +616,9 @@ def _leads_inside(call: Call, project: _Project, relative: str, through_link: bo
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
-def _utf16_order(row: tuple[str, ...]) -> str:
+def _utf16_order(path: str) -> str:
     """A path's place in JavaScript's sort (UTF-16 code units): code point order, but for a character
     past U+FFFF, which sorts as its surrogates do (before U+E000)."""
-    path = row[0]
     if path.isascii():
         return path
     return _ASTRAL.sub(lambda found: _surrogates(ord(found.group()) - 0x10000), path)
@@ -607,18 +632,24 @@ def _referenced_content(
     placed: Placed, local: str, relative: str, patterns: list[str]
 ) -> str | TextRead | Inline | None:
     """A referenced file's content (here at ``local``, ``relative`` to the project), read through
-    ``placed``; None when it is skipped: unreadable, or an image, PDF or audio file that no reference
-    names by extension or by stem."""
+    ``placed``; None when it is skipped: unreadable, or an image, PDF or audio file not asked for."""
     fd, regular = placed.fd, placed.st is not None and stat.S_ISREG(placed.st.st_mode)
-    if fd is not None and regular and file_type(local, os.pread(fd, 515, 0)) in ("image", "pdf", "audio"):
-        extension = node_extname(local).lower()
-        stem = os.path.basename(local)[: len(os.path.basename(local)) - len(extension) or None]
-        if not any(extension in p.lower() or stem in p for p in patterns):
-            return None
+    kind = file_type(local, os.pread(fd, 515, 0)) if fd is not None and regular else None
+    if kind is not None and _unasked(local, kind, patterns):
+        return None
     try:
-        return read_content(placed, local, relative)
+        return read_content(placed, local, relative, kind=kind)
     except ReadFailure:
         return None
+
+
+def _unasked(local: str, kind: str, patterns: list[str]) -> bool:
+    """Whether a file is an image, PDF or audio file that no reference names by extension or by stem."""
+    if kind not in ("image", "pdf", "audio"):
+        return False
+    extension = node_extname(local).lower()
+    stem = os.path.basename(local)[: len(os.path.basename(local)) - len(extension) or None]
+    return not any(extension in p.lower() or stem in p for p in patterns)
 
 
 @_ignore_files_noted
@@ -641,19 +672,31 @@ def read_many_files(call: Call, include: list[str]) -> str:
     patterns = [ref.shown + ("/**" if ref.is_directory else "") for ref in references]
     directories: dict[str, None] = {}
     found = _candidates(call, project, discovery, references, (git, gemini), directories)
+    labels: dict[str, str] = {}
+    for ref in references:
+        if is_within(ref.shown, project.shown):
+            labels.setdefault(os.path.relpath(ref.shown, project.shown), ref.label)
+    # each file as "relative\0" or, known to be empty, "relative\0e": the sort of one list of strings
+    rows = sorted((f"{relative}\0{'e' if empty else ''}" for relative, empty in found), key=_utf16_order)
     message = _Message()
     message.text(REFERENCES_START)
-    previous = None
-    for _, (relative,) in sorted_rows(((relative,) for relative in found), key=_utf16_order):
+    real_prefix, previous = project.real.rstrip("/") + "/", None
+    for row in rows:
+        relative, _, empty = row.partition("\0")
         if relative == previous:
             continue  # referenced twice
         previous = relative
-        local, shown = os.path.join(project.real, relative), os.path.join(project.shown, relative)
-        try:
-            with call.placed(local, shown) as placed:  # a directory may hold many files: one open at a time
-                content = _referenced_content(placed, local, relative, patterns)
-        except ToolError:
-            continue  # it left the workspace since it was found
+        local = real_prefix + relative
+        if empty:
+            kind, content = empty_content(local, relative)
+            if _unasked(local, kind, patterns):
+                continue
+        else:
+            try:  # a directory may hold many files: one open at a time
+                with call.placed(local, os.path.join(project.shown, relative)) as placed:
+                    content = _referenced_content(placed, local, relative, patterns)
+            except ToolError:
+                continue  # it left the workspace since it was found
         if content is None:
             continue
         if isinstance(content, Inline):
@@ -661,9 +704,8 @@ def read_many_files(call: Call, include: list[str]) -> str:
             continue
         text = content if isinstance(content, str) else content.text
         warning = TRUNCATED_WARNING if isinstance(content, TextRead) and content.truncated else ""
-        label = next((ref.label for ref in references if ref.shown == shown), None) or relative
-        message.text(f"\nContent from @{label}:\n")
-        message.text(js_trim(warning + text))
+        message.text(f"\nContent from @{labels.get(relative) or relative}:\n", js_trim(warning + text))
+    del rows
     contexts = []
     for directory in directories:
         context = _context(call, project, directory)
@@ -695,10 +737,12 @@ class _Message:
     def parts(self) -> int:
         return len(self.ends) + len(self.data_parts)
 
-    def text(self, text: str) -> None:
-        self.pending.append(text)
-        self.length += len(text)
-        self.ends.append(self.length)
+    def text(self, *texts: str) -> None:
+        """Each of ``texts`` as a part."""
+        for text in texts:
+            self.length += len(text)
+            self.ends.append(self.length)
+        self.pending.extend(texts)
         if len(self.pending) >= _LISTED_AT_ONCE:
             self.pieces.append("".join(self.pending))
             self.pending.clear()

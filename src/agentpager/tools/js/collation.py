@@ -69,8 +69,50 @@ def primary_key(name: str) -> str:
 def locale_sorted(rows: Iterable[tuple[int, str, str]]) -> Iterator[str]:
     """The ``line`` of each row ``(group, name, line)`` (group 0 to 9), ordered by group, then by name as
     ``localeCompare`` orders names, then by the name's bytes: what Node's stable sort gives for a
-    list that ``scandir`` read in ``strcmp`` order. A million rows are sorted in runs (``engine.runs``):
-    a ``sort_key`` tuple takes 700 bytes for a name of 20 characters."""
+    list that ``scandir`` read in ``strcmp`` order.
+
+    Names in printable ASCII (nearly all) are sorted as one string each that holds the whole order
+    (``_ascii_order``): a million in one ``list.sort``. Once another name comes, all are sorted in
+    runs (``engine.runs``): a ``sort_key`` tuple takes 700 bytes for a name of 20 characters."""
+    ordered: list[str] = []
+    iterator = iter(rows)
+    for group, name, line in iterator:
+        if not (name.isascii() and name.isprintable()):
+            told = (_parsed(row) for row in ordered)
+            yield from _sorted_in_runs(itertools.chain(told, [(group, name, line)], iterator))
+            return
+        ordered.append(_ascii_order(group, name, line))
+    ordered.sort()
+    while ordered:  # let go of the rows a batch at a time, as their lines are taken
+        batch = ordered[:_LET_GO_AT_ONCE]
+        del ordered[:_LET_GO_AT_ONCE]
+        yield from (row.rpartition("\0")[2] for row in batch)
+
+
+_LET_GO_AT_ONCE = 1 << 14
+_RANKS = sorted(set(_PRIMARY.values()))
+_RANK_CHARACTERS = str.maketrans({char: chr(0x20 + _RANKS.index(weight)) for char, weight in _PRIMARY.items()})
+"""Each printable ASCII character as its primary weight's rank among theirs: a key string that
+compares as ``primary_key`` does, one byte a character."""
+_TERTIARY_CHARACTERS = str.maketrans({chr(code): "\x02" if chr(code).isupper() else "\x01" for code in range(0x80)})
+
+
+def _ascii_order(group: int, name: str, line: str) -> str:
+    """A row of a name in printable ASCII as a string whose order is the row's: the group, the name's
+    primary weights, its tertiary ones (upper case; left out for a name with none, which sorts first
+    among those of the same primary weights), the name itself, then the line, NUL between them. In
+    printable ASCII every character has one primary weight and the same secondary one."""
+    tertiary = "" if name.islower() else name.translate(_TERTIARY_CHARACTERS)
+    return f"{group}{name.translate(_RANK_CHARACTERS)}\0{tertiary}\0{name}\0{line}"
+
+
+def _parsed(row: str) -> tuple[int, str, str]:
+    """The ``(group, name, line)`` an ``_ascii_order`` row was made from."""
+    head, _, name, line = row.split("\0")
+    return int(head[0]), name, line
+
+
+def _sorted_in_runs(rows: Iterable[tuple[int, str, str]]) -> Iterator[str]:
     keyed = sorted_rows(((f"{group}{name}", line) for group, name, line in rows), key=_group_and_primary)
     for _, tied in itertools.groupby(keyed, key=lambda pair: pair[0]):
         group = list(tied)
