@@ -176,10 +176,14 @@ def interleaved(command: list[str], baseline: list[str], env: dict[str, str], ru
     }
 
 
-def benchmark(data: Path, repos: Path, runs: int, size: int = SIZE) -> list[tuple[str, str, bool | None]]:
-    """(what, measured, target met, or None when there is no target) for the session of ``size`` bytes."""
-    session = data / f"session-real-{size // 1_000_000}MB.jsonl"
-    make_session(session, repos, size)
+def benchmark(
+    data: Path, repos: Path, runs: int, size: int = SIZE, session: Path | None = None
+) -> list[tuple[str, str, bool | None]]:
+    """(what, measured, target met, or None when there is no target) for the session of ``size`` bytes,
+    built in ``data`` (or ``session``, one built before)."""
+    if session is None:
+        session = data / f"session-real-{size // 1_000_000}MB.jsonl"
+        make_session(session, repos, size)
     workspace = data / "workspace"
     workspace.mkdir(exist_ok=True)
     cache = data / "cache-big"
@@ -264,11 +268,12 @@ def main() -> int:
     parser.add_argument("--repos", help="where tielec/ai-workflow-agent is (cloned there when missing)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--megabytes", type=int, default=SIZE // 1_000_000, help="the session's size (default 1000)")
+    parser.add_argument("--session", type=Path, help="a session built before (by this script): measured as it is")
     options = parser.parse_args()
     data = Path(options.data) / "agentpager-sessions-bench"
     data.mkdir(parents=True, exist_ok=True)
     repos = Path(options.repos) if options.repos else data / "repos"
-    rows = benchmark(data, repos, options.runs, options.megabytes * 1_000_000)
+    rows = benchmark(data, repos, options.runs, options.megabytes * 1_000_000, options.session)
     width = max(len(what) for what, _, _ in rows)
     for what, measured, ok in rows:
         print(f"{'    ' if ok is None else 'ok  ' if ok else 'MISS'} {what:<{width}}  {measured}")

@@ -267,23 +267,27 @@ def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
     )
     estimated: list[int] = []
     turns = 0
+    windows: dict[int | None, str] = {}  # a session has 100,000 turns and a window or two
     for turn in context.fills(wait=True):
         turns += 1
         if turn.compacted is not None:
             again = "empty" if turn.compacted.new_session else "from a summary"
             out.write(f"{'':>5}  {compaction_note(turn.compacted)}: the context starts again {again}\n")
-        fill = f"{turn.context / turn.window:.0%}" if turn.window else "?"
+        window = turn.window
+        fill = f"{turn.context / window:.0%}" if window else "?"
         if turn.estimated:  # no usage recorded: nothing to show but the estimate
             estimated.append(turn.number)
             usage = f"{'':>9}  {'':>10}  {'':>11}  {'':>7}  ~"
         else:
             usage = f"{turn.input:>9,}  {turn.cache_read:>10,}  {turn.cache_creation:>11,}  {turn.output:>7,}   "
-        over = "" if turn.overflow == "none" else turn.overflow
-        row = (
-            f"{turn.number:>5}  {turn.timestamp[11:19]:<8}  {usage}{turn.context:>8,}  "
-            f"{turn.window or 0:>9,}  {fill:>5}  {turn.outputs:>12,}  {over}"
+        shown = windows.get(window)
+        if shown is None:
+            shown = windows[window] = f"{window or 0:>9,}"
+        over = "" if window is None or turn.context <= window else f"  {turn.overflow}"
+        out.write(
+            f"{turn.number:>5}  {turn.timestamp[11:19]:<8}  {usage}{turn.context:>8,}  {shown}  {fill:>5}  "
+            f"{turn.outputs:>12,}{over}\n"
         )
-        out.write(row.rstrip() + "\n")
     if estimated:
         out.write(estimate_note(estimated, turns) + "\n")
     counted = len(estimated) == turns

@@ -324,7 +324,9 @@ class CallList(Sequence[ToolCall]):
     calls of the subagents it started (when their own files were found). A call is read again from
     its record when asked for; the calls asked for lately are kept (the same object each time)."""
 
-    KEPT = 4096
+    KEPT = 512
+    """Calls kept (several screens of rows); one still referenced elsewhere stays the same object
+    however long ago it was read (``_held``). 4,096 of them took about 15 MB (their arguments)."""
 
     def __init__(self, transcript: Transcript) -> None:
         self.transcript = transcript

@@ -100,8 +100,9 @@ class AgentContext:
         self.agent = agent
         self.count = count
         self.counts = Counts()
-        self._rows: list[int] = []
-        """The index rows of the agent's turns found so far (the collector's live last one excluded)."""
+        self._rows = array("q")
+        """The index rows of the agent's turns found so far (the collector's live last one excluded;
+        an array: a list of 80,000 rows took 3 MB)."""
         self._scanned = 0
         self._lock = threading.Lock()
         self._models: dict[int, tuple[str, int | None]] = {}
@@ -132,7 +133,7 @@ class AgentContext:
             later = number - 1 - len(final)
             return live[later] if 0 <= later < len(live) else None
 
-    def _final_rows(self) -> list[int]:
+    def _final_rows(self) -> array:
         """The rows of the agent's turns that no longer change, scanned on from where the last look
         ended (the caller holds the index's lock)."""
         index = self.index

@@ -84,14 +84,15 @@ class Table:
         for name, column in self.columns.items():
             setattr(self, name, column)
         self._first = self.columns[self.COLUMNS[0][0]]
+        self._appends = [column.append for column in self.columns.values()]
 
     def __len__(self) -> int:
         return len(self._first)
 
     def add(self, *values: int) -> None:
         """A row: its values in the order of ``COLUMNS``."""
-        for column, value in zip(self.columns.values(), values, strict=True):
-            column.append(value)
+        for append, value in zip(self._appends, values, strict=True):
+            append(value)
 
 
 class Calls(Table):
@@ -212,12 +213,16 @@ class Answers(Table):
     call: array[int]
 
 
+_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(arguments, ensure_ascii=False)`` without making an encoder for each of 100,000 calls."""
+
+
 def _chars(arguments: dict[str, Any] | str) -> int:
     """The characters of a call's arguments as the model wrote them (JSON)."""
     if isinstance(arguments, str):
         return len(arguments)
     try:
-        return len(json.dumps(arguments, ensure_ascii=False))
+        return len(_ARGUMENTS_JSON(arguments))
     except (ValueError, TypeError, RecursionError):
         return 0
 
