@@ -17,10 +17,31 @@ from agentpager import ToolResult, Workspace
 settings.load_profile("ci")  # unless --hypothesis-profile names another
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first: those marked ``slow``, then the TUI's (each starts a Textual app), then
+    the many short ones. xdist hands tests out in this order, so a parallel run ends on short tests
+    and never waits on one long test running alone at its end."""
+
+    def rank(item: pytest.Item) -> int:
+        if item.get_closest_marker("slow"):
+            return 0
+        return 1 if item.path.parent.name == "tui" else 2
+
+    items.sort(key=rank)  # stable: each group keeps the order it was collected in
+
+
+@pytest.fixture(scope="session")
+def isolated_dirs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where each test's cache and config dirs are made: one folder of this test process, where a
+    new directory costs one ``mkdir`` (``tmp_path_factory.mktemp`` lists the whole base temp dir to
+    number it, a few thousand entries late in a run, twice for every test)."""
+    return tmp_path_factory.mktemp("isolated")
+
+
 @pytest.fixture(autouse=True)
-def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_cache(isolated_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Each test converts documents into its own cache and ignores the user's guard settings."""
-    cache = tmp_path_factory.mktemp("cache")
+    cache = Path(tempfile.mkdtemp(prefix="cache-", dir=isolated_dirs))
     monkeypatch.setenv("AGENTPAGER_CACHE_DIR", str(cache))
     monkeypatch.delenv("QQ_MAX_TOOL_OUTPUT", raising=False)
     monkeypatch.delenv("QQ_CHARS_PER_TOKEN", raising=False)
@@ -28,9 +49,9 @@ def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 
 
 @pytest.fixture(autouse=True)
-def isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_config(isolated_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Each test has its own (empty) config dir: the user's settings and themes never leak in."""
-    config_dir = tmp_path_factory.mktemp("config")
+    config_dir = Path(tempfile.mkdtemp(prefix="config-", dir=isolated_dirs))
     monkeypatch.setenv("AGENTPAGER_CONFIG_DIR", str(config_dir))
     return config_dir
 
