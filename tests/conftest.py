@@ -17,17 +17,29 @@ from agentpager import ToolResult, Workspace
 settings.load_profile("ci")  # unless --hypothesis-profile names another
 
 
+@pytest.hookimpl(trylast=True)  # after -m has deselected: the shares are of what runs
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The long tests first: those marked ``slow``, then the TUI's (each starts a Textual app), then
-    the many short ones. xdist hands tests out in this order, so a parallel run ends on short tests
-    and never waits on one long test running alone at its end."""
+    the many short ones, so that a parallel run ends on short tests and never waits on a long one
+    running alone at its end. xdist's ``worksteal`` gives each worker one contiguous share of this
+    list, then moves tests from the end of a worker's queue to an idle one: each share starts with
+    its part of the long tests."""
 
     def rank(item: pytest.Item) -> int:
         if item.get_closest_marker("slow"):
             return 0
         return 1 if item.path.parent.name == "tui" else 2
 
-    items.sort(key=rank)  # stable: each group keeps the order it was collected in
+    long = sorted((item for item in items if rank(item) < 2), key=rank)
+    short = [item for item in items if rank(item) == 2]  # in the order collected: modules stay whole
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    order: list[pytest.Item] = []
+    for worker in range(workers):
+        share = len(items) * (worker + 1) // workers - len(order)
+        dealt = long[worker::workers]
+        order += dealt + short[: max(share - len(dealt), 0)]
+        del short[: max(share - len(dealt), 0)]
+    items[:] = order + short
 
 
 @pytest.fixture(scope="session")
