@@ -17,10 +17,43 @@ from agentpager import ToolResult, Workspace
 settings.load_profile("ci")  # unless --hypothesis-profile names another
 
 
+@pytest.hookimpl(trylast=True)  # after -m has deselected: the shares are of what runs
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first: those marked ``slow``, then the TUI's (each starts a Textual app), then
+    the many short ones, so that a parallel run ends on short tests and never waits on a long one
+    running alone at its end. xdist's ``worksteal`` gives each worker one contiguous share of this
+    list, then moves tests from the end of a worker's queue to an idle one: each share starts with
+    its part of the long tests."""
+
+    def rank(item: pytest.Item) -> int:
+        if item.get_closest_marker("slow"):
+            return 0
+        return 1 if item.path.parent.name == "tui" else 2
+
+    long = sorted((item for item in items if rank(item) < 2), key=rank)
+    short = [item for item in items if rank(item) == 2]  # in the order collected: modules stay whole
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    order: list[pytest.Item] = []
+    for worker in range(workers):
+        share = len(items) * (worker + 1) // workers - len(order)
+        dealt = long[worker::workers]
+        order += dealt + short[: max(share - len(dealt), 0)]
+        del short[: max(share - len(dealt), 0)]
+    items[:] = order + short
+
+
+@pytest.fixture(scope="session")
+def isolated_dirs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where each test's cache and config dirs are made: one folder of this test process, where a
+    new directory costs one ``mkdir`` (``tmp_path_factory.mktemp`` lists the whole base temp dir to
+    number it, a few thousand entries late in a run, twice for every test)."""
+    return tmp_path_factory.mktemp("isolated")
+
+
 @pytest.fixture(autouse=True)
-def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_cache(isolated_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Each test converts documents into its own cache and ignores the user's guard settings."""
-    cache = tmp_path_factory.mktemp("cache")
+    cache = Path(tempfile.mkdtemp(prefix="cache-", dir=isolated_dirs))
     monkeypatch.setenv("AGENTPAGER_CACHE_DIR", str(cache))
     monkeypatch.delenv("QQ_MAX_TOOL_OUTPUT", raising=False)
     monkeypatch.delenv("QQ_CHARS_PER_TOKEN", raising=False)
@@ -28,9 +61,9 @@ def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 
 
 @pytest.fixture(autouse=True)
-def isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_config(isolated_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Each test has its own (empty) config dir: the user's settings and themes never leak in."""
-    config_dir = tmp_path_factory.mktemp("config")
+    config_dir = Path(tempfile.mkdtemp(prefix="config-", dir=isolated_dirs))
     monkeypatch.setenv("AGENTPAGER_CONFIG_DIR", str(config_dir))
     return config_dir
 

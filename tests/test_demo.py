@@ -55,6 +55,7 @@ def test_250_fixtures_in_subfolders_and_a_listing_that_warns(demo_root: Path) ->
     )
 
 
+@pytest.mark.slow
 def test_the_docx_and_pdf_convert_to_real_text(demo_root: Path) -> None:
     workspace = Workspace(demo_root)
     report = workspace.call("read_file", {"path": "docs/incident-report.docx"})

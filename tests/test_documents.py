@@ -43,6 +43,7 @@ def opened(path: Path) -> Iterator[int]:
         os.close(fd)
 
 
+@pytest.mark.slow
 def test_a_docx_bomb_is_too_large(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(documents.MEMORY_ENV, "300")
     bomb = write_docx_bomb(root / "bomb.docx", 10)
@@ -66,6 +67,7 @@ def test_a_conversion_past_the_time_limit(root: Path, monkeypatch: pytest.Monkey
     )
 
 
+@pytest.mark.slow
 def test_the_child_converts_the_open_descriptor(root: Path) -> None:
     """What the caller opened (and checked) is what is converted, whatever the path names later."""
     path = root / "paper.pdf"

@@ -68,6 +68,7 @@ def test_the_replacements_give_node_ignore_s_regexes(pattern: str) -> None:
     assert regex_prefix(pattern) == node_prefix(pattern)
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     pattern=st.text("*?[]/!ab-.", min_size=1, max_size=10),

@@ -205,6 +205,7 @@ def regexes() -> st.SearchStrategy[str]:
     return st.recursive(st.sampled_from(ATOMS), extend, max_leaves=6)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(400), suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(
     pattern=regexes(),
@@ -246,6 +247,7 @@ def test_globs_match_as_fnmatchcase_does(parts: list[str], texts: list[str]) -> 
 # -- the MCP server goes on answering ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_mcp_answers_tools_list_while_a_costly_pattern_runs(hostile_tree: Path) -> None:
     pytest.importorskip("mcp")
     from mcp import Client, StdioServerParameters
@@ -308,6 +310,7 @@ TUI_SCENARIO = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_tui_search_answers_and_escape_stops_re(root: Path) -> None:
     (root / "names.txt").write_text((HOSTILE_NAME + "\n") * 3 + "aaaa\n")
     done = subprocess.run(

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
+import pytest
 from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -210,6 +211,7 @@ def messy_workspace(directory: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(400), deadline=None)
 @given(call=tool_arguments())
 def test_no_arguments_make_a_call_raise(call) -> None:

@@ -36,6 +36,8 @@ from agentpager.engine.content import ContentStore
 from agentpager.tools.paths import Root
 from agentpager.tools.shell import ShellRun, emulate
 
+pytestmark = pytest.mark.slow  # each race runs up to TIME_LIMIT
+
 CALLS = 2000
 TIME_LIMIT = 10.0
 """Seconds a race may run on a slow machine before it stops early (it has seen enough swaps by then)."""

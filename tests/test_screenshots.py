@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from waiting import HANG
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "screenshots.py"
@@ -26,6 +27,7 @@ def text_of(svg: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
 
 
+@pytest.mark.slow
 def test_the_script_writes_every_screen(tmp_path: Path) -> None:
     temp = tmp_path / "temp"  # where the script builds its demo: the test's own
     temp.mkdir()

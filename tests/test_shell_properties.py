@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from examples import examples
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -99,6 +100,7 @@ commands = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(first=contents, second=contents, command=commands)
 @example(first=b"a\xc3\xa9A\xff\nAb\r\t\ta1\n", second=b"", command="grep -A 1 -v -C 1 'a$' f1 | head -n 0")
@@ -157,6 +159,7 @@ long_downstream = st.sampled_from(
 long_commands = st.one_of(long_simple, st.builds(lambda a, b: f"{a} | {b}", long_simple, long_downstream))
 
 
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(first=long_contents, second=long_contents, command=long_commands)
 @example(first=b"ab" * 7 + b"x" * 9 + b"\nb", second=b"", command="grep -n b f1")

@@ -156,6 +156,7 @@ async def test_a_bad_theme_file_gives_one_notification_and_the_app_runs(
         assert app.viewer.line_count == 1000
 
 
+@pytest.mark.slow
 async def test_every_registered_theme_can_be_switched_to(workspace_dir: Path, isolated_config: Path) -> None:
     themes = isolated_config / "themes"
     themes.mkdir()
