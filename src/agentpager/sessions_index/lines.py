@@ -23,14 +23,28 @@ def duration_text(seconds: float | None) -> str:
 
 def session_json(info: SessionInfo) -> str:
     """A session as ``agentpager sessions --json`` writes it (one line, without its end)."""
-    return _ENCODE(vars(info) | {"duration_seconds": duration_of(info)})
+    return _json(info, duration_of(info))
 
 
 def session_text(info: SessionInfo) -> str:
     """A session as ``agentpager sessions`` writes it under its project (without its end)."""
+    return _text(info, duration_of(info))
+
+
+def session_lines(info: SessionInfo) -> tuple[str, str]:
+    """Both lines of a session, its duration worked out once (what the index keeps)."""
+    duration = duration_of(info)
+    return _json(info, duration), _text(info, duration)
+
+
+def _json(info: SessionInfo, duration: float | None) -> str:
+    return _ENCODE(vars(info) | {"duration_seconds": duration})
+
+
+def _text(info: SessionInfo, duration: float | None) -> str:
     tokens = "" if info.tokens is None else plural(info.tokens, "token")
     calls = "… calls" if info.calls is None else plural(info.calls, "call")
     return (
-        f"  {info.started[:16].replace('T', ' '):<16}  {duration_text(duration_of(info)):>7}  {info.agent:<11} "
+        f"  {info.started[:16].replace('T', ' '):<16}  {duration_text(duration):>7}  {info.agent:<11} "
         f"{info.version:<8} {info.model[:24]:<24} {calls:>10}  {tokens:>14}  {info.title[:60]}"
     )
