@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+from collections.abc import Iterable
+
 from agentpager.sessions import SessionInfo, duration_of
 from agentpager.wording import plural
 
@@ -48,3 +50,17 @@ def _text(info: SessionInfo, duration: float | None) -> str:
         f"  {info.started[:16].replace('T', ' '):<16}  {duration_text(duration):>7}  {info.agent:<11} "
         f"{info.version:<8} {info.model[:24]:<24} {calls:>10}  {tokens:>14}  {info.title[:60]}"
     )
+
+
+def listing_bytes(lines: Iterable[tuple[str, bytes]], headings: bool) -> bytes:
+    """Each session's line (with its project), one a line, by project under a heading when ``headings``."""
+    if not headings:
+        return b"".join(line + b"\n" for _, line in lines)
+    by_project: dict[str, list[bytes]] = {}
+    for project, line in lines:
+        by_project.setdefault(project, []).append(line)
+    out = []
+    for project, rows in by_project.items():
+        out.append(f"{project}  ({plural(len(rows), 'session')})\n".encode("utf-8", "surrogatepass"))
+        out.extend(row + b"\n" for row in rows)
+    return b"".join(out)

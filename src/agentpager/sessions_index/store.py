@@ -22,15 +22,15 @@ from typing import Any, TypeVar
 
 from agentpager.engine.cache import cache_root
 from agentpager.sessions import SessionInfo
-from agentpager.sessions_index.lines import session_lines
+from agentpager.sessions_index.lines import listing_bytes, session_lines
 
 FILE_NAME = "sessions.db"
 APPLICATION_ID = 0x61705358
 """``PRAGMA application_id`` of the index ("apSX"): a database without it is not ours."""
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """2: agents named by their ids (``gemini-cli``, was ``gemini``); 3: a call's turn is its model turn
-(it was the prompt's), the resume state keeps each agent's turns. An index of another version is
-made again."""
+(it was the prompt's), the resume state keeps each agent's turns; 4: the listings kept whole. An
+index of another version is made again."""
 BUSY_SECONDS = 10.0
 """How long a write waits for another process's write (SQLite's busy timeout), per try."""
 TRIES = 3
@@ -82,6 +82,13 @@ CREATE TABLE lines(
     session INTEGER PRIMARY KEY,
     json BLOB NOT NULL,
     text BLOB NOT NULL
+);
+CREATE TABLE listings(
+    home TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    data BLOB NOT NULL,
+    uncounted INTEGER NOT NULL,
+    PRIMARY KEY(home, kind)
 );
 CREATE TABLE prompts(
     session INTEGER NOT NULL,
@@ -245,24 +252,31 @@ class IndexStore:
 
         return self.run(read)
 
-    def listing(self, home: str, column: str) -> tuple[list[tuple[str, bytes]], int]:
-        """What a listing writes for each of ``home``'s sessions, newest first: (project, its ``json``
-        or ``text`` line in UTF-8), and how many sessions are not counted yet. Bytes: as text, 20,000
-        lines took 100 MB (one emoji makes a string four bytes a character)."""
+    def listing(self, home: str, column: str) -> tuple[bytes, int]:
+        """What a listing of ``home``'s sessions writes (``listing_bytes``: their ``json`` lines, or
+        their ``text`` lines under their projects' headings), and how many sessions are not counted
+        yet. Kept in the index once made, until a session's summary changes (``save_lines``,
+        ``forget``): listing 20,000 unchanged sessions then reads one value instead of sorting them."""
 
-        def read(db: sqlite3.Connection) -> tuple[list[tuple[str, bytes]], int]:
-            cursor = db.execute(
-                f"SELECT s.project, l.{'json' if column == 'json' else 'text'} FROM sessions s "
-                f"JOIN lines l ON l.session = s.id WHERE s.home = ? ORDER BY {newest_first('s.')}",
-                (home,),
-            )
-            lines = cursor.fetchall()
-            (uncounted,) = db.execute(
-                "SELECT count(*) FROM sessions WHERE home = ? AND NOT counted", (home,)
-            ).fetchone()
-            return lines, uncounted
+        def kept(db: sqlite3.Connection) -> tuple[bytes, int] | None:
+            return db.execute("SELECT data, uncounted FROM listings WHERE home = ? AND kind = ?", (home, column)).fetchone()
 
-        return self.run(read)
+        def made(db: sqlite3.Connection) -> tuple[bytes, int]:
+            found = kept(db)  # made by another process meanwhile
+            if found is None:
+                found = listing_of(db, home, column)
+                db.execute("INSERT INTO listings VALUES (?, ?, ?, ?)", (home, column, *found))
+            return found
+
+        found = self.run(kept)
+        if found is not None:
+            return found
+        try:
+            return self.run(made, write=True)
+        except sqlite3.OperationalError as error:
+            if _code(error) != sqlite3.SQLITE_READONLY:
+                raise
+            return self.run(lambda db: listing_of(db, home, column))  # listed, not kept
 
     def save_summaries(self, home: str, summaries: Sequence[tuple[SessionInfo, os.stat_result]]) -> None:
         """Store these summaries of ``home``'s sessions, made from these versions of their files, with
@@ -294,8 +308,22 @@ class IndexStore:
                     clear_calls(db, found[0])
                     db.execute("DELETE FROM lines WHERE session = ?", found)
                     db.execute("DELETE FROM sessions WHERE id = ?", found)
+            db.execute("DELETE FROM listings")
 
         self.run(write, write=True)
+
+
+def listing_of(db: sqlite3.Connection, home: str, column: str) -> tuple[bytes, int]:
+    """``listing``'s value made from the sessions' lines (kept as UTF-8 bytes: as text, 20,000 lines
+    took 100 MB, one emoji making a string four bytes a character)."""
+    cursor = db.execute(
+        f"SELECT s.project, l.{'json' if column == 'json' else 'text'} FROM sessions s "
+        f"JOIN lines l ON l.session = s.id WHERE s.home = ? ORDER BY {newest_first('s.')}",
+        (home,),
+    )
+    data = listing_bytes(cursor.fetchall(), headings=column != "json")
+    (uncounted,) = db.execute("SELECT count(*) FROM sessions WHERE home = ? AND NOT counted", (home,)).fetchone()
+    return data, uncounted
 
 
 def newest_first(table: str = "") -> str:
@@ -320,7 +348,10 @@ def ids_of(db: sqlite3.Connection, paths: Sequence[str]) -> dict[str, int]:
 
 
 def save_lines(db: sqlite3.Connection, sessions: Sequence[tuple[int, SessionInfo]]) -> None:
-    """Keep what a listing writes for each session (UTF-8: it is written as it is)."""
+    """Keep what a listing writes for each session (UTF-8: it is written as it is); the listings
+    kept are made again when next asked."""
+    if sessions:
+        db.execute("DELETE FROM listings")
     rows = []
     for session, info in sessions:
         json_line, text_line = session_lines(info)
