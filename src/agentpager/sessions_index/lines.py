@@ -4,8 +4,8 @@ project's heading). Both are made when the summary is, and kept with it in the i
 
 from __future__ import annotations
 
+import io
 import json
-
 from collections.abc import Iterable
 
 from agentpager.sessions import SessionInfo, duration_of
@@ -53,14 +53,20 @@ def _text(info: SessionInfo, duration: float | None) -> str:
 
 
 def listing_bytes(lines: Iterable[tuple[str, bytes]], headings: bool) -> bytes:
-    """Each session's line (with its project), one a line, by project under a heading when ``headings``."""
+    """Each session's line (with its project), one a line, by project under a heading when
+    ``headings``; written into one buffer as the lines come (without headings, none is held)."""
+    out = io.BytesIO()
     if not headings:
-        return b"".join(line + b"\n" for _, line in lines)
+        for _, line in lines:
+            out.write(line)
+            out.write(b"\n")
+        return out.getvalue()
     by_project: dict[str, list[bytes]] = {}
     for project, line in lines:
         by_project.setdefault(project, []).append(line)
-    out = []
     for project, rows in by_project.items():
-        out.append(f"{project}  ({plural(len(rows), 'session')})\n".encode("utf-8", "surrogatepass"))
-        out.extend(row + b"\n" for row in rows)
-    return b"".join(out)
+        out.write(f"{project}  ({plural(len(rows), 'session')})\n".encode("utf-8", "surrogatepass"))
+        for row in rows:
+            out.write(row)
+            out.write(b"\n")
+    return out.getvalue()

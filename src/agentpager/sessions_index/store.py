@@ -321,7 +321,7 @@ def listing_of(db: sqlite3.Connection, home: str, column: str) -> tuple[bytes, i
         f"JOIN lines l ON l.session = s.id WHERE s.home = ? ORDER BY {newest_first('s.')}",
         (home,),
     )
-    data = listing_bytes(cursor.fetchall(), headings=column != "json")
+    data = listing_bytes(cursor, headings=column != "json")
     (uncounted,) = db.execute("SELECT count(*) FROM sessions WHERE home = ? AND NOT counted", (home,)).fetchone()
     return data, uncounted
 
