@@ -19,7 +19,7 @@ from agentpager.agents import AGENTS, get_agent
 from agentpager.agents.base import Sessions
 from agentpager.logs.records import RecordFile
 from agentpager.sessions import EDGE_BYTES, find_sessions
-from agentpager.sessions_index.listing import home_key, list_sessions, refresh
+from agentpager.sessions_index.listing import first_sessions, home_key, list_sessions, refresh
 from agentpager.sessions_index.store import IndexStore, listing_of
 from agentpager.sessions_index.updating import update_calls
 
@@ -291,6 +291,26 @@ def test_a_kept_listing_is_made_again_when_a_session_changes(tmp_path: Path, iso
     assert listed() == (["big None", "old 1"], 1)
     grown.unlink()
     assert listed() == (["old 1"], 0)
+
+
+def test_the_first_rows_are_the_first_projects_sessions(tmp_path: Path, isolated_cache: Path) -> None:
+    for project, name, day in [("/a", "a1", 5), ("/b", "b1", 4), ("/a", "a2", 3), ("/c", "c1", 2), ("/b", "b2", 1)]:
+        claude_session(tmp_path, project, name, 1, started=f"2026-01-0{day}T10:00:00.000Z")
+    store = IndexStore()
+    assert first_sessions(str(tmp_path), 24, store) == ([], 0, 0), "nothing listed yet"
+    every = list_sessions(str(tmp_path), store)
+    assert [info.session_id for info in every] == ["a1", "b1", "a2", "c1", "b2"]
+    summaries = {info.session_id: vars(info) for info in every}
+
+    def first(rows: int) -> tuple[list[str], int, int]:
+        sessions, count, projects = first_sessions(str(tmp_path), rows, store)
+        assert [vars(info) for info in sessions] == [summaries[info.session_id] for info in sessions]
+        return [info.session_id for info in sessions], count, projects
+
+    assert first(1) == (["a1", "a2"], 5, 3), "a project comes whole, under its heading"
+    assert first(3) == (["a1", "a2"], 5, 3)
+    assert first(4) == (["a1", "a2", "b1", "b2"], 5, 3)
+    assert first(24) == (["a1", "a2", "b1", "b2", "c1"], 5, 3)
 
 
 def test_a_long_document_is_summed_up_from_its_head(tmp_path: Path, isolated_cache: Path) -> None:

@@ -31,6 +31,12 @@ def indexed_sessions(home: str | None = None, store: IndexStore | None = None) -
     return (store or IndexStore()).sessions(home_key(home))
 
 
+def first_sessions(home: str | None, rows: int, store: IndexStore) -> tuple[list[SessionInfo], int, int]:
+    """The sessions of ``home`` a browser shows in its first ``rows`` rows, as the index last listed
+    them (``IndexStore.first_sessions``), with how many sessions and projects there are."""
+    return store.first_sessions(home_key(home), rows)
+
+
 def list_sessions(
     home: str | None = None, store: IndexStore | None = None, workers: int | None = None
 ) -> list[SessionInfo]:

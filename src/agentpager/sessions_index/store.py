@@ -255,6 +255,35 @@ class IndexStore:
 
         return self.run(read)
 
+    def first_sessions(self, home: str, rows: int) -> tuple[list[SessionInfo], int, int]:
+        """The sessions a listing of ``home`` shows first (by project, the project of the newest
+        session first): those of the first projects, as many as fill ``rows`` rows with their
+        headings; and how many sessions and projects there are. Only their order is read of the
+        others: a fifth of ``sessions``' time for 20,000."""
+
+        def read(db: sqlite3.Connection) -> tuple[list[SessionInfo], int, int]:
+            cursor = db.execute(f"SELECT id, project FROM sessions WHERE home = ? ORDER BY {newest_first()}", (home,))
+            by_project: dict[str, list[int]] = {}
+            count = 0
+            for session, project in cursor:
+                by_project.setdefault(project, []).append(session)
+                count += 1
+            chosen: list[int] = []
+            shown = 0
+            for sessions in by_project.values():
+                if shown >= rows:
+                    break
+                chosen += sessions
+                shown += 1 + len(sessions)  # its heading and its sessions
+            summaries: dict[int, SessionInfo] = {}
+            for start in range(0, len(chosen), ID_BATCH):
+                batch = chosen[start : start + ID_BATCH]
+                cursor = db.execute(f"SELECT id, {SUMMARY} FROM sessions WHERE id IN ({', '.join('?' * len(batch))})", batch)
+                summaries.update((row[0], info_of(row[1:])) for row in cursor)
+            return [summaries[session] for session in chosen], count, len(by_project)
+
+        return self.run(read)
+
     def listing(self, home: str, column: str) -> tuple[bytes, int]:
         """What a listing of ``home``'s sessions writes (``listing_bytes``: their ``json`` lines, or
         their ``text`` lines under their projects' headings), and how many sessions are not counted
