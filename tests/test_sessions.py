@@ -282,8 +282,10 @@ def test_a_kept_listing_is_made_again_when_a_session_changes(tmp_path: Path, iso
 
     claude_session(tmp_path, "/p", "old", 1, started="2026-01-01T09:00:00.000Z")
     grown = claude_session(tmp_path, "/p", "big", 40, output="x" * 10_000)
+    kept = lambda: store.run(lambda db: db.execute("SELECT count(*) FROM listings").fetchone()[0])  # noqa: E731
+    assert store.listing(key, "json", keep=False) == listing_of(store.db, key, "json") and kept() == 0
     assert listed() == (["big None", "old 1"], 1)
-    assert store.run(lambda db: db.execute("SELECT count(*) FROM listings").fetchone()) == (1,), "kept"
+    assert kept() == 1
     read_calls(tmp_path)
     assert listed() == (["big 40", "old 1"], 0)
     with grown.open("a") as file:

@@ -313,7 +313,7 @@ def _sessions(options: argparse.Namespace) -> int:
     except SearchError as error:
         raise CommandError(str(error)) from None
     store = IndexStore()
-    refresh(options.home, store)
+    changed = refresh(options.home, store)
     if options.full or options.search is not None or options.read is not None or options.tool:
         _read_calls(options.home, store)
     if options.search is not None:
@@ -324,7 +324,7 @@ def _sessions(options: argparse.Namespace) -> int:
         from agentpager.sessions_index.search import sessions_with
 
         return _session_list(sessions_with(store, options.home, filters), options.json)
-    listing, uncounted = store.listing(home_key(options.home), "json" if options.json else "text")
+    listing, uncounted = store.listing(home_key(options.home), "json" if options.json else "text", keep=not changed)
     _tell_uncounted(uncounted)
     if not listing and not options.json:
         from agentpager.agents import AGENTS

@@ -47,9 +47,10 @@ def list_sessions(
     return store.sessions(home_key(home))
 
 
-def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> None:
+def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> bool:
     """Sum up again the sessions of ``home`` whose files changed, sum up the new ones, forget those
-    gone. Summaries are written a batch at a time while the others are summed up."""
+    gone; whether there were any. Summaries are written a batch at a time while the others are
+    summed up."""
     key = home_key(home)
     known = store.stamps(key)
     changed: list[tuple[Found, os.stat_result]] = []
@@ -74,6 +75,7 @@ def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> 
                 store.save_summaries(key, batch)
                 batch = []
         store.save_summaries(key, batch)
+    return bool(gone or changed)
 
 
 def summarize_all(

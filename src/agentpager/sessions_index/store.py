@@ -281,13 +281,14 @@ class IndexStore:
 
         return self.run(read)
 
-    def listing(self, home: str, column: str) -> tuple[bytes, int]:
+    def listing(self, home: str, column: str, keep: bool = True) -> tuple[bytes, int]:
         """What a listing of ``home``'s sessions writes (``listing_bytes``: their ``json`` lines, or
         their ``text`` lines under their projects' headings), and how many sessions are not counted
-        yet. Kept in the ``listings`` table once made, until a session is added, changed or removed
-        (``save_lines`` and ``forget``, which every such write goes through, empty it; triggers on
-        the sessions table cost a fourth of a first listing's writes): listing 20,000 unchanged
-        sessions then reads one value instead of sorting them."""
+        yet. Kept in the ``listings`` table once made (when ``keep``: the caller found no session
+        changed, so that sessions being written are not kept again at every listing), until a
+        session is added, changed or removed (``save_lines`` and ``forget``, which every such write
+        goes through, empty it; triggers on the sessions table cost a fourth of a first listing's
+        writes): listing 20,000 unchanged sessions then reads one value instead of sorting them."""
 
         def kept(db: sqlite3.Connection) -> tuple[bytes, int] | None:
             return db.execute("SELECT data, uncounted FROM listings WHERE home = ? AND kind = ?", (home, column)).fetchone()
@@ -302,6 +303,8 @@ class IndexStore:
         found = self.run(kept)
         if found is not None:
             return found
+        if not keep:
+            return self.run(lambda db: listing_of(db, home, column))
         try:
             return self.run(made, write=True)
         except sqlite3.OperationalError as error:
