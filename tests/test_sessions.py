@@ -19,8 +19,8 @@ from agentpager.agents import AGENTS, get_agent
 from agentpager.agents.base import Sessions
 from agentpager.logs.records import RecordFile
 from agentpager.sessions import EDGE_BYTES, find_sessions
-from agentpager.sessions_index.listing import list_sessions
-from agentpager.sessions_index.store import IndexStore
+from agentpager.sessions_index.listing import first_sessions, home_key, list_sessions, refresh
+from agentpager.sessions_index.store import IndexStore, listing_of
 from agentpager.sessions_index.updating import update_calls
 
 
@@ -267,6 +267,52 @@ def test_a_session_that_grew_is_read_on_from_where_it_ended(
     assert (info.calls, info.counted) == (None, False)
     assert read_calls(tmp_path) == {"s": (42, 1016, True)}
     assert firsts == [82], "lines 1-81 were read before"
+
+
+def test_a_kept_listing_is_made_again_when_a_session_changes(tmp_path: Path, isolated_cache: Path) -> None:
+    home, store = str(tmp_path), IndexStore()
+    key = home_key(home)
+
+    def listed() -> tuple[list[str], int]:
+        refresh(home, store)
+        data, uncounted = store.listing(key, "json")
+        made = listing_of(store.db, key, "json")  # from the sessions' lines, not the kept listing
+        assert (data, uncounted) == made
+        return [f"{line['session_id']} {line['calls']}" for line in map(json.loads, data.splitlines())], uncounted
+
+    claude_session(tmp_path, "/p", "old", 1, started="2026-01-01T09:00:00.000Z")
+    grown = claude_session(tmp_path, "/p", "big", 40, output="x" * 10_000)
+    kept = lambda: store.run(lambda db: db.execute("SELECT count(*) FROM listings").fetchone()[0])  # noqa: E731
+    assert store.listing(key, "json", keep=False) == listing_of(store.db, key, "json") and kept() == 0
+    assert listed() == (["big None", "old 1"], 1)
+    assert kept() == 1
+    read_calls(tmp_path)
+    assert listed() == (["big 40", "old 1"], 0)
+    with grown.open("a") as file:
+        file.write(claude_session(tmp_path / "donor", "/q", "other", 2).read_text().split("\n", 1)[1])
+    assert listed() == (["big None", "old 1"], 1)
+    grown.unlink()
+    assert listed() == (["old 1"], 0)
+
+
+def test_the_first_rows_are_the_first_projects_sessions(tmp_path: Path, isolated_cache: Path) -> None:
+    for project, name, day in [("/a", "a1", 5), ("/b", "b1", 4), ("/a", "a2", 3), ("/c", "c1", 2), ("/b", "b2", 1)]:
+        claude_session(tmp_path, project, name, 1, started=f"2026-01-0{day}T10:00:00.000Z")
+    store = IndexStore()
+    assert first_sessions(str(tmp_path), 24, store) == ([], 0, 0), "nothing listed yet"
+    every = list_sessions(str(tmp_path), store)
+    assert [info.session_id for info in every] == ["a1", "b1", "a2", "c1", "b2"]
+    summaries = {info.session_id: vars(info) for info in every}
+
+    def first(rows: int) -> tuple[list[str], int, int]:
+        sessions, count, projects = first_sessions(str(tmp_path), rows, store)
+        assert [vars(info) for info in sessions] == [summaries[info.session_id] for info in sessions]
+        return [info.session_id for info in sessions], count, projects
+
+    assert first(1) == (["a1", "a2"], 5, 3), "a project comes whole, under its heading"
+    assert first(3) == (["a1", "a2"], 5, 3)
+    assert first(4) == (["a1", "a2", "b1", "b2"], 5, 3)
+    assert first(24) == (["a1", "a2", "b1", "b2", "c1"], 5, 3)
 
 
 def test_a_long_document_is_summed_up_from_its_head(tmp_path: Path, isolated_cache: Path) -> None:

@@ -317,7 +317,7 @@ def _sessions(options: argparse.Namespace) -> int:
     except SearchError as error:
         raise CommandError(str(error)) from None
     store = IndexStore()
-    refresh(options.home, store)
+    changed = refresh(options.home, store)
     if options.full or options.search is not None or options.read is not None or options.tool:
         _read_calls(options.home, store)
     if options.search is not None:
@@ -328,35 +328,21 @@ def _sessions(options: argparse.Namespace) -> int:
         from agentpager.sessions_index.search import sessions_with
 
         return _session_list(sessions_with(store, options.home, filters), options.json)
-    lines, uncounted = store.listing(home_key(options.home), "json" if options.json else "text")
+    listing, uncounted = store.listing(home_key(options.home), "json" if options.json else "text", keep=not changed)
     _tell_uncounted(uncounted)
-    if not lines and not options.json:
+    if not listing and not options.json:
         from agentpager.agents import AGENTS
         from agentpager.wording import listed
 
         kept = [agent.title for agent in AGENTS if agent.sessions is not None]
         print(f"agentpager: no {listed(kept, 'or')} sessions found.", file=sys.stderr)
-    _write_lines(lines, headings=not options.json)
+    _write(listing)
     return 0
 
 
-def _write_lines(lines: list[tuple[str, bytes]], headings: bool) -> None:
-    """Each session's line as the index keeps it, by project under a heading when ``headings``."""
-    from agentpager.wording import plural
-
+def _write(data: bytes) -> None:
     sys.stdout.flush()
-    out = sys.stdout.buffer
-    if not headings:
-        for _, line in lines:
-            out.write(line + b"\n")
-        return
-    by_project: dict[str, list[bytes]] = {}
-    for project, line in lines:
-        by_project.setdefault(project, []).append(line)
-    for project, rows in by_project.items():
-        out.write(f"{project}  ({plural(len(rows), 'session')})\n".encode("utf-8", "surrogatepass"))
-        for row in rows:
-            out.write(row + b"\n")
+    sys.stdout.buffer.write(data)
 
 
 def _read_calls(home: str | None, store: Any) -> None:
@@ -386,11 +372,11 @@ def _tell_uncounted(uncounted: int) -> None:
 
 def _session_list(sessions: list, as_json: bool) -> int:
     """Sessions a filter let through, as a listing writes them."""
-    from agentpager.sessions_index.lines import session_json, session_text
+    from agentpager.sessions_index.lines import listing_bytes, session_json, session_text
 
     _tell_uncounted(sum(not info.counted for info in sessions))
     line = session_json if as_json else session_text
-    _write_lines([(info.project, line(info).encode("utf-8", "surrogatepass")) for info in sessions], not as_json)
+    _write(listing_bytes(((info.project, line(info).encode("utf-8", "surrogatepass")) for info in sessions), not as_json))
     return 0
 
 

@@ -121,6 +121,42 @@ async def test_counts_arrive_in_their_rows(
         assert "reading calls" not in str(app.screen.query_one("#about", Static).render())
 
 
+async def test_the_first_rows_come_before_the_others(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_cache: Path
+) -> None:
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from test_sessions import claude_session
+
+    for n in range(30):
+        claude_session(tmp_path, "/home/me/shop", f"shop{n}", 1, started=f"2026-01-02T10:{n:02d}:00.000Z")
+    claude_session(tmp_path, "/home/me/notes", "notes", 1)
+    sessions_screen.list_sessions(str(tmp_path))
+    go_on = threading.Event()
+    indexed_sessions = sessions_screen.indexed_sessions
+
+    def held(*arguments):  # noqa: ANN002, ANN202 - indexed_sessions, once the test lets it
+        go_on.wait()
+        return indexed_sessions(*arguments)
+
+    monkeypatch.setattr(sessions_screen, "indexed_sessions", held)
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        try:
+            listed = lambda: isinstance(app.screen, SessionsScreen) and app.screen.listed  # noqa: E731
+            await until(pilot, listed, "the first rows were listed")
+            rows = app.screen.query_one(SessionList)
+            assert [line for line in rows.lines if isinstance(line, str)] == ["/home/me/shop  (30 sessions)"]
+            assert "31 sessions in 2 projects" in str(app.screen.query_one("#about", Static).render())
+        finally:
+            go_on.set()
+        await settle(pilot)
+        assert [line for line in rows.lines if isinstance(line, str)] == [
+            "/home/me/shop  (30 sessions)",
+            "/home/me/notes  (1 session)",
+        ]
+        assert "31 sessions in 2 projects" in str(app.screen.query_one("#about", Static).render())
+
+
 def _browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentPagerApp:
     """The browser on a workspace the screens name: ``home/proj``, relative to the test's own temp dir
     made the current directory, so that they show the same text every run. (A session opened from the

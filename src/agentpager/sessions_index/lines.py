@@ -4,7 +4,9 @@ project's heading). Both are made when the summary is, and kept with it in the i
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Iterable
 
 from agentpager.sessions import SessionInfo, duration_of
 from agentpager.wording import plural
@@ -23,14 +25,48 @@ def duration_text(seconds: float | None) -> str:
 
 def session_json(info: SessionInfo) -> str:
     """A session as ``agentpager sessions --json`` writes it (one line, without its end)."""
-    return _ENCODE(vars(info) | {"duration_seconds": duration_of(info)})
+    return _json(info, duration_of(info))
 
 
 def session_text(info: SessionInfo) -> str:
     """A session as ``agentpager sessions`` writes it under its project (without its end)."""
+    return _text(info, duration_of(info))
+
+
+def session_lines(info: SessionInfo) -> tuple[str, str]:
+    """Both lines of a session, its duration worked out once (what the index keeps)."""
+    duration = duration_of(info)
+    return _json(info, duration), _text(info, duration)
+
+
+def _json(info: SessionInfo, duration: float | None) -> str:
+    return _ENCODE(vars(info) | {"duration_seconds": duration})
+
+
+def _text(info: SessionInfo, duration: float | None) -> str:
     tokens = "" if info.tokens is None else plural(info.tokens, "token")
     calls = "… calls" if info.calls is None else plural(info.calls, "call")
     return (
-        f"  {info.started[:16].replace('T', ' '):<16}  {duration_text(duration_of(info)):>7}  {info.agent:<11} "
+        f"  {info.started[:16].replace('T', ' '):<16}  {duration_text(duration):>7}  {info.agent:<11} "
         f"{info.version:<8} {info.model[:24]:<24} {calls:>10}  {tokens:>14}  {info.title[:60]}"
     )
+
+
+def listing_bytes(lines: Iterable[tuple[str, bytes]], headings: bool) -> bytes:
+    """Each session's line (with its project), one a line, by project under a heading when
+    ``headings``; written into one buffer as the lines come (without headings, none is held)."""
+    out = io.BytesIO()
+    if not headings:
+        for _, line in lines:
+            out.write(line)
+            out.write(b"\n")
+        return out.getvalue()
+    by_project: dict[str, list[bytes]] = {}
+    for project, line in lines:
+        by_project.setdefault(project, []).append(line)
+    for project, rows in by_project.items():
+        out.write(f"{project}  ({plural(len(rows), 'session')})\n".encode("utf-8", "surrogatepass"))
+        for row in rows:
+            out.write(row)
+            out.write(b"\n")
+    return out.getvalue()

@@ -31,6 +31,12 @@ def indexed_sessions(home: str | None = None, store: IndexStore | None = None) -
     return (store or IndexStore()).sessions(home_key(home))
 
 
+def first_sessions(home: str | None, rows: int, store: IndexStore) -> tuple[list[SessionInfo], int, int]:
+    """The sessions of ``home`` a browser shows in its first ``rows`` rows, as the index last listed
+    them (``IndexStore.first_sessions``), with how many sessions and projects there are."""
+    return store.first_sessions(home_key(home), rows)
+
+
 def list_sessions(
     home: str | None = None, store: IndexStore | None = None, workers: int | None = None
 ) -> list[SessionInfo]:
@@ -41,9 +47,10 @@ def list_sessions(
     return store.sessions(home_key(home))
 
 
-def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> None:
+def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> bool:
     """Sum up again the sessions of ``home`` whose files changed, sum up the new ones, forget those
-    gone. Summaries are written a batch at a time while the others are summed up."""
+    gone; whether there were any. Summaries are written a batch at a time while the others are
+    summed up."""
     key = home_key(home)
     known = store.stamps(key)
     changed: list[tuple[Found, os.stat_result]] = []
@@ -68,6 +75,7 @@ def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> 
                 store.save_summaries(key, batch)
                 batch = []
         store.save_summaries(key, batch)
+    return bool(gone or changed)
 
 
 def summarize_all(

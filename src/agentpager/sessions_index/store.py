@@ -22,18 +22,20 @@ from typing import Any, TypeVar
 
 from agentpager.engine.cache import cache_root
 from agentpager.sessions import SessionInfo
-from agentpager.sessions_index.lines import session_json, session_text
+from agentpager.sessions_index.lines import listing_bytes, session_lines
 
 FILE_NAME = "sessions.db"
 APPLICATION_ID = 0x61705358
 """``PRAGMA application_id`` of the index ("apSX"): a database without it is not ours."""
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """2: agents named by their ids (``gemini-cli``, was ``gemini``); 3: a call's turn is its model turn
-(it was the prompt's), the resume state keeps each agent's turns. An index of another version is
-made again."""
+(it was the prompt's), the resume state keeps each agent's turns; 4: the listings kept whole. An
+index of another version is made again."""
 BUSY_SECONDS = 10.0
 """How long a write waits for another process's write (SQLite's busy timeout), per try."""
 TRIES = 3
+ID_BATCH = 500
+"""Paths asked in one query (SQLite allows 999 parameters before 3.32)."""
 
 SUMMARY_FIELDS = [field.name for field in fields(SessionInfo)]
 SUMMARY = ", ".join(SUMMARY_FIELDS)
@@ -80,6 +82,13 @@ CREATE TABLE lines(
     session INTEGER PRIMARY KEY,
     json BLOB NOT NULL,
     text BLOB NOT NULL
+);
+CREATE TABLE listings(
+    home TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    data BLOB NOT NULL,
+    uncounted INTEGER NOT NULL,
+    PRIMARY KEY(home, kind)
 );
 CREATE TABLE prompts(
     session INTEGER NOT NULL,
@@ -243,24 +252,65 @@ class IndexStore:
 
         return self.run(read)
 
-    def listing(self, home: str, column: str) -> tuple[list[tuple[str, bytes]], int]:
-        """What a listing writes for each of ``home``'s sessions, newest first: (project, its ``json``
-        or ``text`` line in UTF-8), and how many sessions are not counted yet. Bytes: as text, 20,000
-        lines took 100 MB (one emoji makes a string four bytes a character)."""
+    def first_sessions(self, home: str, rows: int) -> tuple[list[SessionInfo], int, int]:
+        """The sessions a listing of ``home`` shows first (by project, the project of the newest
+        session first): those of the first projects, as many as fill ``rows`` rows with their
+        headings; and how many sessions and projects there are. Only their order is read of the
+        others: a fifth of ``sessions``' time for 20,000."""
 
-        def read(db: sqlite3.Connection) -> tuple[list[tuple[str, bytes]], int]:
-            cursor = db.execute(
-                f"SELECT s.project, l.{'json' if column == 'json' else 'text'} FROM sessions s "
-                f"JOIN lines l ON l.session = s.id WHERE s.home = ? ORDER BY {newest_first('s.')}",
-                (home,),
-            )
-            lines = cursor.fetchall()
-            (uncounted,) = db.execute(
-                "SELECT count(*) FROM sessions WHERE home = ? AND NOT counted", (home,)
-            ).fetchone()
-            return lines, uncounted
+        def read(db: sqlite3.Connection) -> tuple[list[SessionInfo], int, int]:
+            cursor = db.execute(f"SELECT id, project FROM sessions WHERE home = ? ORDER BY {newest_first()}", (home,))
+            by_project: dict[str, list[int]] = {}
+            count = 0
+            for session, project in cursor:
+                by_project.setdefault(project, []).append(session)
+                count += 1
+            chosen: list[int] = []
+            shown = 0
+            for sessions in by_project.values():
+                if shown >= rows:
+                    break
+                chosen += sessions
+                shown += 1 + len(sessions)  # its heading and its sessions
+            summaries: dict[int, SessionInfo] = {}
+            for start in range(0, len(chosen), ID_BATCH):
+                batch = chosen[start : start + ID_BATCH]
+                cursor = db.execute(f"SELECT id, {SUMMARY} FROM sessions WHERE id IN ({', '.join('?' * len(batch))})", batch)
+                summaries.update((row[0], info_of(row[1:])) for row in cursor)
+            return [summaries[session] for session in chosen], count, len(by_project)
 
         return self.run(read)
+
+    def listing(self, home: str, column: str, keep: bool = True) -> tuple[bytes, int]:
+        """What a listing of ``home``'s sessions writes (``listing_bytes``: their ``json`` lines, or
+        their ``text`` lines under their projects' headings), and how many sessions are not counted
+        yet. Kept in the ``listings`` table once made (when ``keep``: the caller found no session
+        changed, so that sessions being written are not kept again at every listing), until a
+        session is added, changed or removed (``save_lines`` and ``forget``, which every such write
+        goes through, empty it; triggers on the sessions table cost a fourth of a first listing's
+        writes): listing 20,000 unchanged sessions then reads one value instead of sorting them."""
+
+        def kept(db: sqlite3.Connection) -> tuple[bytes, int] | None:
+            return db.execute("SELECT data, uncounted FROM listings WHERE home = ? AND kind = ?", (home, column)).fetchone()
+
+        def made(db: sqlite3.Connection) -> tuple[bytes, int]:
+            found = kept(db)  # made by another process meanwhile
+            if found is None:
+                found = listing_of(db, home, column)
+                db.execute("INSERT INTO listings VALUES (?, ?, ?, ?)", (home, column, *found))
+            return found
+
+        found = self.run(kept)
+        if found is not None:
+            return found
+        if not keep:
+            return self.run(lambda db: listing_of(db, home, column))
+        try:
+            return self.run(made, write=True)
+        except sqlite3.OperationalError as error:
+            if _code(error) != sqlite3.SQLITE_READONLY:
+                raise
+            return self.run(lambda db: listing_of(db, home, column))  # listed, not kept
 
     def save_summaries(self, home: str, summaries: Sequence[tuple[SessionInfo, os.stat_result]]) -> None:
         """Store these summaries of ``home``'s sessions, made from these versions of their files, with
@@ -276,11 +326,8 @@ class IndexStore:
                 f"inode = excluded.inode, mtime_ns = excluded.mtime_ns, {updates}",
                 [(home, st.st_dev, st.st_ino, st.st_mtime_ns, *astuple_shallow(info)) for info, st in summaries],
             )
-            lines = [
-                (db.execute("SELECT id FROM sessions WHERE path = ?", (info.path,)).fetchone()[0], info)
-                for info, _ in summaries
-            ]
-            save_lines(db, lines)
+            ids = ids_of(db, [info.path for info, _ in summaries])
+            save_lines(db, [(ids[info.path], info) for info, _ in summaries])
 
         if summaries:
             self.run(write, write=True)
@@ -295,8 +342,22 @@ class IndexStore:
                     clear_calls(db, found[0])
                     db.execute("DELETE FROM lines WHERE session = ?", found)
                     db.execute("DELETE FROM sessions WHERE id = ?", found)
+            db.execute("DELETE FROM listings")
 
         self.run(write, write=True)
+
+
+def listing_of(db: sqlite3.Connection, home: str, column: str) -> tuple[bytes, int]:
+    """``listing``'s value made from the sessions' lines (kept as UTF-8 bytes: as text, 20,000 lines
+    took 100 MB, one emoji making a string four bytes a character)."""
+    cursor = db.execute(
+        f"SELECT s.project, l.{'json' if column == 'json' else 'text'} FROM sessions s "
+        f"JOIN lines l ON l.session = s.id WHERE s.home = ? ORDER BY {newest_first('s.')}",
+        (home,),
+    )
+    data = listing_bytes(cursor, headings=column != "json")
+    (uncounted,) = db.execute("SELECT count(*) FROM sessions WHERE home = ? AND NOT counted", (home,)).fetchone()
+    return data, uncounted
 
 
 def newest_first(table: str = "") -> str:
@@ -309,19 +370,27 @@ def astuple_shallow(info: SessionInfo) -> tuple[Any, ...]:
     return tuple(vars(info).values())
 
 
+def ids_of(db: sqlite3.Connection, paths: Sequence[str]) -> dict[str, int]:
+    """The ids of the sessions of these files, by path (asked ID_BATCH at a time: one query per
+    session took a fifth of a first listing's writes)."""
+    ids: dict[str, int] = {}
+    for start in range(0, len(paths), ID_BATCH):
+        batch = paths[start : start + ID_BATCH]
+        cursor = db.execute(f"SELECT path, id FROM sessions WHERE path IN ({', '.join('?' * len(batch))})", batch)
+        ids.update(cursor.fetchall())
+    return ids
+
+
 def save_lines(db: sqlite3.Connection, sessions: Sequence[tuple[int, SessionInfo]]) -> None:
-    """Keep what a listing writes for each session (UTF-8: it is written as it is)."""
-    db.executemany(
-        "INSERT OR REPLACE INTO lines (session, json, text) VALUES (?, ?, ?)",
-        [
-            (
-                session,
-                session_json(info).encode("utf-8", "surrogatepass"),
-                session_text(info).encode("utf-8", "surrogatepass"),
-            )
-            for session, info in sessions
-        ],
-    )
+    """Keep what a listing writes for each session (UTF-8: it is written as it is); the listings
+    kept are made again when next asked."""
+    if sessions:
+        db.execute("DELETE FROM listings")
+    rows = []
+    for session, info in sessions:
+        json_line, text_line = session_lines(info)
+        rows.append((session, json_line.encode("utf-8", "surrogatepass"), text_line.encode("utf-8", "surrogatepass")))
+    db.executemany("INSERT OR REPLACE INTO lines (session, json, text) VALUES (?, ?, ?)", rows)
 
 
 def clear_calls(db: sqlite3.Connection, session: int) -> None:

@@ -12,6 +12,7 @@ and the first prompt; from 120 the model and version too.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from textual.worker import get_current_worker
 
 from agentpager.sessions import SessionInfo, duration_of
 from agentpager.sessions_index.lines import duration_text
-from agentpager.sessions_index.listing import indexed_sessions, list_sessions
+from agentpager.sessions_index.listing import first_sessions, indexed_sessions, list_sessions
 from agentpager.sessions_index.pool import background_workers
 from agentpager.sessions_index.search import SearchError, TextMatch, parse_query, reads_of, search
 from agentpager.sessions_index.store import IndexStore
@@ -44,6 +45,8 @@ from agentpager.wording import plural
 
 UPDATE_SECONDS = 0.25
 """Counts are posted to the list at most this often (a batch at a time)."""
+SHOWN_SECONDS = 1.0
+"""How long the first rows are given to be shown before the others are read."""
 
 
 @dataclass(frozen=True)
@@ -169,10 +172,12 @@ class SessionsScreen(ReportsFailures, Screen[None]):
             self.line = line
 
     class _Listed(Message):
-        def __init__(self, sessions: list[SessionInfo], left: int | None) -> None:
+        def __init__(self, sessions: list[SessionInfo], left: int | None, total: tuple[int, int] | None = None) -> None:
             super().__init__()
             self.sessions = sessions
             self.left = left
+            self.total = total
+            """How many sessions and projects there are, when ``sessions`` are the first only."""
 
     class _Counted(Message):
         def __init__(self, sessions: list[SessionInfo], left: int) -> None:
@@ -191,6 +196,10 @@ class SessionsScreen(ReportsFailures, Screen[None]):
         super().__init__()
         self.home = home
         self.listed: list[SessionInfo] = []
+        self.total: tuple[int, int] | None = None
+        """How many sessions and projects there are, while ``listed`` holds the first only."""
+        self.shown = threading.Event()
+        """Set when a list is shown."""
         self.left: int | None = None
         """Sessions whose calls are still to be read (None: not known yet)."""
         self.query_text = ""
@@ -218,13 +227,17 @@ class SessionsScreen(ReportsFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="listing sessions")
     def _load(self) -> None:
-        """The list as the index has it, then as the files are now, then each session's calls read
-        (a batch of rows updated at a time)."""
+        """The list as the index has it (the rows on screen first), then as the files are now, then
+        each session's calls read (a batch of rows updated at a time)."""
         worker = get_current_worker()
         store = IndexStore()
-        known = indexed_sessions(self.home, store)
-        if known:
-            self.post_message(self._Listed(known, None))
+        first, count, projects = first_sessions(self.home, self.app.size.height, store)
+        if first:
+            self.shown.clear()
+            self.post_message(self._Listed(first, None, None if len(first) == count else (count, projects)))
+            self.shown.wait(SHOWN_SECONDS)  # this thread would hold up the one that shows them
+        if len(first) < count:
+            self.post_message(self._Listed(indexed_sessions(self.home, store), None))
         sessions = list_sessions(self.home, store, workers=background_workers())
         if worker.is_cancelled:
             return
@@ -243,9 +256,11 @@ class SessionsScreen(ReportsFailures, Screen[None]):
 
     def on_sessions_screen__listed(self, event: _Listed) -> None:
         self.listed = event.sessions
+        self.total = event.total
         self.left = event.left
         self.query_one(SessionList).show(event.sessions)
         self._tell()
+        self.shown.set()
 
     def on_sessions_screen__counted(self, event: _Counted) -> None:
         self.left = event.left
@@ -263,11 +278,10 @@ class SessionsScreen(ReportsFailures, Screen[None]):
                 f"{plural(where, 'session')}{going}{reading} · Enter opens one · Escape: every session"
             )
         elif self.listed:
-            sessions = self.listed
-            projects = len({info.project for info in sessions})
+            sessions, projects = self.total or (len(self.listed), len({info.project for info in self.listed}))
             reading = f" · reading calls: {self.left:,} to go" if self.left else ""
             about = (
-                f"[b]Sessions[/b] · {plural(len(sessions), 'session')} in {plural(projects, 'project')} · newest first"
+                f"[b]Sessions[/b] · {plural(sessions, 'session')} in {plural(projects, 'project')} · newest first"
                 f"{reading} · Enter opens one · / searches them all"
             )
         else:
