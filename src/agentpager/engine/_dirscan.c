@@ -118,21 +118,20 @@ static PyObject *scan(PyObject *Py_UNUSED(module), PyObject *args) {
     int dir_fd;
     if (!PyArg_ParseTuple(args, "i", &dir_fd)) return NULL;
     Entries found = {0};
-    long long *numbers = NULL; /* mode, size, uid: three runs of count each */
-    char *kinds = NULL;
     int error = 0, no_memory = 0;
+    DIR *directory = NULL;
+    int own;
     Py_BEGIN_ALLOW_THREADS
-    int own = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
-    DIR *directory = own < 0 ? NULL : fdopendir(own);
+    own = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+    directory = own < 0 ? NULL : fdopendir(own);
     if (directory == NULL) {
         error = errno;
         if (own >= 0) close(own);
     } else {
         rewinddir(directory); /* the descriptor's offset (shared with the dup) may be past the start */
-        struct dirent *entry;
         for (;;) {
             errno = 0;
-            entry = readdir(directory);
+            struct dirent *entry = readdir(directory);
             if (entry == NULL) {
                 error = errno;
                 break;
@@ -144,47 +143,54 @@ static PyObject *scan(PyObject *Py_UNUSED(module), PyObject *args) {
                 break;
             }
         }
-        if (!error && !no_memory) {
-            numbers = malloc(3 * (size_t)(found.count ? found.count : 1) * sizeof(long long));
-            kinds = malloc((size_t)(found.count ? found.count : 1));
-            if (numbers == NULL || kinds == NULL) no_memory = 1;
-            else stat_all(own, &found, numbers, kinds);
-        }
+    }
+    Py_END_ALLOW_THREADS
+    /* The results are written straight into the bytes returned: a million entries' names are held
+     * twice (as read, then as str) and nothing else is. */
+    PyObject *kinds = NULL, *packed = NULL, *names = NULL;
+    if (!error && !no_memory) {
+        kinds = PyBytes_FromStringAndSize(NULL, found.count);
+        packed = PyBytes_FromStringAndSize(NULL, 3 * found.count * (Py_ssize_t)sizeof(long long));
+    }
+    if (kinds != NULL && packed != NULL) {
+        long long *numbers = (long long *)PyBytes_AS_STRING(packed);
+        char *kinds_out = PyBytes_AS_STRING(kinds);
+        Py_BEGIN_ALLOW_THREADS
+        stat_all(own, &found, numbers, kinds_out);
+        Py_END_ALLOW_THREADS
+    }
+    if (directory != NULL) {
         rewinddir(directory); /* as os.scandir leaves it: the descriptor can be read again */
         closedir(directory);
     }
-    Py_END_ALLOW_THREADS
-    if (error || no_memory) {
-        entries_free(&found);
-        free(numbers);
-        free(kinds);
-        if (no_memory) return PyErr_NoMemory();
-        errno = error;
-        return PyErr_SetFromErrno(PyExc_OSError);
-    }
-    PyObject *names = PyList_New(found.count), *packed = NULL, *kinds_read = NULL;
-    for (Py_ssize_t i = 0; names != NULL && i < found.count; i++) {
-        PyObject *name = PyUnicode_DecodeFSDefault(found.names + found.starts[i]);
-        if (name == NULL) {
-            Py_CLEAR(names);
-            break;
+    free(found.starts);
+    free(found.types);
+    found.starts = NULL, found.types = NULL;
+    if (kinds != NULL && packed != NULL) {
+        names = PyList_New(found.count);
+        const char *at = found.names;
+        for (Py_ssize_t i = 0; names != NULL && i < found.count; i++) {
+            size_t length = strlen(at);
+            PyObject *name = PyUnicode_DecodeFSDefaultAndSize(at, (Py_ssize_t)length);
+            if (name == NULL) {
+                Py_CLEAR(names);
+                break;
+            }
+            PyList_SET_ITEM(names, i, name);
+            at += length + 1;
         }
-        PyList_SET_ITEM(names, i, name);
-    }
-    if (names != NULL) {
-        kinds_read = PyBytes_FromStringAndSize(kinds, found.count);
-        packed = PyBytes_FromStringAndSize((const char *)numbers, 3 * found.count * (Py_ssize_t)sizeof(long long));
     }
     entries_free(&found);
-    free(numbers);
-    free(kinds);
-    if (packed == NULL || kinds_read == NULL) {
-        Py_XDECREF(names);
-        Py_XDECREF(kinds_read);
+    if (names == NULL) {
+        Py_XDECREF(kinds);
         Py_XDECREF(packed);
-        return NULL;
+        if (error) {
+            errno = error;
+            return PyErr_SetFromErrno(PyExc_OSError);
+        }
+        return no_memory ? PyErr_NoMemory() : NULL;
     }
-    return Py_BuildValue("(NNN)", names, kinds_read, packed);
+    return Py_BuildValue("(NNN)", names, kinds, packed);
 }
 
 static PyMethodDef methods[] = {

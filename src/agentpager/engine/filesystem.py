@@ -16,6 +16,7 @@ import functools
 import os
 import stat
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentpager.engine.beneath import Found, open_beneath
@@ -92,9 +93,9 @@ class DirectoryScan:
     kinds: bytes
     """``d`` a directory, ``f`` a regular file, ``l`` a symbolic link, ``o`` anything else: one byte an
     entry, so that the few links or directories among a million files are found with ``bytes.find``."""
-    modes: array[int]
-    sizes: array[int]
-    owners: array[int]
+    modes: Sequence[int]
+    sizes: Sequence[int]
+    owners: Sequence[int]
 
 
 def scan_directory(dir_fd: int) -> DirectoryScan:
@@ -103,8 +104,7 @@ def scan_directory(dir_fd: int) -> DirectoryScan:
     if _native is None:
         return _scanned_by_python(dir_fd)
     names, kinds, packed = _native.scan(dir_fd)
-    numbers = array("q", packed)
-    count = len(names)
+    numbers, count = memoryview(packed).cast("q"), len(names)  # read in place: 24 MB for a million
     return DirectoryScan(names, kinds, numbers[:count], numbers[count : 2 * count], numbers[2 * count :])
 
 

@@ -437,7 +437,9 @@ def _listed(
     links = {names[n] for n in _where(scan.kinds, b"l")}
     hidden = discovery.ignores_entries(relative_dir, names, links, *respects)
     ignored = hidden.count(True)
-    unwanted = _ignored_names([name for name, hide in zip(names, hidden, strict=True) if not hide], globs or [])
+    kept = [name for name, hide in zip(names, hidden, strict=True) if not hide] if ignored else names
+    unwanted = _ignored_names(kept, globs) if globs else set()
+    del kept
     listing = _Listing([], [], array("q"), ignored)
     directories, files, sizes = listing.directories, listing.files, listing.sizes
     for name, kind, size, hide in zip(names, scan.kinds, scan.sizes, hidden, strict=True):
