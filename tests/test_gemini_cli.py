@@ -695,3 +695,31 @@ def test_names_not_in_printable_ascii_are_keyed_one_at_a_time() -> None:
     assert ascii_locale_order(["a", "é"]) is None
     assert ascii_locale_order(["a", "b\x01"]) is None
     assert ascii_locale_order([]) == []
+
+
+def test_empty_files_of_one_extension_are_answered_as_when_each_is_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """read_many_files tells what an empty file adds once per extension (a million empty ``.txt``):
+    the answer is the one every file gets when each is opened and read, names that differ only in
+    case, a binary extension (whose answer names the file), a backslash and media included."""
+    from agentpager.agents.gemini_cli import profiles
+
+    root = tmp_path / "root"
+    names = ["a.txt", "B.TXT", "c.Txt", "d.wasm", "e.wasm", "f\\g.txt", "named.png", "photo.jpg", "j.mp3", "k.mp3"]
+    names += ["l.svg", "m.svg", "noext", "other", ".hidden", "x.txt.md", "y.md"]
+    for name in names:
+        write(root, f"d/{name}", b"")
+    write(root, "d/full.txt", b"full\n")
+    referenced = ["d", "d/named.png"]
+    text, _ = call(root, "read_many_files", {"include": referenced})
+    monkeypatch.setattr(profiles, "_empty", lambda scan, n: False)  # every file opened and read
+    opened, _ = call(root, "read_many_files", {"include": referenced})
+    assert text == opened
+    parts = json.loads(text)  # with an image's data: the parts as JSON
+    shown = [part["text"] for part in parts if "text" in part]
+    assert shown[1:7] == ["\nContent from @d/.hidden:\n", "", "\nContent from @d/B.TXT:\n", "", "\nContent from @d/a.txt:\n", ""]
+    assert "Cannot display content of binary file: d/d.wasm" in shown
+    assert "Cannot display content of binary file: d/e.wasm" in shown
+    assert [part["inlineData"]["mimeType"] for part in parts if "inlineData" in part] == ["image/png"]
+    assert len(shown) == 2 + 2 * (len(names) + 1 - 2)  # the start, the end, two parts a file but the images'

@@ -701,10 +701,17 @@ def read_many_files(call: Call, include: list[str]) -> str:
         if is_within(ref.shown, project.shown):
             labels.setdefault(os.path.relpath(ref.shown, project.shown), ref.label)
     # each file as "relative\0" or, known to be empty, "relative\0e": the sort of one list of strings
-    rows = sorted((f"{relative}\0{'e' if empty else ''}" for relative, empty in found), key=_utf16_order)
+    rows = [f"{relative}\0{'e' if empty else ''}" for relative, empty in found]
+    if all(map(str.isascii, rows)):
+        rows.sort()  # each its own key
+    else:
+        rows.sort(key=_utf16_order)
     message = _Message()
     message.text(REFERENCES_START)
     real_prefix, previous = project.real.rstrip("/") + "/", None
+    empty_texts: dict[str, str] = {}
+    """What an empty file adds, by its lower-case extension, once told for a file whose answer
+    follows from that extension alone and is text (see ``empty_content``)."""
     for row in rows:
         relative, _, empty = row.partition("\0")
         if relative == previous:
@@ -712,9 +719,17 @@ def read_many_files(call: Call, include: list[str]) -> str:
         previous = relative
         local = real_prefix + relative
         if empty:
+            base = relative[relative.rfind("/") + 1 :]
+            extension = node_extname(base).lower() if "\\" not in base else None
+            told = empty_texts.get(extension) if extension is not None else None
+            if told is not None:
+                message.text(f"\nContent from @{labels.get(relative) or relative}:\n", told)
+                continue
             kind, content = empty_content(local, relative)
             if _unasked(local, kind, patterns):
                 continue
+            if extension is not None and kind != "binary" and isinstance(content, (str, TextRead)):
+                empty_texts[extension] = js_trim(content if isinstance(content, str) else content.text)
         else:
             try:  # a directory may hold many files: one open at a time
                 with call.placed(local, os.path.join(project.shown, relative)) as placed:
