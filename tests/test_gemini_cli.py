@@ -8,16 +8,18 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scanners import DIRECTORY_SCANS, directory_scan
 
 from agentpager import Workspace
 from agentpager.agents.gemini_cli.content import is_binary_head, text_lines
-from agentpager.tools.js.collation import sort_key
+from agentpager.tools.js.collation import ascii_locale_order, locale_sorted, sort_key
 from agentpager.tools.js.ignore import Ignore
 from agentpager.transcripts import open_transcript
 from agentpager.transcripts.replay import Replayer
@@ -34,6 +36,13 @@ def write(root: Path, name: str, data: bytes) -> None:
     path = root / name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
+
+
+@pytest.fixture(autouse=True, params=DIRECTORY_SCANS)
+def scan(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every test with each way a directory is read: the C scan and ``os.scandir``."""
+    with directory_scan(request.param):
+        yield
 
 
 @pytest.fixture
@@ -668,3 +677,49 @@ def test_a_huge_gemini_md_is_shown_in_part_and_said_so(tmp_path: Path) -> None:
         f"a GEMINI.md is longer than agentpager reads ({where}): its first 1 MiB is shown; Gemini CLI shows it whole"
     )
     assert peak < 10 * READ_LIMIT
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(names=st.lists(st.text("aAbBzZ_-. 1~$", min_size=1, max_size=6), min_size=1, max_size=60, unique=True))
+def test_printable_ascii_names_keyed_at_once_are_in_node_order(names: list[str]) -> None:
+    """The keys of names in printable ASCII, made for all of them at once (their ranks, then their
+    tertiary weights when a name has upper case), order them as the whole ``sort_key``, then the bytes."""
+    expected = sorted(sorted(names, key=os.fsencode), key=sort_key)
+    order = ascii_locale_order(names)
+    assert order is not None
+    assert [names[n] for n in order] == expected
+    assert [names[n] for n in order] == list(locale_sorted((1, name, name) for name in names))
+
+
+def test_names_not_in_printable_ascii_are_keyed_one_at_a_time() -> None:
+    assert ascii_locale_order(["a", "é"]) is None
+    assert ascii_locale_order(["a", "b\x01"]) is None
+    assert ascii_locale_order([]) == []
+
+
+def test_empty_files_of_one_extension_are_answered_as_when_each_is_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """read_many_files tells what an empty file adds once per extension (a million empty ``.txt``):
+    the answer is the one every file gets when each is opened and read, names that differ only in
+    case, a binary extension (whose answer names the file), a backslash and media included."""
+    from agentpager.agents.gemini_cli import profiles
+
+    root = tmp_path / "root"
+    names = ["a.txt", "B.TXT", "c.Txt", "d.wasm", "e.wasm", "f\\g.txt", "named.png", "photo.jpg", "j.mp3", "k.mp3"]
+    names += ["l.svg", "m.svg", "noext", "other", ".hidden", "x.txt.md", "y.md"]
+    for name in names:
+        write(root, f"d/{name}", b"")
+    write(root, "d/full.txt", b"full\n")
+    referenced = ["d", "d/named.png"]
+    text, _ = call(root, "read_many_files", {"include": referenced})
+    monkeypatch.setattr(profiles, "_empty", lambda scan, n: False)  # every file opened and read
+    opened, _ = call(root, "read_many_files", {"include": referenced})
+    assert text == opened
+    parts = json.loads(text)  # with an image's data: the parts as JSON
+    shown = [part["text"] for part in parts if "text" in part]
+    assert shown[1:7] == ["\nContent from @d/.hidden:\n", "", "\nContent from @d/B.TXT:\n", "", "\nContent from @d/a.txt:\n", ""]
+    assert "Cannot display content of binary file: d/d.wasm" in shown
+    assert "Cannot display content of binary file: d/e.wasm" in shown
+    assert [part["inlineData"]["mimeType"] for part in parts if "inlineData" in part] == ["image/png"]
+    assert len(shown) == 2 + 2 * (len(names) + 1 - 2)  # the start, the end, two parts a file but the images'

@@ -29,7 +29,7 @@ import os
 import posixpath
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from agentpager.engine.beneath import open_beneath
@@ -49,14 +49,15 @@ _SHORT_NAMES = (
 _IMPORT = re.compile(r"(?:^|\s)@[^\s@]")
 _MAY_BE_BLOCKED = re.compile(r"(?:^|[/\\])[.ngNG]")
 """A component that starts as one of the blocked names does (a short name has a ``~``)."""
-_BLOCKED_INITIALS = frozenset(".ngNG")
+BLOCKED_INITIALS = frozenset(".ngNG")
+"""How a name that may be blocked starts (else it holds ``~`` or ``\\``)."""
 _NOT_RELATIVE = re.compile(r"^\.*/|^\.+$")
 """node-ignore's ``REGEX_TEST_INVALID_PATH``: such paths are never ignored (``filterFiles`` skips them)."""
 
 
 def has_blocked_segment(relative: str) -> bool:
     """``hasBlockedPathSegment``: a component that is ``.git``, ``.env``, ``node_modules`` or a credential file."""
-    if "~" not in relative and relative[:1] not in _BLOCKED_INITIALS and "/" not in relative and "\\" not in relative:
+    if "~" not in relative and relative[:1] not in BLOCKED_INITIALS and "/" not in relative and "\\" not in relative:
         return False  # one name, as a directory lists it, that does not start as a blocked name
     if "~" not in relative and not _MAY_BE_BLOCKED.search(relative):
         return False
@@ -243,18 +244,21 @@ class Discovery:
             return True
         return os.path.islink(os.path.join(self.root, path)) and self._link_ignored(path, git, gemini)
 
-    def ignores_entries(self, directory: str, entries: list[os.DirEntry[str]], git: bool, gemini: bool) -> list[bool]:
+    def ignores_entries(
+        self, directory: str, names: list[str], links: Collection[str], git: bool, gemini: bool
+    ) -> list[bool]:
         """``ignores`` for entries of the project's directory ``directory`` (relative to it, normal), all
-        at once; a link is told by its entry, without a stat."""
+        at once; ``links``: those of ``names`` that are symbolic links (told by the listing)."""
         if (git and self.in_git) or (gemini and self.gemini_patterns):
-            relatives = [entry.name if directory == "." else f"{directory}/{entry.name}" for entry in entries]
+            relatives = [name if directory == "." else f"{directory}/{name}" for name in names]
             answers = self._filters_each("" if directory == "." else directory, relatives, git, gemini)
         else:  # no rule to ask
-            answers = [False] * len(entries)
-        for n, entry in enumerate(entries):
-            if not answers[n] and entry.is_symlink():
-                relative = entry.name if directory == "." else f"{directory}/{entry.name}"
-                answers[n] = self._link_ignored(relative, git, gemini)
+            answers = [False] * len(names)
+        if links:
+            for n, name in enumerate(names):
+                if not answers[n] and name in links:
+                    relative = name if directory == "." else f"{directory}/{name}"
+                    answers[n] = self._link_ignored(relative, git, gemini)
         return answers
 
     def _link_ignored(self, path: str, git: bool, gemini: bool) -> bool:

@@ -62,6 +62,7 @@ from agentpager.agents.gemini_cli.content import (
 from agentpager.agents.gemini_cli.discovery import (
     JIT_PREFIX,
     JIT_SUFFIX,
+    BLOCKED_INITIALS,
     LINES_LIMIT,
     READ_LIMIT,
     Discovery,
@@ -69,6 +70,7 @@ from agentpager.agents.gemini_cli.discovery import (
     jit_context,
 )
 from agentpager.engine.beneath import Found, open_beneath
+from agentpager.engine.filesystem import DirectoryScan, scan_directory
 from agentpager.tools.args import Param, ToolSpec
 from agentpager.tools.base import (
     Call,
@@ -84,7 +86,7 @@ from agentpager.tools.base import (
     move_end_with_start,
 )
 from agentpager.tools.errors import ToolError
-from agentpager.tools.js.collation import locale_sorted
+from agentpager.tools.js.collation import ascii_locale_order, locale_sorted
 from agentpager.tools.js.strings import js_trim
 from agentpager.tools.paths import Placed, is_within, look_up
 
@@ -374,75 +376,109 @@ def list_directory(call: Call, dir_path: str, ignore: list[str] | None, file_fil
     discovery = _discovery(call, project)
     git, gemini = _respects(call, file_filtering_options)
     relative_dir = os.path.relpath(local, project.real)
-    counts = [0, 0]  # entries, ignored
-    pieces = [f"Directory listing for {shown}:\n"]
-    with os.scandir(directory.fd) as found:
-        rows = _listed(call, project, directory.real, found, discovery, relative_dir, (git, gemini), ignore, counts)
-        lines = locale_sorted(rows)
-        while batch := list(itertools.islice(lines, _LISTED_AT_ONCE)):  # joined a piece at a time
-            pieces.append(("\n" if len(pieces) > 1 else "") + "\n".join(batch))
-    if not counts[0]:
+    scan = scan_directory(directory.fd)
+    if not scan.names:
         return f"Directory {shown} is empty."
-    if counts[1]:
-        pieces.append(f"\n\n({counts[1]} ignored)")
+    listed = _listed(call, project, directory.real, scan, discovery, relative_dir, (git, gemini), ignore)
+    del scan
+    pieces = [f"Directory listing for {shown}:\n"]
+    lines = listed.lines()
+    while batch := list(itertools.islice(lines, _LISTED_AT_ONCE)):  # joined a piece at a time
+        pieces.append(("\n" if len(pieces) > 1 else "") + "\n".join(batch))
+    if listed.ignored:
+        pieces.append(f"\n\n({listed.ignored} ignored)")
     context = _context(call, project, local)
     return "".join(pieces) + (f"{JIT_PREFIX}{context}{JIT_SUFFIX}" if context else "")
 
 
 _LISTED_AT_ONCE = 1 << 14
-"""Entries a listing reads, and asks the ignore files about, at a time."""
+"""Lines a listing joins, and entries a read of many files takes, at a time."""
+
+
+@dataclass
+class _Listing:
+    """The entries a listing shows: its directories' names, its files' names and sizes; and how many
+    entries the ignore files hid."""
+
+    directories: list[str]
+    files: list[str]
+    sizes: array[int]
+    ignored: int
+
+    def lines(self) -> Iterator[str]:
+        """Directories first, then files, each in ``localeCompare`` order (names of printable ASCII in
+        one sort, others in runs)."""
+        directories, files, sizes = self.directories, self.files, self.sizes
+        directory_order, file_order = ascii_locale_order(directories), ascii_locale_order(files)
+        if directory_order is None or file_order is None:
+            rows = itertools.chain(
+                ((0, name, f"[DIR] {name}") for name in directories),
+                ((1, name, f"{name} ({size} bytes)") for name, size in zip(files, sizes, strict=True)),
+            )
+            yield from locale_sorted(rows)
+            return
+        yield from (f"[DIR] {directories[n]}" for n in directory_order)
+        yield from (f"{files[n]} ({sizes[n]} bytes)" for n in file_order)
 
 
 def _listed(
     call: Call,
     project: _Project,
     directory: str,
-    entries: Iterator[os.DirEntry[str]],
+    scan: DirectoryScan,
     discovery: Discovery,
     relative_dir: str,
     respects: tuple[bool, bool],
     globs: list[str] | None,
-    counts: list[int],
-) -> Iterator[tuple[int, str, str]]:
-    """The rows of a listing (directories first, then files), a batch of entries at a time: no more
-    than the listing's own lines is kept of a directory of a million entries. ``counts``: the entries
-    read and those the ignore files hid."""
-    while batch := list(itertools.islice(entries, _LISTED_AT_ONCE)):
-        counts[0] += len(batch)
-        hidden = discovery.ignores_entries(relative_dir, batch, *respects)
-        kept = [entry for entry, hide in zip(batch, hidden, strict=True) if not hide]
-        counts[1] += len(batch) - len(kept)
-        unwanted = _ignored_names([entry.name for entry in kept], globs or [])
-        for entry in kept:
-            name = entry.name
-            if name in unwanted:
+) -> _Listing:
+    """The entries of a listing: less those the ignore files hide (counted), those its ``ignore``
+    globs match, blocked names, and links that lead nowhere, out of the root or to a blocked name."""
+    names = scan.names
+    links = {names[n] for n in _where(scan.kinds, b"l")}
+    hidden = discovery.ignores_entries(relative_dir, names, links, *respects)
+    ignored = hidden.count(True)
+    kept = [name for name, hide in zip(names, hidden, strict=True) if not hide] if ignored else names
+    unwanted = _ignored_names(kept, globs) if globs else set()
+    del kept
+    listing = _Listing([], [], array("q"), ignored)
+    directories, files, sizes = listing.directories, listing.files, listing.sizes
+    for name, kind, size, hide in zip(names, scan.kinds, scan.sizes, hidden, strict=True):
+        if hide or name in unwanted:
+            continue
+        if kind == _LINK:
+            real, child_st = _stat_link(call, directory, name)
+            if child_st is None or has_blocked_segment(os.path.relpath(real, project.real)):
                 continue
-            if entry.is_symlink():
-                real, child_st = _stat_entry(call, entry, directory)
-                if child_st is None or has_blocked_segment(os.path.relpath(real, project.real)):
-                    continue
-            elif has_blocked_segment(name):  # the directory's own path was checked
-                continue
+            if stat.S_ISDIR(child_st.st_mode):
+                directories.append(name)
             else:
-                try:  # a directory's size is not shown: its type (from the listing) is enough
-                    child_st = None if entry.is_dir(follow_symlinks=False) else entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue  # gone since it was listed
-            if child_st is None or stat.S_ISDIR(child_st.st_mode):
-                yield 0, name, f"[DIR] {name}"
-            else:
-                yield 1, name, f"{name} ({child_st.st_size} bytes)"
+                files.append(name)
+                sizes.append(child_st.st_size)
+        elif (name[:1] in BLOCKED_INITIALS or "~" in name or "\\" in name) and has_blocked_segment(name):
+            continue  # the directory's own path was checked
+        elif kind == _DIRECTORY:  # a directory's size is not shown
+            directories.append(name)
+        elif size >= 0:  # else gone since it was listed
+            files.append(name)
+            sizes.append(size)
+    return listing
 
 
-def _stat_entry(call: Call, entry: os.DirEntry[str], directory: str) -> tuple[str, os.stat_result | None]:
-    """``fs.statSync`` of an entry of the directory whose real path is ``directory``: where it leads and
-    what is there, a symlink followed beneath the root; None when it cannot be stat'ed or leads outside."""
-    try:
-        if not entry.is_symlink():
-            return os.path.join(directory, entry.name), entry.stat(follow_symlinks=False)
-    except OSError:
-        return os.path.join(directory, entry.name), None
-    found = look_up(call.root, os.path.join(directory, entry.name))
+_LINK, _DIRECTORY, _FILE = b"l"[0], b"d"[0], b"f"[0]
+
+
+def _where(kinds: bytes, kind: bytes) -> Iterator[int]:
+    """The indices of the entries of one kind (a few links among a million files: found by ``find``)."""
+    at = kinds.find(kind)
+    while at >= 0:
+        yield at
+        at = kinds.find(kind, at + 1)
+
+
+def _stat_link(call: Call, directory: str, name: str) -> tuple[str, os.stat_result | None]:
+    """``fs.statSync`` of a symbolic link in the directory whose real path is ``directory``: where it
+    leads and what is there, followed beneath the root; None when it leads nowhere, or outside."""
+    found = look_up(call.root, os.path.join(directory, name))
     return found.real, found.st if found.inside else None
 
 
@@ -513,8 +549,8 @@ def _candidates(
     and blocked names. Each comes with whether it is known to be ``_empty``. ``directories`` gets the
     directory (here) of each, in that order.
 
-    Each directory is opened beneath the root and read through its descriptor, a batch of entries at a
-    time; symlinks are followed (as ``os.walk(followlinks=True)``), but only to places inside the
+    Each directory is opened beneath the root and read through its descriptor (``scan_directory``,
+    each entry lstat'ed once); symlinks are followed (as ``os.walk(followlinks=True)``), but only to places inside the
     root, and never into a directory that contains them."""
     git, gemini = respects
     for reference in references:
@@ -540,63 +576,51 @@ def _candidates(
                 found_here = _relative_to(project, local)
                 prefix = "" if found_here == "." else found_here + "/"
                 excluded_here, blocked_here = _excluded_directory(prefix[:-1]), has_blocked_segment(prefix)
-                with os.scandir(directory.fd) as entries:
-                    while batch := list(itertools.islice(entries, _LISTED_AT_ONCE)):
-                        files = []
-                        for entry in batch:
-                            is_directory, is_file = _kind(call, entry, directory.real)
-                            if is_directory and entry.name not in _EXCLUDED_DIRECTORIES:
-                                link = linked or entry.is_symlink()
-                                child, opened = (
-                                    os.path.join(local, entry.name),
-                                    os.path.join(directory.real, entry.name),
-                                )
-                                pending.append((child, opened, above | {here}, link))
-                            elif is_file and not excluded_here and not _excluded_name(entry.name):
-                                files.append(entry)
-                        hidden = discovery.ignores_entries(found_here, files, git, gemini)
-                        for entry, hide in zip(files, hidden, strict=True):
-                            if hide:
-                                continue
-                            relative = prefix + entry.name
-                            if linked or entry.is_symlink():
-                                if _leads_inside(call, project, relative):
-                                    directories.setdefault(local)
-                                    yield relative, False
-                            elif not blocked_here and not has_blocked_segment(entry.name):
-                                directories.setdefault(local)
-                                yield relative, _empty(entry)
+                scan = scan_directory(directory.fd)
+                names, kinds = scan.names, scan.kinds
+                files = []
+                for n, (name, kind) in enumerate(zip(names, kinds, strict=True)):
+                    if kind == _LINK:
+                        _, st = _stat_link(call, directory.real, name)
+                        is_directory = st is not None and stat.S_ISDIR(st.st_mode)
+                        is_file = st is not None and stat.S_ISREG(st.st_mode)
+                    else:
+                        is_directory, is_file = kind == _DIRECTORY, kind == _FILE
+                    if is_directory and name not in _EXCLUDED_DIRECTORIES:
+                        child, opened = os.path.join(local, name), os.path.join(directory.real, name)
+                        pending.append((child, opened, above | {here}, linked or kind == _LINK))
+                    elif is_file and not excluded_here and not _excluded_name(name):
+                        files.append(n)
+                links = {names[n] for n in _where(kinds, b"l")}
+                hidden = discovery.ignores_entries(found_here, [names[n] for n in files], links, git, gemini)
+                for n, hide in zip(files, hidden, strict=True):
+                    if hide:
+                        continue
+                    name = names[n]
+                    if linked or kinds[n] == _LINK:
+                        if _leads_inside(call, project, prefix + name):
+                            directories.setdefault(local)
+                            yield prefix + name, False
+                    elif not blocked_here and not has_blocked_segment(name):
+                        directories.setdefault(local)
+                        yield prefix + name, _empty(scan, n)
             except OSError:
                 continue  # unreadable, as os.walk skips it
             finally:
                 os.close(directory.fd)
 
 
-def _empty(entry: os.DirEntry[str]) -> bool:
-    """Whether an entry (not a symlink) of a directory opened beneath the root is an empty regular
-    file its owner may read, and this process is that owner: the tool's answer for it then follows
-    from its name (``empty_content``), and it is not opened. Stat'ed through the directory's
+def _empty(scan: DirectoryScan, n: int) -> bool:
+    """Whether entry ``n`` (not a symbolic link) of a directory opened beneath the root is an empty
+    regular file its owner may read, and this process is that owner: the tool's answer for it then
+    follows from its name (``empty_content``), and it is not opened. Stat'ed through the directory's
     descriptor (``fstatat``), the file stays where it was found."""
-    try:
-        st = entry.stat(follow_symlinks=False)
-    except OSError:
-        return False
-    return st.st_size == 0 and stat.S_ISREG(st.st_mode) and st.st_uid == _EUID and bool(st.st_mode & stat.S_IRUSR)
+    return (
+        scan.sizes[n] == 0 and scan.kinds[n] == _FILE and scan.owners[n] == _EUID and bool(scan.modes[n] & stat.S_IRUSR)
+    )
 
 
 _EUID = os.geteuid()
-
-
-def _kind(call: Call, entry: os.DirEntry[str], directory: str) -> tuple[bool, bool]:
-    """Whether an entry is a directory, and whether a regular file: told by the listing itself, or for a
-    link by what it leads to beneath the root (neither when it leads nowhere, or out)."""
-    try:
-        if not entry.is_symlink():
-            return entry.is_dir(follow_symlinks=False), entry.is_file(follow_symlinks=False)
-    except OSError:
-        return False, False
-    _, st = _stat_entry(call, entry, directory)
-    return st is not None and stat.S_ISDIR(st.st_mode), st is not None and stat.S_ISREG(st.st_mode)
 
 
 def _relative_to(project: _Project, local: str) -> str:
@@ -677,10 +701,17 @@ def read_many_files(call: Call, include: list[str]) -> str:
         if is_within(ref.shown, project.shown):
             labels.setdefault(os.path.relpath(ref.shown, project.shown), ref.label)
     # each file as "relative\0" or, known to be empty, "relative\0e": the sort of one list of strings
-    rows = sorted((f"{relative}\0{'e' if empty else ''}" for relative, empty in found), key=_utf16_order)
+    rows = [f"{relative}\0{'e' if empty else ''}" for relative, empty in found]
+    if all(map(str.isascii, rows)):
+        rows.sort()  # each its own key
+    else:
+        rows.sort(key=_utf16_order)
     message = _Message()
     message.text(REFERENCES_START)
     real_prefix, previous = project.real.rstrip("/") + "/", None
+    empty_texts: dict[str, str] = {}
+    """What an empty file adds, by its lower-case extension, once told for a file whose answer
+    follows from that extension alone and is text (see ``empty_content``)."""
     for row in rows:
         relative, _, empty = row.partition("\0")
         if relative == previous:
@@ -688,9 +719,17 @@ def read_many_files(call: Call, include: list[str]) -> str:
         previous = relative
         local = real_prefix + relative
         if empty:
+            base = relative[relative.rfind("/") + 1 :]
+            extension = node_extname(base).lower() if "\\" not in base else None
+            told = empty_texts.get(extension) if extension is not None else None
+            if told is not None:
+                message.text(f"\nContent from @{labels.get(relative) or relative}:\n", told)
+                continue
             kind, content = empty_content(local, relative)
             if _unasked(local, kind, patterns):
                 continue
+            if extension is not None and kind != "binary" and isinstance(content, (str, TextRead)):
+                empty_texts[extension] = js_trim(content if isinstance(content, str) else content.text)
         else:
             try:  # a directory may hold many files: one open at a time
                 with call.placed(local, os.path.join(project.shown, relative)) as placed:

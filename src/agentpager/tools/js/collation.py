@@ -97,6 +97,42 @@ compares as ``primary_key`` does, one byte a character."""
 _TERTIARY_CHARACTERS = str.maketrans({chr(code): "\x02" if chr(code).isupper() else "\x01" for code in range(0x80)})
 
 
+
+
+def _byte_table(characters: dict[int, str]) -> bytes:
+    """A ``str.translate`` table of ASCII as a ``bytes.translate`` one, ``/`` (in no name) made NUL:
+    the separator of names joined with ``/``."""
+    return bytes(0 if code == ord("/") else ord(characters.get(code, chr(code))) for code in range(256))
+
+
+_RANK_BYTES = _byte_table(_RANK_CHARACTERS)
+_TERTIARY_BYTES = _byte_table(_TERTIARY_CHARACTERS)
+_KEYED_AT_ONCE = 1 << 16
+
+
+def ascii_locale_order(names: list[str]) -> list[int] | None:
+    """The indices of ``names`` (of one directory, so all different) in ``locale_sorted``'s order, when
+    each is printable ASCII (None otherwise). A name's key is its primary ranks, then (when some name
+    has upper case) NUL and its tertiary weights: in printable ASCII only a letter's two cases share a
+    primary weight, so two names with one key are one name, and no key needs the name itself. The
+    keys are made for many names at once with ``bytes.translate`` on the names joined with ``/``,
+    which no name holds."""
+    whole = "/".join(names)
+    if not (whole.isascii() and whole.isprintable()):
+        return None
+    cased = whole != whole.lower()
+    del whole
+    keys: list[str] = []  # str, not bytes: a list of one-byte strings sorts faster
+    for start in range(0, len(names), _KEYED_AT_ONCE):
+        joined = "/".join(names[start : start + _KEYED_AT_ONCE]).encode("ascii")
+        ranks = joined.translate(_RANK_BYTES).decode("ascii").split("\0")
+        if cased:
+            tertiaries = joined.translate(_TERTIARY_BYTES).decode("ascii").split("\0")
+            ranks = list(map("\0".join, zip(ranks, tertiaries)))
+        keys += ranks
+    return sorted(range(len(keys)), key=keys.__getitem__)
+
+
 def _ascii_order(group: int, name: str, line: str) -> str:
     """A row of a name in printable ASCII as a string whose order is the row's: the group, the name's
     primary weights, its tertiary ones (upper case; left out for a name with none, which sorts first
