@@ -194,17 +194,20 @@ def test_compactions_are_saved_as_columns_and_a_crafted_one_is_not_used(tmp_path
             st.lists(st.integers(-(1 << (8 * ITEM_SIZES[code] - 1)), (1 << (8 * ITEM_SIZES[code] - 1)) - 1), max_size=40),
             st.integers(-2, 1 << 64),
         )
-    )
+    ),
+    st.sampled_from([0, -1]),
 )
-def test_bounds_found_from_bytes_are_those_of_the_values(case: tuple[str, list[int], int]) -> None:
+def test_bounds_found_from_bytes_are_those_of_the_values(case: tuple[str, list[int], int], lowest: int) -> None:
     code, values, limit = case
-    assert record_index._below(array(code, values), limit) == all(0 <= value < limit for value in values)
+    found = record_index._below(array(code, values), limit, lowest)
+    assert found == all(lowest <= value < limit for value in values)
 
 
-@given(st.integers(1, 1 << 40), st.lists(st.integers(-3, 3), max_size=300))
-def test_bounds_near_the_limit(limit: int, steps: list[int]) -> None:
-    values = [min(max(limit - 1 + step, -(1 << 63)), (1 << 63) - 1) for step in steps]
-    assert record_index._below(array("q", values), limit) == all(0 <= value < limit for value in values)
+@given(st.integers(1, 1 << 40), st.lists(st.integers(-3, 3) | st.just(-1 << 40), max_size=300), st.sampled_from([0, -1]))
+def test_bounds_near_the_limit(limit: int, steps: list[int], lowest: int) -> None:
+    values = [-1 if step == -1 << 40 else min(limit - 1 + step, (1 << 63) - 1) for step in steps]
+    found = record_index._below(array("q", values), limit, lowest)
+    assert found == all(lowest <= value < limit for value in values)
 
 
 def test_a_call_is_read_from_its_record_when_asked_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

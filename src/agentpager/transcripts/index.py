@@ -1098,14 +1098,10 @@ def consistent(saved: Saved) -> bool:
     def places(offsets: array[int], sizes: array[int]) -> bool:
         return _below(offsets, size + 1) and _below(sizes, size + 1)
 
-    def known(values: array[int], high: int) -> bool:
-        """Within ``[-1, high)``: -1 where unknown."""
-        return not values or (min(values) >= -1 and max(values) < high)
-
     names = (calls.tool, calls.agent, calls.version, calls.cwd, calls.container, events.agent, events.container)
     return (
         places(calls.offset, calls.size)
-        and known(calls.r_offset, size + 1)
+        and _below(calls.r_offset, size + 1, -1)
         and _below(calls.r_size, size + 1)
         and places(events.offset, events.size)
         and places(turns.offset, turns.size)
@@ -1113,50 +1109,56 @@ def consistent(saved: Saved) -> bool:
         and all(_below(column, strings) for column in (*names, turns.model, turns.agent))
         and all(_below(column, strings) for column in (boundaries.trigger, boundaries.agent))
         and _below(turns.timestamp, timestamps)
-        and known(calls.starter, n)
-        and known(calls.event, e)
+        and _below(calls.starter, n, -1)
+        and _below(calls.event, e, -1)
         and _below(events.kind, len(EVENT_KINDS))
-        and known(events.call, n)
+        and _below(events.call, n, -1)
         and _below(answers.call, n)
         and all(0 <= int(number) < n for number in state["pending"])
     )
 
 
-def _below(values: array[int], limit: int) -> bool:
-    """Whether every value is in ``[0, limit)``, found from its bytes: from the most significant
-    byte down, while every value's byte is that of ``limit - 1``; at the first byte where they part,
-    none may be above it, and those equal to it (few, unless ``limit`` is) are compared whole. A
-    negative value's top byte is above that of any limit, so it fails as a large one would."""
+def _below(values: array[int], limit: int, lowest: int = 0) -> bool:
+    """Whether every value is in ``[lowest, limit)`` (``lowest`` 0, or -1 for "unknown"), found from
+    its bytes, each byte's column at once: from the most significant byte down, no value still equal
+    to ``limit - 1`` in the bytes above may have a byte above that of ``limit - 1``. A negative
+    value's top byte is above that of any limit, so it fails as a large one would; a -1 allowed is
+    all ``0xff`` bytes, made 0 in each byte's column. A mask (a big int, one byte a value) keeps
+    the values still equal."""
     count, width = len(values), values.itemsize
     if not count:
         return True
-    if limit <= 0:
-        return False
-    if limit - 1 >= 1 << (8 * width - 1):  # above any value of the type
-        return min(values) >= 0
-    if sys.byteorder != "little":
-        return min(values) >= 0 and max(values) < limit
+    if not 0 < limit <= 1 << (8 * width - 1) or sys.byteorder != "little":
+        return min(values) >= lowest and max(values) < limit
     top, raw = (limit - 1).to_bytes(width, "little"), values.tobytes()
+    columns = [raw[byte::width] for byte in range(width)]
+    if lowest == -1 and 0xFF in columns[-1]:
+        unknown = int.from_bytes(columns[-1].translate(_SIGNED), "little")  # 0xff a negative value
+        for byte, column in enumerate(columns):
+            bits = int.from_bytes(column, "little")
+            if bits & unknown != unknown:
+                return False  # a negative value other than -1
+            columns[byte] = (bits & ~unknown).to_bytes(count, "little")
+    equal: int | None = None  # None while every value is equal to limit - 1 in the bytes above
     for byte in reversed(range(width)):
-        column, allowed = raw[byte::width], top[byte]
-        if column.count(allowed) == count:
-            continue  # every value has the byte of limit - 1: the next one decides
+        column, allowed = columns[byte], top[byte]
+        if equal is None:
+            if column.count(allowed) == count:
+                continue
+            equal = (1 << (8 * count)) - 1
+        else:
+            column = (int.from_bytes(column, "little") & equal).to_bytes(count, "little")
         if column.translate(None, bytes(range(allowed + 1))):
             return False  # one is above limit - 1 here (and equal to it above)
-        tied = list(itertools.islice(_positions(column, allowed), count // 8 + 1)) if byte else []
-        if len(tied) > count // 8:
-            return min(values) >= 0 and max(values) < limit
-        return all(values[position] < limit for position in tied)
-    return True
+        marks = bytes(allowed) + b"\xff" + bytes(255 - allowed)  # 0xff where a byte is ``allowed``
+        equal &= int.from_bytes(column.translate(marks), "little")
+        if not equal:
+            return True
+    return True  # the rest are limit - 1
 
 
-def _positions(column: bytes, value: int) -> Iterator[int]:
-    """Where ``column`` holds the byte ``value``."""
-    wanted = bytes([value])
-    found = column.find(wanted)
-    while found >= 0:
-        yield found
-        found = column.find(wanted, found + 1)
+_SIGNED = bytes([0] * 128 + [255] * 128)
+"""A top byte's translation: 0xff where its value is negative, else 0."""
 
 
 class Rewritten(Exception):
