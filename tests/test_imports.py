@@ -283,13 +283,13 @@ asyncio.run(first_rows())
 def test_the_transcript_screen_shows_a_saved_index_without_numpy(root: Path) -> None:
     """A saved record index is checked and shown without numpy (its import was half of a 1 GB
     session's warm first screen)."""
-    use = '{"type": "assistant", "message": {"id": "m", "content": [{"type": "tool_use", "id": "t", "name": "Read", "input": {}}]}}\n'
-    compaction = '{"type": "system", "subtype": "compact_boundary", "compactMetadata": {"preTokens": 9}}\n'
-    (root / "s.jsonl").write_text(use + compaction + use)
-    saving = "from agentpager.transcripts import index, open_transcript; index.SAVED_MIN_BYTES = 0; open_transcript('s.jsonl')"
+    use = {"type": "assistant", "message": {"id": "m", "content": [{"type": "tool_use", "id": "t", "name": "Read"}]}}
+    compaction = {"type": "system", "subtype": "compact_boundary", "compactMetadata": {"preTokens": 9}}
+    (root / "s.jsonl").write_text("".join(json.dumps(record) + "\n" for record in (use, compaction, use)))
+    saving = "from agentpager.transcripts import index, open_transcript as o; index.SAVED_MIN_BYTES = 0; o('s.jsonl')"
     subprocess.run([sys.executable, "-c", saving], cwd=root, check=True, timeout=HANG)
-    done = subprocess.run(
-        [sys.executable, "-c", WARM_SCREEN, str(root / "s.jsonl"), str(root)], capture_output=True, text=True, timeout=HANG
-    )
+    log, workspace = str(root / "s.jsonl"), str(root)
+    command = [sys.executable, "-c", WARM_SCREEN, log, workspace]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "[]"
