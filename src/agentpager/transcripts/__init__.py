@@ -19,7 +19,6 @@ from agentpager.engine.lineindex import Cancelled
 from agentpager.exchange import arguments_line
 from agentpager.logs.records import Record, RecordFile
 from agentpager.transcripts.formats import (
-    Boundary,
     Collector,
     Event,
     ModelTurn,
