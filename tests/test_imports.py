@@ -254,3 +254,42 @@ def test_the_package_imports_in_no_circle() -> None:
 def test_circles_are_found() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}, "f": {"d"}}
     assert _circles(graph) == [["a", "b", "c"]]
+
+
+WARM_SCREEN = """
+import asyncio, sys
+from agentpager.transcripts import index, open_transcript
+from agentpager.tui.app import AgentPagerApp
+from agentpager.tui.screens.transcript import CallList, TranscriptScreen
+index.SAVED_MIN_BYTES = 0
+
+
+async def first_rows():
+    transcript = open_transcript(sys.argv[1], wait=False, paused=True)
+    assert transcript.complete, "restored from the saved index"
+    app = AgentPagerApp.for_transcript(transcript, sys.argv[2])
+    async with app.run_test(size=(80, 24)):
+        while not (isinstance(app.screen, TranscriptScreen) and app.screen.query_one(CallList).size.height > 0):
+            await asyncio.sleep(0.01)
+        app.screen.query_one(CallList).render_line(0)
+        print(sorted(name for name in sys.modules if name == "numpy" or name.startswith("numpy.")), file=sys.stderr)
+        app.exit()
+
+
+asyncio.run(first_rows())
+"""
+
+
+def test_the_transcript_screen_shows_a_saved_index_without_numpy(root: Path) -> None:
+    """A saved record index is checked and shown without numpy (its import was half of a 1 GB
+    session's warm first screen)."""
+    use = {"type": "assistant", "message": {"id": "m", "content": [{"type": "tool_use", "id": "t", "name": "Read"}]}}
+    compaction = {"type": "system", "subtype": "compact_boundary", "compactMetadata": {"preTokens": 9}}
+    (root / "s.jsonl").write_text("".join(json.dumps(record) + "\n" for record in (use, compaction, use)))
+    saving = "from agentpager.transcripts import index, open_transcript as o; index.SAVED_MIN_BYTES = 0; o('s.jsonl')"
+    subprocess.run([sys.executable, "-c", saving], cwd=root, check=True, timeout=HANG)
+    log, workspace = str(root / "s.jsonl"), str(root)
+    command = [sys.executable, "-c", WARM_SCREEN, log, workspace]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=HANG)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from agentpager.transcripts import index as record_index
 from agentpager.transcripts import open_transcript
 
 CWD = "/p"
+ITEM_SIZES = {"b": 1, "h": 2, "i": 4, "q": 8}
 
 
 def line(kind: str, content: object, **extra: object) -> str:
@@ -163,6 +165,49 @@ def test_a_damaged_or_crafted_saved_index_is_not_used(tmp_path: Path, fed: list[
     record_index.SavedIndexes().save(index, stamp, bytes.fromhex(crafted.state["fingerprint"]))
     fed.clear()
     assert listed(open_transcript(str(log))) == [(0, "Read", 1, "x")] and fed == [1, 2], "read again"
+
+
+COMPACTION = json.dumps({"type": "system", "subtype": "compact_boundary", "compactMetadata": {"preTokens": 9}}) + "\n"
+
+
+def test_compactions_are_saved_as_columns_and_a_crafted_one_is_not_used(tmp_path: Path, fed: list[int]) -> None:
+    log = tmp_path / "s.jsonl"
+    log.write_text(call("t1", "Read", {"file_path": "/p/a"}) + result("t1", "x") + COMPACTION + call("t2", "Read", {}))
+    fresh = list(open_transcript(str(log)).boundaries)
+    fed.clear()
+    restored = open_transcript(str(log))
+    assert fed == [] and list(restored.boundaries) == fresh and restored.boundaries[-1:] == fresh[-1:]
+    assert [(b.trigger, b.tokens_before, b.new_session) for b in fresh] == [("", 9, False)]
+    (entry,) = (Path(os.environ["AGENTPAGER_CACHE_DIR"]) / "records").iterdir()
+    state = record_index._decoded(entry.read_bytes()).state
+    index = restored.index
+    index.boundaries.agent[0] = len(index.strings.values)  # a name the index does not have, with a good checksum
+    record_index.SavedIndexes().save(index, record_index.Stamp(*state["stamp"]), bytes.fromhex(state["fingerprint"]))
+    fed.clear()
+    assert list(open_transcript(str(log)).boundaries) == fresh and fed == [1, 2, 3, 4], "read again"
+
+
+@given(
+    st.sampled_from("bhiq").flatmap(
+        lambda code: st.tuples(
+            st.just(code),
+            st.lists(st.integers(-(1 << (8 * ITEM_SIZES[code] - 1)), (1 << (8 * ITEM_SIZES[code] - 1)) - 1)),
+            st.integers(-2, 1 << 64),
+        )
+    ),
+    st.sampled_from([0, -1]),
+)
+def test_bounds_found_from_bytes_are_those_of_the_values(case: tuple[str, list[int], int], lowest: int) -> None:
+    code, values, limit = case
+    found = record_index._below(array(code, values), limit, lowest)
+    assert found == all(lowest <= value < limit for value in values)
+
+
+@given(st.integers(1, 1 << 40), st.lists(st.integers(-3, 3) | st.none(), max_size=300), st.sampled_from([0, -1]))
+def test_bounds_near_the_limit(limit: int, steps: list[int | None], lowest: int) -> None:
+    values = [-1 if step is None else limit - 1 + step for step in steps]
+    found = record_index._below(array("q", values), limit, lowest)
+    assert found == all(lowest <= value < limit for value in values)
 
 
 def test_a_call_is_read_from_its_record_when_asked_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,7 +19,6 @@ from agentpager.engine.lineindex import Cancelled
 from agentpager.exchange import arguments_line
 from agentpager.logs.records import Record, RecordFile
 from agentpager.transcripts.formats import (
-    Boundary,
     Collector,
     Event,
     ModelTurn,
@@ -28,7 +27,7 @@ from agentpager.transcripts.formats import (
     detect,
     format_names,
 )
-from agentpager.transcripts.index import Build, RecordIndex, Rewritten, open_index
+from agentpager.transcripts.index import Boundaries, Build, RecordIndex, Rewritten, open_index
 
 if TYPE_CHECKING:
     from agentpager.engine.patterns import Matcher
@@ -112,7 +111,8 @@ class Transcript:
         return self.index.complete or self.index.error is not None
 
     @property
-    def boundaries(self) -> list[Boundary]:
+    def boundaries(self) -> Boundaries:
+        """Its compactions and new sessions, each a ``Boundary`` when taken."""
         return self.index.boundaries
 
     @property

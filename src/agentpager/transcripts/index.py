@@ -19,6 +19,7 @@ import itertools
 import json
 import os
 import struct
+import sys
 import threading
 import zlib
 from array import array
@@ -43,7 +44,7 @@ BATCH_RECORDS = 512
 """Records fed between two moves into the columns (and two notices to whoever waits)."""
 PROBLEMS_KEPT = 1000
 """Problems kept word for word; past this only their number grows (a hostile log can have millions)."""
-_MAGIC = b"agentpager-records-5\n"
+_MAGIC = b"agentpager-records-6\n"
 _CRC = struct.Struct("<I")
 _LENGTH = struct.Struct("<q")
 EVENT_KINDS: tuple[EventKind, ...] = ("prompt", "text", "thinking", "call", "summary")
@@ -213,6 +214,81 @@ class Answers(Table):
     call: array[int]
 
 
+class Boundaries(Table):
+    """The log's compactions and new sessions in columns; each made a ``Boundary`` only when asked
+    for (a saved index of a 1 GB session holds 12,000 of them: objects cost its first screen 0.1 s)."""
+
+    COLUMNS = (
+        ("offset", "q"),
+        ("size", "q"),
+        ("line", "q"),
+        ("trigger", "i"),
+        ("tokens_before", "q"),
+        ("turns_before", "q"),
+        ("results_before", "q"),
+        ("events_before", "q"),
+        ("agent", "i"),
+        ("new_session", "b"),
+    )
+    offset: array[int]
+    size: array[int]
+    line: array[int]
+    trigger: array[int]
+    tokens_before: array[int]
+    turns_before: array[int]
+    results_before: array[int]
+    events_before: array[int]
+    agent: array[int]
+    new_session: array[int]
+
+    def __init__(self, strings: Strings | None = None) -> None:
+        super().__init__()
+        self.strings = strings or Strings()
+        """Where ``trigger`` and ``agent`` name their strings (the index's)."""
+
+    def append(self, boundary: Boundary) -> None:
+        strings = self.strings
+        self.add(
+            *_place(boundary.where),
+            strings.id(boundary.trigger),
+            boundary.tokens_before,
+            boundary.turns_before,
+            boundary.results_before,
+            boundary.events_before,
+            strings.id(boundary.agent),
+            int(boundary.new_session),
+        )
+
+    def extend(self, boundaries: list[Boundary]) -> None:
+        for boundary in boundaries:
+            self.append(boundary)
+
+    def boundary(self, row: int) -> Boundary:
+        strings = self.strings
+        return Boundary(
+            location(self.offset[row], self.size[row], self.line[row]),
+            strings[self.trigger[row]],
+            self.tokens_before[row],
+            self.turns_before[row],
+            self.results_before[row],
+            self.events_before[row],
+            strings[self.agent[row]],
+            bool(self.new_session[row]),
+        )
+
+    def __getitem__(self, rows: int | slice) -> Any:
+        if isinstance(rows, slice):
+            return [self.boundary(row) for row in range(*rows.indices(len(self)))]
+        return self.boundary(range(len(self))[rows])
+
+    def __iter__(self) -> Iterator[Boundary]:
+        return (self.boundary(row) for row in range(len(self)))
+
+    def new_sessions(self) -> int:
+        """How many of them start a new session (the rest are compactions)."""
+        return sum(self.new_session)
+
+
 _ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False).encode
 """``json.dumps(arguments, ensure_ascii=False)`` without making an encoder for each of 100,000 calls."""
 
@@ -281,11 +357,11 @@ class Attribution:
 
     def _until(self, index: RecordIndex, events: int, answers: int, turns: int) -> None:
         """Take in what was logged before a point, and the compactions there."""
-        for boundary in index.boundaries[self.boundaries :]:
-            if boundary.turns_before > turns:
-                break
-            self._take(index, boundary.events_before, boundary.results_before)
-            self.agents[index.strings.id(boundary.agent)] = _AgentContext()
+        b = index.boundaries
+        while self.boundaries < len(b) and b.turns_before[self.boundaries] <= turns:
+            row = self.boundaries
+            self._take(index, b.events_before[row], b.results_before[row])
+            self.agents[b.agent[row]] = _AgentContext()
             self.boundaries += 1
         self._take(index, events, answers)
 
@@ -370,8 +446,8 @@ class RecordIndex:
         self.events = Events()
         self.turns = Turns()
         self.answers = Answers()
-        self.boundaries: list[Boundary] = []
         self.strings = Strings()
+        self.boundaries = Boundaries(self.strings)
         self.timestamps = Strings()
         self.attribution = Attribution()
         self.problems: list[str] = []
@@ -792,10 +868,8 @@ class RecordIndex:
         self.calls, self.events, self.turns, self.answers = saved.calls, saved.events, saved.turns, saved.answers
         self.strings = Strings([str(value) for value in state["strings"]])
         self.timestamps = Strings([str(value) for value in state["timestamps"]])
-        self.boundaries = []
-        for boundary in state["boundaries"]:
-            values = dict(boundary)
-            self.boundaries.append(Boundary(location(*values.pop("where")), **values))
+        self.boundaries = saved.boundaries
+        self.boundaries.strings = self.strings
         self.problems = [str(problem) for problem in state["problems"]][:PROBLEMS_KEPT]
         self.problem_count = int(state["problem_count"])
         self.lines_read = int(state["lines_read"])
@@ -827,7 +901,6 @@ class RecordIndex:
             "complete": self.complete,
             "strings": self.strings.values,
             "timestamps": self.timestamps.values,
-            "boundaries": [_boundary_state(b) for b in self.boundaries],
             "problems": self.problems,
             "problem_count": self.problem_count,
             "parsed": {
@@ -839,12 +912,6 @@ class RecordIndex:
             "collector": collector,
             "attribution": self.attribution.state(),
         }
-
-
-def _boundary_state(boundary: Boundary) -> dict[str, Any]:
-    return {f.name: getattr(boundary, f.name) for f in fields(Boundary) if f.name != "where"} | {
-        "where": list(_place(boundary.where))
-    }
 
 
 def _collector_state(collector: Collector, index: RecordIndex) -> dict[str, Any]:
@@ -952,7 +1019,7 @@ class SavedIndexes:
     def save(self, index: RecordIndex, stamp: Stamp, fingerprint: bytes) -> None:
         with index.lock:
             state = index.state() | {"stamp": list(vars(stamp).values()), "fingerprint": fingerprint.hex()}
-            tables = [index.calls, index.events, index.turns, index.answers]
+            tables = [index.calls, index.events, index.turns, index.answers, index.boundaries]
             header = json.dumps(state, ensure_ascii=False).encode("utf-8", "surrogatepass")
             blobs = [_LENGTH.pack(len(table)) for table in tables]
             body = b"".join([_LENGTH.pack(len(header)), header, *blobs]) + b"".join(
@@ -988,6 +1055,7 @@ class Saved:
     events: Events
     turns: Turns
     answers: Answers
+    boundaries: Boundaries
 
 
 def _decoded(data: bytes) -> Saved:
@@ -1000,8 +1068,8 @@ def _decoded(data: bytes) -> Saved:
     (length,) = _LENGTH.unpack_from(body, 0)
     state = json.loads(bytes(body[8 : 8 + length]).decode("utf-8", "surrogatepass"))
     offset = 8 + length
-    saved = Saved(state, Calls(), Events(), Turns(), Answers())
-    tables: list[Table] = [saved.calls, saved.events, saved.turns, saved.answers]
+    saved = Saved(state, Calls(), Events(), Turns(), Answers(), Boundaries())
+    tables: list[Table] = [saved.calls, saved.events, saved.turns, saved.answers, saved.boundaries]
     rows = []
     for _ in tables:
         rows.append(_LENGTH.unpack_from(body, offset)[0])
@@ -1020,40 +1088,77 @@ def _decoded(data: bytes) -> Saved:
 
 def consistent(saved: Saved) -> bool:
     """Whether saved columns could describe a log of the saved size (a damaged or crafted entry does
-    not): every place within the log, every name and number within its table."""
+    not): every place within the log, every name and number within its table. Without numpy (its
+    import took 0.1-0.2 s of a 1 GB session's first screen): mostly by bytes, see ``_below``."""
     state, calls, events, turns, answers = saved.state, saved.calls, saved.events, saved.turns, saved.answers
+    boundaries = saved.boundaries
     size, strings, timestamps = int(state["stamp"][2]), len(state["strings"]), len(state["timestamps"])
     n, e = len(calls), len(events)
 
-    import numpy  # only here: a log indexed afresh never needs it
-
-    def bounds(values: array[int]) -> tuple[int, int]:
-        found = numpy.frombuffer(values, dtype=values.typecode)
-        return (int(found.min()), int(found.max())) if len(found) else (0, -1)
-
-    def within(values: array[int], low: int, high: int) -> bool:
-        smallest, largest = bounds(values)
-        return smallest > largest or (smallest >= low and largest < high)
-
-    def places(offsets: array[int], sizes: array[int], low: int) -> bool:
-        ends = numpy.frombuffer(offsets, dtype="q") + numpy.frombuffer(sizes, dtype="q")
-        return within(offsets, low, size + 1) and within(sizes, 0, size + 1) and (not len(ends) or ends.max() <= size)
+    def places(offsets: array[int], sizes: array[int]) -> bool:
+        return _below(offsets, size + 1) and _below(sizes, size + 1)
 
     names = (calls.tool, calls.agent, calls.version, calls.cwd, calls.container, events.agent, events.container)
     return (
-        places(calls.offset, calls.size, 0)
-        and places(calls.r_offset, calls.r_size, -1)
-        and places(events.offset, events.size, 0)
-        and places(turns.offset, turns.size, 0)
-        and all(within(column, 0, strings) for column in (*names, turns.model, turns.agent))
-        and within(turns.timestamp, 0, timestamps)
-        and within(calls.starter, -1, n)
-        and within(calls.event, -1, e)
-        and within(events.kind, 0, len(EVENT_KINDS))
-        and within(events.call, -1, n)
-        and within(answers.call, 0, n)
+        places(calls.offset, calls.size)
+        and _below(calls.r_offset, size + 1, -1)
+        and _below(calls.r_size, size + 1)
+        and places(events.offset, events.size)
+        and places(turns.offset, turns.size)
+        and places(boundaries.offset, boundaries.size)
+        and all(_below(column, strings) for column in (*names, turns.model, turns.agent))
+        and all(_below(column, strings) for column in (boundaries.trigger, boundaries.agent))
+        and _below(turns.timestamp, timestamps)
+        and _below(calls.starter, n, -1)
+        and _below(calls.event, e, -1)
+        and _below(events.kind, len(EVENT_KINDS))
+        and _below(events.call, n, -1)
+        and _below(answers.call, n)
         and all(0 <= int(number) < n for number in state["pending"])
     )
+
+
+def _below(values: array[int], limit: int, lowest: int = 0) -> bool:
+    """Whether every value is in ``[lowest, limit)`` (``lowest`` 0, or -1 for "unknown"), found from
+    its bytes, each byte's column at once: from the most significant byte down, no value still equal
+    to ``limit - 1`` in the bytes above may have a byte above that of ``limit - 1``. A negative
+    value's top byte is above that of any limit, so it fails as a large one would; a -1 allowed is
+    all ``0xff`` bytes, made 0 in each byte's column. A mask (a big int, one byte a value) keeps
+    the values still equal."""
+    count, width = len(values), values.itemsize
+    if not count:
+        return True
+    if not 0 < limit <= 1 << (8 * width - 1) or sys.byteorder != "little":
+        return min(values) >= lowest and max(values) < limit
+    top, raw = (limit - 1).to_bytes(width, "little"), values.tobytes()
+    columns = [raw[byte::width] for byte in range(width)]
+    if lowest == -1 and 0xFF in columns[-1]:
+        unknown = int.from_bytes(columns[-1].translate(_SIGNED), "little")  # 0xff a negative value
+        for byte, column in enumerate(columns):
+            bits = int.from_bytes(column, "little")
+            if bits & unknown != unknown:
+                return False  # a negative value other than -1
+            columns[byte] = (bits & ~unknown).to_bytes(count, "little")
+    equal: int | None = None  # None while every value is equal to limit - 1 in the bytes above
+    for byte in reversed(range(width)):
+        column, allowed = columns[byte], top[byte]
+        if equal is None:
+            if column.count(allowed) == count:
+                continue
+            equal = (1 << (8 * count)) - 1
+        else:
+            column = (int.from_bytes(column, "little") & equal).to_bytes(count, "little")
+        if column.translate(None, bytes(range(allowed + 1))):
+            return False  # one is above limit - 1 here (and equal to it above)
+        marks = bytes(allowed) + b"\xff" + bytes(255 - allowed)  # 0xff where a byte is ``allowed``
+        equal &= int.from_bytes(column.translate(marks), "little")
+        if not equal:
+            return True
+    return True  # the rest are limit - 1
+
+
+_SIGNED = bytes([0] * 128 + [255] * 128)
+"""A top byte's translation: 0xff where its value is negative, else 0."""
 
 
 class Rewritten(Exception):

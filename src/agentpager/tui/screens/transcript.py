@@ -333,7 +333,7 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
         count = transcript.problem_count
         problems = f" · {plural(count, 'unreadable record')} skipped" if count else ""
         subagents = f" · {plural(len(transcript.subagents), 'subagent')}" if transcript.subagents else ""
-        sessions = sum(boundary.new_session for boundary in transcript.boundaries)
+        sessions = transcript.boundaries.new_sessions()
         compactions = len(transcript.boundaries) - sessions
         restarts = f" · {plural(compactions, 'compaction')}" if compactions else ""
         restarts += f" · {plural(sessions + 1, 'session')}" if sessions else ""
