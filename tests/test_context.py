@@ -191,3 +191,12 @@ def test_counts_are_kept_between_reports(tmp_path: Path) -> None:
     assert len(counted) == 4  # the output, the prompt, the text and the call
     again = list(context.fills())
     assert len(counted) == 4 and [turn.context for turn in again] == [turn.context for turn in first] == [6, 41]
+
+
+def test_a_turn_past_its_window_says_how_far(tmp_path: Path) -> None:
+    usage = {"input_tokens": 3, "cache_read_input_tokens": 200497, "cache_creation_input_tokens": 0, "output_tokens": 40}
+    table = context_table(claude_session(tmp_path / "s.jsonl", usage))
+    assert table.startswith(
+        HEADER
+        + "    1  10:00:02          3     200,497            0       40    200,500    200,000   100%             0  minor\n"
+    ), "500 tokens past the window: minor (under 1,000)"
