@@ -283,7 +283,7 @@ def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
         shown = windows.get(window)
         if shown is None:
             shown = windows[window] = f"{window or 0:>9,}"
-        over = "" if window is None or turn.context <= window else f"  {turn.overflow}"
+        over = "" if turn.overflow == "none" else f"  {turn.overflow}"
         out.write(
             f"{turn.number:>5}  {turn.timestamp[11:19]:<8}  {usage}{turn.context:>8,}  {shown}  {fill:>5}  "
             f"{turn.outputs:>12,}{over}\n"
