@@ -146,28 +146,11 @@ class AgentContext:
 
     def fill(self, rows: list[int], k: int) -> TurnFill:
         """The fill of the agent's turn ``k`` (0-based) of ``rows``."""
+        recorded = self._usage_fills(rows, k, k + 1)  # a turn with usage, read from the columns
+        if recorded:
+            return recorded[0]
         index = self.index
-        row = rows[k]
-        with index.lock:  # a turn with usage, read from the columns (a session can have 100,000)
-            t = index.turns
-            context = t.input[row] + t.cache_read[row] + t.cache_creation[row] if row < len(t) else 0
-            if context:
-                model, window = self._model(t.model[row])
-                return TurnFill(
-                    k + 1,
-                    index.timestamps[t.timestamp[row]],
-                    model,
-                    t.input[row],
-                    t.cache_read[row],
-                    t.cache_creation[row],
-                    t.output[row],
-                    context,
-                    min(max(0, t.outputs[row]), context),
-                    t.window[row] or window,
-                    False,
-                    self._compaction(rows, k),
-                )
-        turn = index.turn(row)
+        turn = index.turn(rows[k])
         compacted = self._compaction(rows, k)
         if turn.estimated:
             context, outputs = self._estimate(rows, k)
@@ -209,8 +192,8 @@ class AgentContext:
                 self.index.grown.wait(0.5)
 
     def _usage_fills(self, rows: list[int], first: int, last: int) -> list[TurnFill]:
-        """The fills of turns ``first`` on (before ``last``) as long as they record usage: what
-        ``fill`` gives, read from the columns in one look (a log can have 100,000 turns)."""
+        """The fills of turns ``first`` on (before ``last``) as long as they record usage, read from
+        the columns in one look (a session can have 100,000 turns); ``fill`` of such a turn too."""
         index, found = self.index, []
         compactions = self._compaction_places()
         at = bisect.bisect_left(compactions, rows[first - 1] + 1 if first else 0)
