@@ -313,8 +313,10 @@ def test_a_kept_listing_is_found_by_the_versions_of_the_files(tmp_path: Path, is
 
     assert store.kept_listing(key, "json", files()) is None
     refresh(home, store)
-    listed = store.listing(key, "json", files=files())
-    assert listed == listing_of(store.db, key, "json") and store.kept_listing(key, "json", files()) == listed
+    listed = store.listing(key, "json")
+    assert listed == listing_of(store.db, key, "json") and store.kept_listing(key, "json", files()) is None
+    assert store.listing(key, "json", files=files()) == listed, "kept already, now for these versions"
+    assert store.kept_listing(key, "json", files()) == listed
     assert store.kept_listing(key, "text", files()) is None, "each kind is kept on its own"
     os.utime(old, ns=(1, 1))
     assert store.kept_listing(key, "json", files()) is None, "a file changed since"

@@ -99,15 +99,17 @@ def _matching(directory: str, pattern: str, ignored: str = "") -> list[str]:
     """The paths of the entries of ``directory`` whose names match ``pattern`` and not ``ignored``, as
     ``glob`` finds them (a wildcard leaves hidden names out); none when it is not a directory."""
     try:
-        with os.scandir(directory) as entries:
-            paths = {entry.name: entry.path for entry in entries if entry.name[0] != "." or pattern[0] == "."}
+        names = os.listdir(directory)  # the order of os.scandir, without an object per entry
     except OSError:
         return []
-    names = fnmatch.filter(paths, pattern)
+    if pattern[0] != ".":
+        names = [name for name in names if name[0] != "."]
+    names = fnmatch.filter(names, pattern)
     if ignored:
         left_out = set(fnmatch.filter(names, ignored))
         names = [name for name in names if name not in left_out]
-    return [paths[name] for name in names]
+    prefix = os.path.join(directory, "")
+    return [prefix + name for name in names]
 
 
 def summarize(found: Found, size: int) -> SessionInfo:

@@ -59,14 +59,8 @@ def session_files(home: str | None) -> list[tuple[Found, os.stat_result]]:
 
 
 def files_of(found: list[tuple[Found, os.stat_result]]) -> Files:
-    """The versions of these files, and their digest (a kept listing made from them is found by it:
-    looking for 20,000 files in the index took a fifth of a listing of unchanged sessions)."""
-    import hashlib
-    import marshal
-
-    stamps = {item.path: (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) for item, st in found}
-    digest = hashlib.blake2b(marshal.dumps(list(stamps.items())), digest_size=16).digest()
-    return Files(stamps, digest)
+    """The versions of these files (``Files``)."""
+    return Files([(item.path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) for item, st in found])
 
 
 def refresh(

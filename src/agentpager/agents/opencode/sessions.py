@@ -30,7 +30,6 @@ from typing import Any
 
 from agentpager.engine import jsontext
 from agentpager.engine.cache import cache_root, write_atomically
-from agentpager.engine.textfile import open_regular
 
 
 @dataclass(frozen=True)
@@ -124,6 +123,8 @@ def _stored_in_files(storage: str) -> Iterator[Stored]:
 
 def _read_json(path: str) -> dict[str, Any]:
     try:
+        from agentpager.engine.textfile import open_regular  # imported when OpenCode keeps files
+
         with open_regular(path) as file:  # a FIFO is refused, not waited on
             return _json(file.read())
     except OSError:
