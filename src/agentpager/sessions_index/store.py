@@ -112,6 +112,8 @@ CALL_COLUMNS = (
 _DAMAGED = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
 _BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 T = TypeVar("T")
+Version = tuple[int, int, int, int]
+"""A version of a session's file: its device, inode, size and mtime (ns)."""
 
 
 class NotOurs(sqlite3.DatabaseError):
@@ -370,7 +372,7 @@ class IndexStore:
                     with contextlib.suppress(OSError):
                         os.unlink(entry.path)
 
-    def save_summaries(self, home: str, summaries: Sequence[tuple[SessionInfo, os.stat_result]]) -> None:
+    def save_summaries(self, home: str, summaries: Sequence[tuple[SessionInfo, Version]]) -> None:
         """Store these summaries of ``home``'s sessions, made from these versions of their files, with
         their listing lines (what was read of their calls is kept: the next call read compares)."""
         columns = ", ".join(SUMMARY_FIELDS)
@@ -382,7 +384,7 @@ class IndexStore:
                 f"INSERT INTO sessions (home, dev, inode, mtime_ns, {columns}) VALUES (?, ?, ?, ?, {marks}) "
                 f"ON CONFLICT(path) DO UPDATE SET home = excluded.home, dev = excluded.dev, "
                 f"inode = excluded.inode, mtime_ns = excluded.mtime_ns, {updates}",
-                [(home, st.st_dev, st.st_ino, st.st_mtime_ns, *astuple_shallow(info)) for info, st in summaries],
+                [(home, dev, inode, mtime_ns, *astuple_shallow(info)) for info, (dev, inode, _, mtime_ns) in summaries],
             )
             ids = ids_of(db, [info.path for info, _ in summaries])
             save_lines(db, [(ids[info.path], info) for info, _ in summaries])
@@ -406,11 +408,11 @@ class IndexStore:
 
 
 class Files:
-    """A home's session files as found, each one's version (path, dev, inode, size, mtime_ns), and a
-    digest of them all in the order found: a listing kept is found by it (looking for 20,000 files in
-    the index took a fifth of a listing of unchanged sessions)."""
+    """A home's session files as found, each one's path and version, and a digest of them all in the
+    order found: a listing kept is found by it (looking for 20,000 files in the index took a fifth of
+    a listing of unchanged sessions)."""
 
-    def __init__(self, versions: list[tuple[str, int, int, int, int]]) -> None:
+    def __init__(self, versions: list[tuple[str, Version]]) -> None:
         import hashlib
         import marshal
 
@@ -418,9 +420,9 @@ class Files:
         # marshal's version 2 keeps no references: a third of the time of its latest for 20,000 files
         self.digest = hashlib.blake2b(marshal.dumps(versions, 2), digest_size=16).digest()
 
-    def stamps(self) -> dict[str, tuple[int, int, int, int]]:
+    def stamps(self) -> dict[str, Version]:
         """Each file's version by path, as ``IndexStore.stamps`` gives the index's."""
-        return {version[0]: version[1:] for version in self.versions}
+        return dict(self.versions)
 
 
 def _stamps(db: sqlite3.Connection, home: str) -> dict[str, tuple[int, int, int, int]]:
