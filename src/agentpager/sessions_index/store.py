@@ -413,12 +413,12 @@ class Files:
     a listing of unchanged sessions)."""
 
     def __init__(self, versions: list[tuple[str, Version]]) -> None:
-        import hashlib
         import marshal
+        from _blake2 import blake2b  # hashlib's, without the OpenSSL hashlib loads first (3 ms)
 
         self.versions = versions
         # marshal's version 2 keeps no references: a third of the time of its latest for 20,000 files
-        self.digest = hashlib.blake2b(marshal.dumps(versions, 2), digest_size=16).digest()
+        self.digest = blake2b(marshal.dumps(versions, 2), digest_size=16).digest()
 
     def stamps(self) -> dict[str, Version]:
         """Each file's version by path, as ``IndexStore.stamps`` gives the index's."""

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentpager.engine import jsontext
 from agentpager.engine.cache import cache_root, write_atomically
 
 
@@ -80,6 +79,8 @@ def _json_object(value: Any) -> dict[str, Any]:
 
 def _json(text: Any) -> dict[str, Any]:
     """The object a column or file holds, else {} (not JSON, not an object, or nested too deep)."""
+    from agentpager.engine import jsontext  # imported where OpenCode keeps sessions: finding none needs none
+
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     try:
