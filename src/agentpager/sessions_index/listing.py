@@ -104,7 +104,7 @@ def summarize_all(changed: list[tuple[Found, Version]], workers: int) -> Iterato
     with worker_pool(workers) as pool:
         results = pool.map(summarized, [[(item, version[2]) for item, version in chunk] for chunk in chunks])
         for chunk, infos in zip(chunks, results, strict=True):
-            yield from zip(infos, (st for _, st in chunk), strict=True)
+            yield from zip(infos, (version for _, version in chunk), strict=True)
 
 
 def summarized(items: list[tuple[Found, int]]) -> list[SessionInfo]:
