@@ -19,8 +19,15 @@ from agentpager.agents import AGENTS, get_agent
 from agentpager.agents.base import Sessions
 from agentpager.logs.records import RecordFile
 from agentpager.sessions import EDGE_BYTES, find_sessions
-from agentpager.sessions_index.listing import first_sessions, home_key, list_sessions, refresh
-from agentpager.sessions_index.store import IndexStore, listing_of
+from agentpager.sessions_index.listing import (
+    files_of,
+    first_sessions,
+    home_key,
+    list_sessions,
+    refresh,
+    session_files,
+)
+from agentpager.sessions_index.store import Files, IndexStore, listing_of
 from agentpager.sessions_index.updating import update_calls
 
 
@@ -293,6 +300,37 @@ def test_a_kept_listing_is_made_again_when_a_session_changes(tmp_path: Path, iso
     assert listed() == (["big None", "old 1"], 1)
     grown.unlink()
     assert listed() == (["old 1"], 0)
+
+
+def test_a_kept_listing_is_found_by_the_versions_of_the_files(tmp_path: Path, isolated_cache: Path) -> None:
+    home, store = str(tmp_path), IndexStore()
+    key = home_key(home)
+    old = claude_session(tmp_path, "/p", "old", 1, started="2026-01-01T09:00:00.000Z")
+    claude_session(tmp_path, "/q", "new", 2)
+
+    def files() -> Files:
+        return files_of(session_files(home))
+
+    assert store.kept_listing(key, "json", files()) is None
+    refresh(home, store)
+    listed = store.listing(key, "json")
+    assert listed == listing_of(store.db, key, "json") and store.kept_listing(key, "json", files()) is None
+    assert store.listing(key, "json", files=files()) == listed, "kept already, now for these versions"
+    assert store.kept_listing(key, "json", files()) == listed
+    assert store.kept_listing(key, "text", files()) is None, "each kind is kept on its own"
+    os.utime(old, ns=(1, 1))
+    assert store.kept_listing(key, "json", files()) is None, "a file changed since"
+    os.utime(old, ns=(old.stat().st_atime_ns, old.stat().st_mtime_ns + 1))
+    stale = files()
+    assert store.listing(key, "json", files=stale) == listed  # the index is behind these files
+    assert store.kept_listing(key, "json", stale) is None, "not kept for versions the index does not have"
+    refresh(home, store)
+    assert store.listing(key, "json", files=stale) == listed and store.kept_listing(key, "json", stale) == listed
+    (kept,) = (store.path.parent / "sessions-listings").iterdir()
+    kept.write_bytes(kept.read_bytes()[:-1])
+    assert store.kept_listing(key, "json", stale) is None, "a file not as it was written"
+    kept.unlink()
+    assert store.kept_listing(key, "json", stale) is None
 
 
 def test_the_first_rows_are_the_first_projects_sessions(tmp_path: Path, isolated_cache: Path) -> None:

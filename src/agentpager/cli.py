@@ -306,31 +306,44 @@ def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
 
 def _sessions(options: argparse.Namespace) -> int:
     """Every agent session on this machine, by project, newest first; or what a search finds in them."""
-    from agentpager.sessions_index.listing import home_key, refresh
-    from agentpager.sessions_index.search import Filters, SearchError, since_time
+    from agentpager.sessions_index.listing import files_of, home_key, refresh, session_files
     from agentpager.sessions_index.store import IndexStore
 
     if options.search is not None and options.read is not None:
         raise CommandError("--search and --read: one at a time.")
-    try:
-        filters = Filters(options.agent, options.tool, since_time(options.since) if options.since else None)
-    except SearchError as error:
-        raise CommandError(str(error)) from None
+    filtered = options.agent or options.tool or options.since
+    listed_only = not (filtered or options.full or options.search is not None or options.read is not None)
+    if not listed_only:  # the search module is not imported by a listing
+        from agentpager.sessions_index.search import Filters, SearchError, since_time
+
+        try:
+            filters = Filters(options.agent, options.tool, since_time(options.since) if options.since else None)
+        except SearchError as error:
+            raise CommandError(str(error)) from None
     store = IndexStore()
-    changed = refresh(options.home, store)
+    key, kind = home_key(options.home), "json" if options.json else "text"
+    found = session_files(options.home)
+    files = files_of(found)
+    if listed_only and (kept := store.kept_listing(key, kind, files)) is not None:
+        return _listed(*kept, options.json)  # no session changed since it was made
+    changed = refresh(options.home, store, found=found)
     if options.full or options.search is not None or options.read is not None or options.tool:
         _read_calls(options.home, store)
     if options.search is not None:
         return _search(options, store, filters)
     if options.read is not None:
         return _reads(options, store, filters)
-    if options.agent or options.tool or options.since:
+    if filtered:
         from agentpager.sessions_index.search import sessions_with
 
         return _session_list(sessions_with(store, options.home, filters), options.json)
-    listing, uncounted = store.listing(home_key(options.home), "json" if options.json else "text", keep=not changed)
+    return _listed(*store.listing(key, kind, keep=not changed, files=files), options.json)
+
+
+def _listed(listing: bytes, uncounted: int, as_json: bool) -> int:
+    """Write a listing of sessions, saying what is not counted yet, or that there is none."""
     _tell_uncounted(uncounted)
-    if not listing and not options.json:
+    if not listing and not as_json:
         from agentpager.agents import AGENTS
         from agentpager.wording import listed
 

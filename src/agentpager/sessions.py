@@ -99,29 +99,33 @@ def _matching(directory: str, pattern: str, ignored: str = "") -> list[str]:
     """The paths of the entries of ``directory`` whose names match ``pattern`` and not ``ignored``, as
     ``glob`` finds them (a wildcard leaves hidden names out); none when it is not a directory."""
     try:
-        with os.scandir(directory) as entries:
-            paths = {entry.name: entry.path for entry in entries if entry.name[0] != "." or pattern[0] == "."}
+        names = os.listdir(directory)  # the order of os.scandir, without an object per entry
     except OSError:
         return []
-    names = fnmatch.filter(paths, pattern)
+    if pattern[0] != ".":
+        names = [name for name in names if name[0] != "."]
+    names = fnmatch.filter(names, pattern)
     if ignored:
         left_out = set(fnmatch.filter(names, ignored))
         names = [name for name in names if name not in left_out]
-    return [paths[name] for name in names]
+    prefix = os.path.join(directory, "")
+    return [prefix + name for name in names]
 
 
 def summarize(found: Found, size: int) -> SessionInfo:
     """A session's summary from its first and last EDGE_BYTES (whole when it is not bigger than both)."""
-    from agentpager.engine.textfile import open_regular
+    from agentpager.engine.textfile import regular_descriptor
     from agentpager.transcripts.formats import collectors
 
     if found.path.endswith(".json"):
         return _summarize_document(found, size)
     whole = size <= 2 * EDGE_BYTES
-    with open_regular(found.path) as file:  # read by os.pread: a third less than the buffered read
-        descriptor = file.fileno()
+    descriptor = regular_descriptor(found.path)  # read by os.pread: a third less than the buffered read
+    try:
         head = os.pread(descriptor, size if whole else EDGE_BYTES, 0)
         tail = head if whole else os.pread(descriptor, EDGE_BYTES, size - EDGE_BYTES)
+    finally:
+        os.close(descriptor)
     first = _head_facts(found.agent, head, cut_end=not whole)
     last, turn = _tail_facts(found.agent, tail, cut_start=not whole, model_known=bool(first.parsed.model))
     prompt = next((event.text for event in first.parsed.events if event.kind == "prompt"), "")

@@ -10,13 +10,14 @@ limit (``$AGENTPAGER_CACHE_MAX_MB``, default 1 GiB); reading an entry marks it u
 
 from __future__ import annotations
 
-import hashlib
 import os
 import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentpager.engine.lineindex import Stamp
+if TYPE_CHECKING:  # a listing of sessions finds the cache dir without the line index
+    from agentpager.engine.lineindex import Stamp
 
 CACHE_ENV = "AGENTPAGER_CACHE_DIR"
 MAX_MB_ENV = "AGENTPAGER_CACHE_MAX_MB"
@@ -35,6 +36,8 @@ def cache_root() -> Path:
 
 
 def _digest(text: str) -> str:
+    import hashlib
+
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 

@@ -48,14 +48,25 @@ def open_regular(path: str) -> BinaryIO:
     """``open(path, "rb")`` for a file named by a path that is not a workspace's (a session, a file
     beside it, a cache entry): never blocks on a FIFO (opened without waiting for a writer), and
     refuses what is not a regular file (OSError EINVAL, ``not a regular file``) before reading."""
-    fd = path_opener(path)()
+    fd = regular_descriptor(path)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", path)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
+
+
+def regular_descriptor(path: str) -> int:
+    """``open_regular``'s descriptor, without a file object (for ``os.pread``: a session's ends are
+    read so, 20,000 of them at a listing)."""
+    fd = path_opener(path)()
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def path_of(fd: int) -> str:

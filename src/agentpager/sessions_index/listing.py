@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from agentpager.sessions import Found, SessionInfo, find_sessions, session_directories, summarize
 from agentpager.sessions_index.pool import worker_count, worker_pool
-from agentpager.sessions_index.store import IndexStore
+from agentpager.sessions_index.store import Files, IndexStore, Version
 
 PARALLEL_FROM = 256
 """Fewer sessions to sum up than this are summed up in this process."""
@@ -47,28 +47,44 @@ def list_sessions(
     return store.sessions(home_key(home))
 
 
-def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> bool:
-    """Sum up again the sessions of ``home`` whose files changed, sum up the new ones, forget those
-    gone; whether there were any. Summaries are written a batch at a time while the others are
-    summed up."""
-    key = home_key(home)
-    known = store.stamps(key)
-    changed: list[tuple[Found, os.stat_result]] = []
-    seen = set()
+def session_files(home: str | None) -> list[tuple[Found, Version]]:
+    """Every session file of ``home`` (``find_sessions``) with its version; one gone meanwhile is left
+    out (a version is a fifth of the memory of a stat: 20,000 stats take 16 MB)."""
+    found = []
     for item in find_sessions(home):
         try:
             st = os.stat(item.path)
         except OSError:
             continue
-        seen.add(item.path)
-        if known.get(item.path) != (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
-            changed.append((item, st))
+        found.append((item, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)))
+    return found
+
+
+def files_of(found: list[tuple[Found, Version]]) -> Files:
+    """The versions of these files (``Files``)."""
+    return Files([(item.path, version) for item, version in found])
+
+
+def refresh(
+    home: str | None,
+    store: IndexStore,
+    workers: int | None = None,
+    found: list[tuple[Found, Version]] | None = None,
+) -> bool:
+    """Sum up again the sessions of ``home`` whose files changed, sum up the new ones, forget those
+    gone; whether there were any. Summaries are written a batch at a time while the others are
+    summed up. ``found``: the home's files with their versions, when the caller has them."""
+    key = home_key(home)
+    found = session_files(home) if found is None else found
+    known = store.stamps(key)
+    changed = [(item, version) for item, version in found if known.get(item.path) != version]
+    seen = {item.path for item, _ in found}
     gone = [path for path in known if path not in seen]
     if gone:
         store.forget(gone)
     if changed:
         store.close()  # not carried into forked workers
-        batch: list[tuple[SessionInfo, os.stat_result]] = []
+        batch: list[tuple[SessionInfo, Version]] = []
         for summary in summarize_all(changed, worker_count() if workers is None else workers):
             batch.append(summary)
             if len(batch) == WRITE_BATCH:
@@ -78,18 +94,17 @@ def refresh(home: str | None, store: IndexStore, workers: int | None = None) -> 
     return bool(gone or changed)
 
 
-def summarize_all(
-    changed: list[tuple[Found, os.stat_result]], workers: int
-) -> Iterator[tuple[SessionInfo, os.stat_result]]:
+def summarize_all(changed: list[tuple[Found, Version]], workers: int) -> Iterator[tuple[SessionInfo, Version]]:
     """Each session's summary, with the version of its file it was made from, in order."""
     if not workers or len(changed) < PARALLEL_FROM:
-        yield from zip(summarized([(item, st.st_size) for item, st in changed]), (st for _, st in changed), strict=True)
+        summaries = summarized([(item, version[2]) for item, version in changed])
+        yield from zip(summaries, (version for _, version in changed), strict=True)
         return
     chunks = [changed[start : start + CHUNK] for start in range(0, len(changed), CHUNK)]
     with worker_pool(workers) as pool:
-        results = pool.map(summarized, [[(item, st.st_size) for item, st in chunk] for chunk in chunks])
+        results = pool.map(summarized, [[(item, version[2]) for item, version in chunk] for chunk in chunks])
         for chunk, infos in zip(chunks, results, strict=True):
-            yield from zip(infos, (st for _, st in chunk), strict=True)
+            yield from zip(infos, (version for _, version in chunk), strict=True)
 
 
 def summarized(items: list[tuple[Found, int]]) -> list[SessionInfo]:

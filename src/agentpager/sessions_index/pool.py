@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -31,6 +30,7 @@ def background_workers() -> int:
 @contextlib.contextmanager
 def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     import multiprocessing
+    import threading
     from concurrent.futures import ProcessPoolExecutor
 
     method = "fork" if threading.active_count() == 1 else "forkserver"

@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import TYPE_CHECKING
 
 from agentpager.agents.base import Agent, Sessions
-from agentpager.engine.filesystem import ANYWHERE, Filesystem
+
+if TYPE_CHECKING:  # imported where a project root is read: finding sessions needs none of it
+    from agentpager.engine.filesystem import Filesystem
 
 
-def project_root(path: str, filesystem: Filesystem = ANYWHERE) -> str:
+def project_root(path: str, filesystem: Filesystem | None = None) -> str:
     """The project directory of the chat at ``path``, as ``<project>/.project_root`` beside its
-    ``chats`` folder names it, when Gemini wrote one; else "" (read through ``filesystem``: beneath a
-    workspace's root, a link out of it is not followed; a FIFO or device there is not read)."""
+    ``chats`` folder names it, when Gemini wrote one; else "" (read through ``filesystem``, default
+    anywhere: beneath a workspace's root, a link out of it is not followed; a FIFO or device there is
+    not read)."""
+    if filesystem is None:
+        from agentpager.engine.filesystem import ANYWHERE
+
+        filesystem = ANYWHERE
     try:
         fd = filesystem.open(os.path.join(os.path.dirname(os.path.dirname(path)), ".project_root"))
     except OSError:

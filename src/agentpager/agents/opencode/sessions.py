@@ -28,9 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentpager.engine import jsontext
 from agentpager.engine.cache import cache_root, write_atomically
-from agentpager.engine.textfile import open_regular
 
 
 @dataclass(frozen=True)
@@ -81,6 +79,8 @@ def _json_object(value: Any) -> dict[str, Any]:
 
 def _json(text: Any) -> dict[str, Any]:
     """The object a column or file holds, else {} (not JSON, not an object, or nested too deep)."""
+    from agentpager.engine import jsontext  # imported where OpenCode keeps sessions: finding none needs none
+
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     try:
@@ -124,6 +124,8 @@ def _stored_in_files(storage: str) -> Iterator[Stored]:
 
 def _read_json(path: str) -> dict[str, Any]:
     try:
+        from agentpager.engine.textfile import open_regular  # imported when OpenCode keeps files
+
         with open_regular(path) as file:  # a FIFO is refused, not waited on
             return _json(file.read())
     except OSError:
