@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import shutil
 import tempfile
+import threading
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,6 +15,8 @@ import pytest
 from hypothesis import settings
 
 from agentpager import ToolResult, Workspace
+from agentpager.engine import content
+from agentpager.engine.documents import ConversionError, ConversionLimits
 
 settings.load_profile("ci")  # unless --hypothesis-profile names another
 
@@ -66,6 +70,64 @@ def isolated_config(isolated_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
     config_dir = Path(tempfile.mkdtemp(prefix="config-", dir=isolated_dirs))
     monkeypatch.setenv("AGENTPAGER_CONFIG_DIR", str(config_dir))
     return config_dir
+
+
+@pytest.fixture(scope="session")
+def converted_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where this run keeps the documents converted so far, by content: one folder for all the
+    workers of a parallel run (their base temp dirs share a parent that is this run's own)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / "converted"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+_LIMIT_REASONS = ("too large to convert", "took longer than")
+"""A failure that says a limit was passed: it depends on the machine, never kept."""
+
+
+@pytest.fixture(autouse=True)
+def converted_once(converted_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each document is converted once per run, in its child process, and tests that read the same
+    bytes again get that child's Markdown (or its reason for failing): markitdown's imports cost
+    each child more than a second of CPU. A conversion under other limits than the defaults, or
+    already cancelled, always runs, as does every direct call of ``documents.convert_document``
+    (what test_documents.py tests); a test that replaces ``content.convert_document`` replaces this."""
+    convert = content.convert_document
+
+    def once(
+        fd: int, document_type: str, cancel: threading.Event | None = None, limits: ConversionLimits | None = None
+    ) -> str:
+        cancelled = cancel is not None and cancel.is_set()
+        if cancelled or (limits or ConversionLimits.from_env()) != ConversionLimits():
+            return convert(fd, document_type, cancel, limits)
+        digest = hashlib.sha256(document_type.encode() + b"\0")
+        offset = 0
+        while chunk := os.pread(fd, 1 << 20, offset):
+            digest.update(chunk)
+            offset += len(chunk)
+        kept = converted_dir / digest.hexdigest()
+        if kept.with_suffix(".md").exists():
+            return kept.with_suffix(".md").read_bytes().decode("utf-8")
+        if kept.with_suffix(".failed").exists():
+            raise ConversionError(kept.with_suffix(".failed").read_bytes().decode("utf-8"))
+        try:
+            text = convert(fd, document_type, cancel, limits)
+        except ConversionError as error:
+            if not any(reason in error.reason for reason in _LIMIT_REASONS):
+                keep(kept.with_suffix(".failed"), error.reason)
+            raise
+        keep(kept.with_suffix(".md"), text)
+        return text
+
+    def keep(path: Path, text: str) -> None:
+        """Written whole or not at all, for the other workers."""
+        partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")  # not mkstemp: tests replace it
+        partial.write_bytes(text.encode("utf-8"))
+        partial.replace(path)
+
+    monkeypatch.setattr(content, "convert_document", once)
 
 
 @pytest.fixture(scope="session")

@@ -38,7 +38,9 @@ _RELS = (
 
 
 def write_docx(path: Path, paragraphs: list[str], first_entry: str = "[Content_Types].xml") -> Path:
-    """A DOCX with one run per paragraph. ``first_entry`` lets a test hide it from magic numbers."""
+    """A DOCX with one run per paragraph. ``first_entry`` lets a test hide it from magic numbers.
+
+    The same paragraphs give the same bytes (each entry dated 1980): a run converts them once."""
     body = "".join(f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>" for text in paragraphs)
     document = (
         '<?xml version="1.0" encoding="UTF-8"?>'
@@ -48,10 +50,17 @@ def write_docx(path: Path, paragraphs: list[str], first_entry: str = "[Content_T
     entries = {"[Content_Types].xml": _CONTENT_TYPES, "_rels/.rels": _RELS, "word/document.xml": document}
     with zipfile.ZipFile(path, "w") as archive:
         if first_entry not in entries:
-            archive.writestr(first_entry, "x" * 9000)  # pushes the word/ entry past the 8 KiB head
+            archive.writestr(_dated(first_entry), "x" * 9000)  # pushes the word/ entry past the 8 KiB head
         for name, text in entries.items():
-            archive.writestr(name, text)
+            archive.writestr(_dated(name), text)
     return path
+
+
+def _dated(name: str) -> zipfile.ZipInfo:
+    """An entry as ``ZipFile.writestr(name, ...)`` makes it, but dated 1980-01-01 instead of now."""
+    entry = zipfile.ZipInfo(name)
+    entry.external_attr = 0o600 << 16
+    return entry
 
 
 def pdf_bytes(pages: list[str]) -> bytes:

@@ -239,12 +239,17 @@ def test_a_hundred_thousand_files_are_walked_in_bounded_memory(tmp_path: Path) -
 
     Each directory's files are hard links to its first one: the same 100,000 names for the walks, at
     a fraction of the cost of creating 100,000 inodes."""
+    names = [f"f{number:04d}.txt" for number in range(1, 1000)]
     for directory in range(100):
         folder = tmp_path / f"d{directory:03d}"
         folder.mkdir()
         (folder / "f0000.txt").touch()
-        for number in range(1, 1000):
-            os.link(folder / "f0000.txt", folder / f"f{number:04d}.txt")
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for name in names:  # by name in the open directory: no path built or resolved per file
+                os.link("f0000.txt", name, src_dir_fd=handle, dst_dir_fd=handle)
+        finally:
+            os.close(handle)
     store = ContentStore(tmp_path.parent / (tmp_path.name + "-cache"))
     for command in (
         "rg --files | head -n 5",
