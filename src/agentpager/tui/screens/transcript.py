@@ -30,7 +30,6 @@ from textual.events import Resize
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
@@ -51,6 +50,7 @@ from agentpager.tui.lines import smart_case
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.rows import CURSOR_BINDINGS, row_styles
 from agentpager.tui.screens.prompt import PromptScreen
+from agentpager.tui.screens.styled import StyledOnce
 from agentpager.wording import byte_size, cut_end, plural
 from agentpager.workspace import Workspace
 
@@ -247,7 +247,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
             self.cursor = min(len(self.rows) - 1, int(self.scroll_y) + event.y)
 
 
-class TranscriptScreen(ReportsFailures, Screen[None]):
+class TranscriptScreen(ReportsFailures, StyledOnce):
     """The transcript's calls; below, the selected call recorded, replayed, the difference, the
     conversation around it, and its agent's context."""
 
