@@ -26,6 +26,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -371,7 +372,11 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
 
     def _watch(self) -> None:
         """Take in what the index read since the last look, and replay the calls on screen."""
-        transcript, calls = self.transcript, self.query_one(CallList)
+        try:
+            calls = self.query_one(CallList)
+        except NoMatches:  # the screen was taken down (another session opened) with this look due
+            return
+        transcript = self.transcript
         seen = (len(transcript.calls), transcript.complete, len(transcript.boundaries))
         if seen != self._seen:
             finished = seen[1] and not self._seen[1]
