@@ -63,7 +63,7 @@ async def test_the_browser_over_a_transcript(root: Path, tmp_path: Path) -> None
         assert len(app.screen.query_one(CallList).calls) == 1
         await pilot.press("S")  # back to the browser it was opened from
         await settle(pilot)
-        assert [type(screen).__name__ for screen in app.screen_stack] == ["Screen", "SessionsScreen"]
+        assert [type(screen).__name__ for screen in app.screen_stack] == ["WorkspaceScreen", "SessionsScreen"]
         await pilot.press("down", "enter")  # s1: three calls
         await settle(pilot)
         assert isinstance(app.screen, TranscriptScreen)
@@ -78,7 +78,7 @@ async def test_the_browser_over_a_transcript(root: Path, tmp_path: Path) -> None
         await pilot.press("down", "enter")  # s1
         await settle(pilot)
         assert [type(screen).__name__ for screen in app.screen_stack] == [
-            "Screen",
+            "WorkspaceScreen",
             "SessionsScreen",
             "TranscriptScreen",
         ]

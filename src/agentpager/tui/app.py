@@ -26,12 +26,10 @@ from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
 from agentpager.tui.editor import editor_command
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.footer import FittedFooter
-from agentpager.tui.screens.find_file import FindFile
-from agentpager.tui.screens.help import HelpScreen
-from agentpager.tui.screens.probe import ProbeScreen
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.screens.reads import ReadsScreen
 from agentpager.tui.screens.sessions import SessionsScreen
+from agentpager.tui.screens.styled import StyledOnce
 from agentpager.tui.screens.transcript import TranscriptScreen
 from agentpager.tui.status import CallStatus
 from agentpager.tui.themes import load_themes
@@ -89,6 +87,10 @@ def remappable_keys() -> KeyTable:
             if isinstance(binding, Binding) and binding.id:
                 keys.setdefault(binding.id, (binding.key, binding.tooltip or binding.description))
     return keys
+
+
+class WorkspaceScreen(StyledOnce):
+    """The app's first screen: the tree, the viewer and the tool panel (composed by the app)."""
 
 
 class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
@@ -184,6 +186,9 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         """The app on the transcript's workspace, showing the transcript first."""
         replayer = Replayer(transcript, root)
         return cls(replayer.workspace, theme=theme, replayer=replayer, config=config)
+
+    def get_default_screen(self) -> Screen[Any]:
+        return WorkspaceScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -407,6 +412,8 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     # -- actions ----------------------------------------------------------------------------------
 
     def action_help(self) -> None:
+        from agentpager.tui.screens.help import HelpScreen  # Markdown: imported when first asked for
+
         self.push_screen(HelpScreen())
 
     async def action_goto_line(self) -> None:
@@ -454,6 +461,8 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         def chosen(path: str | None) -> None:
             if path:
                 self._open(path, focus=True)
+
+        from agentpager.tui.screens.find_file import FindFile
 
         await self.push_screen(FindFile(self.workspace), chosen)
 
@@ -506,6 +515,8 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
                 timeout=12,
             )
             return
+        from agentpager.tui.screens.probe import ProbeScreen  # the probe's machinery: imported when first used
+
         self.push_screen(ProbeScreen(workspace, outcome.tool, outcome.arguments, workspace.real_agent))
 
     def action_copy_output(self) -> None:

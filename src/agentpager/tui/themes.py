@@ -9,6 +9,7 @@ file with any problem is skipped with one sentence that names it and says what i
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,15 +68,29 @@ def shipped_themes_dir() -> Path | None:
 def load_themes(user_dir: Path | None = None) -> LoadedThemes:
     """agentpager's themes, then the user's from ``user_dir`` (a missing folder is no problem)."""
     loaded = LoadedThemes()
-    for folder in (shipped_themes_dir(), user_dir):
-        if folder is None or not folder.is_dir():
-            continue
+    for themes, problems in (_shipped_themes(), _read_themes(user_dir)):
+        loaded.themes.extend(themes)
+        loaded.problems.extend(problems)
+    return loaded
+
+
+@functools.cache
+def _shipped_themes() -> tuple[tuple[Theme, ...], tuple[str, ...]]:
+    """agentpager's own themes, read once a process (each app start had read and checked them)."""
+    return _read_themes(shipped_themes_dir())
+
+
+def _read_themes(folder: Path | None) -> tuple[tuple[Theme, ...], tuple[str, ...]]:
+    """The themes of the folder's TOML files, and a problem for each file that is not one."""
+    themes: list[Theme] = []
+    problems: list[str] = []
+    if folder is not None and folder.is_dir():
         for path in sorted(folder.glob("*.toml")):
             try:
-                loaded.themes.append(read_theme(path))
+                themes.append(read_theme(path))
             except ThemeError as error:
-                loaded.problems.append(f"{path}: {error}")
-    return loaded
+                problems.append(f"{path}: {error}")
+    return tuple(themes), tuple(problems)
 
 
 def read_theme(path: Path) -> Theme:

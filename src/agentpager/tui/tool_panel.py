@@ -136,6 +136,7 @@ class ToolPanel(ReportsFailures, Vertical):
 
     def __init__(self, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.add_class("-show-output", update=False)  # the tab's class from the start: not a restyle at mount
         self.workspace = workspace
         self.profile = workspace.profile_name
         self.tool = workspace.tool_names()[0]
@@ -267,7 +268,7 @@ class ToolPanel(ReportsFailures, Vertical):
                 )
                 field = Input(placeholder=hint, compact=True, tooltip=param.description)
             self._fields[param.name] = field
-            self._errors[param.name] = Static("", classes="argument-error")
+            self._errors[param.name] = Static("", classes="argument-error -none")  # no error: no restyle
             self._errors[param.name].styles.padding = (0, 0, 0, names_width)
             label = Label("" if param.type == "boolean" else param.name)
             label.styles.width = names_width

@@ -25,7 +25,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.events import Resize
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -41,6 +40,7 @@ from agentpager.tui.footer import FittedFooter
 from agentpager.tui.found_list import AGENT_NAMES, Found, FoundList, found_lines
 from agentpager.tui.rows import HeadedRows, headed_rows_classes, headed_rows_css
 from agentpager.tui.screens.prompt import PromptScreen
+from agentpager.tui.screens.styled import StyledOnce
 from agentpager.wording import plural
 
 UPDATE_SECONDS = 0.25
@@ -142,7 +142,7 @@ class SessionList(HeadedRows[SessionInfo]):
         return text
 
 
-class SessionsScreen(ReportsFailures, Screen[None]):
+class SessionsScreen(ReportsFailures, StyledOnce):
     """Every session; Enter opens one, ``/`` searches them all, ``E`` exports one."""
 
     BINDINGS = [

@@ -26,11 +26,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
@@ -51,6 +51,7 @@ from agentpager.tui.lines import smart_case
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.rows import CURSOR_BINDINGS, row_styles
 from agentpager.tui.screens.prompt import PromptScreen
+from agentpager.tui.screens.styled import StyledOnce
 from agentpager.wording import byte_size, cut_end, plural
 from agentpager.workspace import Workspace
 
@@ -247,7 +248,7 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
             self.cursor = min(len(self.rows) - 1, int(self.scroll_y) + event.y)
 
 
-class TranscriptScreen(ReportsFailures, Screen[None]):
+class TranscriptScreen(ReportsFailures, StyledOnce):
     """The transcript's calls; below, the selected call recorded, replayed, the difference, the
     conversation around it, and its agent's context."""
 
@@ -371,7 +372,11 @@ class TranscriptScreen(ReportsFailures, Screen[None]):
 
     def _watch(self) -> None:
         """Take in what the index read since the last look, and replay the calls on screen."""
-        transcript, calls = self.transcript, self.query_one(CallList)
+        try:
+            calls = self.query_one(CallList)
+        except NoMatches:  # the screen was taken down (another session opened) with this look due
+            return
+        transcript = self.transcript
         seen = (len(transcript.calls), transcript.complete, len(transcript.boundaries))
         if seen != self._seen:
             finished = seen[1] and not self._seen[1]
