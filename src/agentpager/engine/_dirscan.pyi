@@ -1,1 +1,6 @@
+from typing import overload
+
+@overload
 def scan(dir_fd: int, /) -> tuple[list[str], bytes, bytes]: ...
+@overload
+def scan(dir_fd: int, sort: bool, /) -> tuple[list[str], bytes, bytes] | tuple[list[str], bytes, bytes, bytes]: ...
