@@ -648,23 +648,39 @@ def _candidates(
 
 
 def _plain_extension(prefix: str, names: list[str]) -> str | None:
-    """The lower-case ``node_extname`` that all of a directory's ``names`` share when none is excluded
-    by name or extension or may be blocked (``has_blocked_segment``), and all are in ASCII without a
-    backslash; else None. Told from the names joined: a few searches of one string, not a call a name."""
+    """The lower-case ``node_extname`` that all of a directory's ``names`` (sorted) share when none is
+    excluded by name or extension or may be blocked (``has_blocked_segment``), and all are in ASCII
+    without a backslash; else None. Told from the names joined (a few searches of one string) and by
+    bisection, not by a call a name."""
     if not names or not prefix.isascii():
         return None
-    joined = "\0" + "\0".join(names) + "\0"
+    joined = "\0".join(names) + "\0"
     if not joined.isascii() or "\\" in joined or "~" in joined:
         return None
-    extension = node_extname(names[0]).lower()
-    lowered = joined.lower()
-    if not extension or lowered.count(extension + "\0") != len(names) or f"\0{extension}\0" in lowered:
-        return None  # a name without it, or that is it (whose extension is '')
-    if extension in _EXCLUDED_EXTENSIONS or any(f"\0{name}\0" in joined for name in _EXCLUDED_NAMES_BY.get(extension, ())):
+    if any(_starts_one(names, initial) for initial in BLOCKED_INITIALS):
+        return None  # may be blocked; so may be excluded (.env, .DS_Store) or have no extension (.txt)
+    extension = node_extname(names[0])
+    if not extension:
         return None
-    if "\0." in lowered or "\0n" in lowered or "\0g" in lowered:
-        return None  # may start a blocked name
+    if joined.count(extension + "\0") != len(names):  # each name ends with it (its last dot)
+        extension = extension.lower()
+        if joined.lower().count(extension + "\0") != len(names):
+            return None
+    extension = extension.lower()
+    if extension in _EXCLUDED_EXTENSIONS or any(_has(names, name) for name in _EXCLUDED_NAMES_BY.get(extension, ())):
+        return None
     return extension
+
+
+def _starts_one(names: list[str], initial: str) -> bool:
+    """Whether a name of the sorted ``names`` starts with ``initial``."""
+    at = bisect.bisect_left(names, initial)
+    return at < len(names) and names[at].startswith(initial)
+
+
+def _has(names: list[str], name: str) -> bool:
+    at = bisect.bisect_left(names, name)
+    return at < len(names) and names[at] == name
 
 
 _EXCLUDED_NAMES_BY = {
@@ -691,7 +707,7 @@ def _empties(scan: DirectoryScan) -> bool | list[bool]:
 
 
 def _all_are(numbers: Sequence[int], value: int) -> bool:
-    return bytes(numbers) == array("q", [value]).tobytes() * len(numbers)  # type: ignore[call-overload]
+    return bytes(numbers) == array("q", [value]).tobytes() * len(numbers)
 
 
 def _empty(scan: DirectoryScan, n: int) -> bool:
@@ -929,25 +945,13 @@ class _Contents:
             message.text(f"\nContent from @{labels.get(relative) or relative}:\n", js_trim(warning + text))
 
     def run(self, run: _Run, start: int, end: int) -> None:
-        """The files ``start`` to ``end`` of a run: joined at once, but a file referenced by a label of
-        its own, which is cut out, and a first file just added as a row."""
+        """The files ``start`` to ``end`` of a run, joined at once (but a first one just added as a row).
+        Each is named by its path: a file referenced by a path of its own is a row too, which comes first."""
         prefix, names = run.prefix, run.names
-        if start < end and prefix + names[start] == self.previous:
+        if prefix + names[start] == self.previous:
             start += 1
-        cuts = []
-        for relative in self.labels:
-            if relative.startswith(prefix):
-                at = bisect.bisect_left(names, relative[len(prefix) :], start, end)
-                if at < end and names[at] == relative[len(prefix) :]:
-                    cuts.append(at)
-        for cut in sorted(cuts):
-            self.message.run(prefix, names[start:cut], run.told)
-            relative = prefix + names[cut]
-            self.message.text(f"\nContent from @{self.labels[relative] or relative}:\n", run.told)
-            start = cut + 1
         self.message.run(prefix, names if (start, end) == (0, len(names)) else names[start:end], run.told)
-        if end > 0:
-            self.previous = prefix + names[end - 1]
+        self.previous = prefix + names[end - 1]
 
 
 class _Message:
