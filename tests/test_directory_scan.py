@@ -102,14 +102,18 @@ def test_sorted_names_that_share_a_long_prefix(tmp_path: Path, how: str) -> None
     """The C sort compares 8 bytes past the prefix all names share first: names that differ only later,
     names that end there, and an empty directory."""
     names = ["same_prefix_" + tail for tail in ["", "a", "ab", "abcdefgh", "abcdefghZ", "abcdefghA", "abcdefgh\xe9", "b"]]
-    for name in names:
-        (tmp_path / name).touch()
+    (tmp_path / "named").mkdir()
     (tmp_path / "empty").mkdir()
-    fd, empty = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY), os.open(tmp_path / "empty", os.O_RDONLY | os.O_DIRECTORY)
+    for name in names:
+        (tmp_path / "named" / name).touch()
+        (tmp_path / name).touch()
+    named, top = os.open(tmp_path / "named", os.O_RDONLY | os.O_DIRECTORY), os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    empty = os.open(tmp_path / "empty", os.O_RDONLY | os.O_DIRECTORY)
     try:
         with directory_scan(how):
-            assert scan_directory(fd, sort=True).names == sorted(names + ["empty"], key=os.fsencode)
+            assert scan_directory(named, sort=True).names == sorted(names, key=os.fsencode)  # "same_prefix_" shared
+            assert scan_directory(top, sort=True).names == sorted([*names, "named", "empty"], key=os.fsencode)
             assert scan_directory(empty, sort=True).names == []
     finally:
-        os.close(fd)
-        os.close(empty)
+        for fd in (named, top, empty):
+            os.close(fd)
