@@ -604,9 +604,8 @@ def _candidates(
                     if extension is not None:
                         hidden = discovery.ignores_entries(found_here, names, (), git, gemini)
                         if not any(hidden):
-                            if names:
-                                directories.setdefault(local)
-                                yield _Files(prefix, names, _empties(scan), extension)
+                            directories.setdefault(local)
+                            yield _Files(prefix, names, _empties(scan), extension)
                             continue
                 files, subdirectories = [], []
                 for n, (name, kind) in enumerate(zip(names, kinds, strict=True)):
@@ -808,16 +807,13 @@ def read_many_files(call: Call, include: list[str]) -> str:
         told = contents.told(files) if files.empty is True and len(files.names) >= _RUN_FILES else None
         if told is not None:
             runs.append(_Run(files.prefix, files.names, told))
-        elif files.empty is True or files.empty is False:
-            rows.extend(f"{files.prefix}{name}\0{'e' if files.empty else ''}" for name in files.names)
         else:
-            rows.extend(
-                f"{files.prefix}{name}\0{'e' if empty else ''}" for name, empty in zip(files.names, files.empty, strict=True)
-            )
+            marks = itertools.repeat(files.empty) if isinstance(files.empty, bool) else files.empty
+            rows.extend(f"{files.prefix}{name}\0{'e' if empty else ''}" for name, empty in zip(files.names, marks))
     if all(map(str.isascii, rows)):
         rows.sort()  # each its own key
     else:
-        for run in runs:  # in the order of the rows' keys
+        for run in runs:  # rows too: one sort by UTF-16 keys
             rows.extend(f"{run.prefix}{name}\0e" for name in run.names)
         runs.clear()
         rows.sort(key=_utf16_order)
@@ -903,9 +899,10 @@ class _Contents:
             return None
         if files.extension not in self.empty_texts:
             relative = files.prefix + files.names[0]
-            kind, content = empty_content(self.real_prefix + relative, relative)
-            if kind == "binary" or not isinstance(content, (str, TextRead)) or _unasked(self.real_prefix + relative, kind, self.patterns):
-                return None
+            local = self.real_prefix + relative
+            kind, content = empty_content(local, relative)
+            if kind == "binary" or not isinstance(content, (str, TextRead)) or _unasked(local, kind, self.patterns):
+                return None  # an answer that names the file, data, none, or a file skipped
             self.empty_texts[files.extension] = js_trim(content if isinstance(content, str) else content.text)
         return self.empty_texts[files.extension]
 
