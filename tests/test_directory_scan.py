@@ -101,14 +101,14 @@ def test_sorted_by_the_names_bytes(directory: Path, how: str) -> None:
 def test_sorted_names_that_share_a_long_prefix(tmp_path: Path, how: str) -> None:
     """The C sort compares 8 bytes past the prefix all names share first: names that differ only later,
     names that end there, and an empty directory."""
-    names = ["same_prefix_" + tail for tail in ["", "a", "ab", "abcdefgh", "abcdefghZ", "abcdefghA", "abcdefgh\xe9", "b"]]
+    tails = ["", "a", "ab", "abcdefgh", "abcdefghZ", "abcdefghA", "abcdefgh\xe9", "b"]
+    names = ["same_prefix_" + tail for tail in tails]
     (tmp_path / "named").mkdir()
     (tmp_path / "empty").mkdir()
     for name in names:
         (tmp_path / "named" / name).touch()
         (tmp_path / name).touch()
-    named, top = os.open(tmp_path / "named", os.O_RDONLY | os.O_DIRECTORY), os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
-    empty = os.open(tmp_path / "empty", os.O_RDONLY | os.O_DIRECTORY)
+    named, top, empty = (os.open(path, os.O_RDONLY | os.O_DIRECTORY) for path in (tmp_path / "named", tmp_path, tmp_path / "empty"))
     try:
         with directory_scan(how):
             assert scan_directory(named, sort=True).names == sorted(names, key=os.fsencode)  # "same_prefix_" shared

@@ -766,7 +766,10 @@ def test_runs_of_plain_empty_files_read_as_rows_do(tmp_path: Path, monkeypatch: 
     assert "\nContent from @./d/many/f007.txt:\n\nContent from @d/many/f008.txt:\n" in as_runs[1]
     assert as_runs[1].count("Content from @d/many/f039.txt") == 1
     assert json.loads(as_runs[3])[1:5] == [
-        {"text": "\nContent from @d/many/f000.txt:\n"}, {"text": ""}, {"text": "\nContent from @d/many/f001.txt:\n"}, {"text": ""}
+        {"text": "\nContent from @d/many/f000.txt:\n"},
+        {"text": ""},
+        {"text": "\nContent from @d/many/f001.txt:\n"},
+        {"text": ""},
     ]
 
 
