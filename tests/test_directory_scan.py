@@ -73,3 +73,47 @@ def test_not_a_directory(tmp_path: Path, how: str) -> None:
             scan_directory(fd)
     finally:
         os.close(fd)
+
+
+@pytest.mark.parametrize("how", DIRECTORY_SCANS)
+def test_sorted_by_the_names_bytes(directory: Path, how: str) -> None:
+    """``sort``: the same entries in the order of their names' bytes, each with where it was read."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with directory_scan(how):
+            read = scan_directory(fd)
+            ordered = scan_directory(fd, sort=True)
+    finally:
+        os.close(fd)
+    assert read.read_at is None
+    assert ordered.names == sorted(read.names, key=os.fsencode)
+    assert ordered.read_at is not None
+    assert [read.names[n] for n in ordered.read_at] == ordered.names
+    entries = {name: (kind, mode, size, owner) for name, kind, mode, size, owner in zip(
+        read.names, read.kinds, read.modes, read.sizes, read.owners, strict=True
+    )}
+    assert [entries[name] for name in ordered.names] == list(zip(
+        ordered.kinds, ordered.modes, ordered.sizes, ordered.owners, strict=True
+    ))
+
+
+@pytest.mark.parametrize("how", DIRECTORY_SCANS)
+def test_sorted_names_that_share_a_long_prefix(tmp_path: Path, how: str) -> None:
+    """The C sort compares 8 bytes past the prefix all names share first: names that differ only later,
+    names that end there, and an empty directory."""
+    tails = ["", "a", "ab", "abcdefgh", "abcdefghZ", "abcdefghA", "abcdefgh\xe9", "b"]
+    names = ["same_prefix_" + tail for tail in tails]
+    (tmp_path / "named").mkdir()
+    (tmp_path / "empty").mkdir()
+    for name in names:
+        (tmp_path / "named" / name).touch()
+        (tmp_path / name).touch()
+    named, top, empty = (os.open(path, os.O_RDONLY | os.O_DIRECTORY) for path in (tmp_path / "named", tmp_path, tmp_path / "empty"))
+    try:
+        with directory_scan(how):
+            assert scan_directory(named, sort=True).names == sorted(names, key=os.fsencode)  # "same_prefix_" shared
+            assert scan_directory(top, sort=True).names == sorted([*names, "named", "empty"], key=os.fsencode)
+            assert scan_directory(empty, sort=True).names == []
+    finally:
+        for fd in (named, top, empty):
+            os.close(fd)

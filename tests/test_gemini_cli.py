@@ -723,3 +723,100 @@ def test_empty_files_of_one_extension_are_answered_as_when_each_is_opened(
     assert "Cannot display content of binary file: d/e.wasm" in shown
     assert [part["inlineData"]["mimeType"] for part in parts if "inlineData" in part] == ["image/png"]
     assert len(shown) == 2 + 2 * (len(names) + 1 - 2)  # the start, the end, two parts a file but the images'
+
+
+def _tree(root: Path, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        write(root, name, data)
+
+
+def test_runs_of_plain_empty_files_read_as_rows_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A directory's plain empty files of one extension are joined as one run, merged with the other
+    files by bisection: the answer is the one every file gets as a row of the one sort (references that
+    name a file of a run, twice, by another label, with an image's data as JSON, names in upper case)."""
+    from agentpager.agents.gemini_cli import profiles
+
+    root = tmp_path / "root"
+    files = {f"d/many/f{n:03d}.txt": b"" for n in range(40)}
+    files |= {f"d/upper/F{n:03d}.{'TXT' if n % 2 else 'txt'}": b"" for n in range(30)}
+    files |= {f"d/wasm/e{n:03d}.wasm": b"" for n in range(30)}  # binary: its answer names each file
+    files |= {f"d/many.d/x{n}.md": b"" for n in range(20)}  # sorts between d/many's files and d/upper's
+    files |= {"d/a.txt": b"hello\n", "d/pics/zz.png": bytes.fromhex("89504e470d0a1a0a"), "d/éte/x.txt": b""}
+    _tree(root, files)
+    cases = [
+        ["d"],
+        ["d/many", "./d/many/f007.txt", "d/many/f039.txt", "d/many"],
+        [str(root / "d/many/f003.txt"), "d/many.d", "d/many"],
+        ["d/pics/zz.png", "d/many/f005.txt", "d/upper", "d/many"],
+        ["d/éte", "d/many"],  # a name not in ASCII: every file a row
+    ]
+    joined, run = [], profiles._Message.run
+
+    def counted(message: profiles._Message, prefix: str, names: list[str], told: str) -> None:
+        joined.append(prefix)
+        run(message, prefix, names, told)
+
+    monkeypatch.setattr(profiles._Message, "run", counted)
+    monkeypatch.setattr(profiles, "_RUN_FILES", 10)
+    as_runs = [call(root, "read_many_files", {"include": include})[0] for include in cases]
+    assert set(joined) == {"d/many/", "d/many.d/", "d/upper/"}
+    monkeypatch.setattr(profiles, "_RUN_FILES", 1 << 40)
+    as_rows = [call(root, "read_many_files", {"include": include})[0] for include in cases]
+    assert as_runs == as_rows
+    assert "\nContent from @./d/many/f007.txt:\n\nContent from @d/many/f008.txt:\n" in as_runs[1]
+    assert as_runs[1].count("Content from @d/many/f039.txt") == 1
+    assert json.loads(as_runs[3])[1:5] == [
+        {"text": "\nContent from @d/many/f000.txt:\n"},
+        {"text": ""},
+        {"text": "\nContent from @d/many/f001.txt:\n"},
+        {"text": ""},
+    ]
+
+
+@settings(max_examples=examples(25), deadline=None)
+@given(
+    names=st.lists(
+        st.text("aN.g~\\tTxX_é", min_size=1, max_size=6).filter(lambda name: name not in (".", "..")),
+        min_size=1,
+        max_size=30,
+        unique=True,
+    ),
+    full=st.sets(st.integers(0, 29)),
+)
+def test_a_directory_read_as_a_run_or_as_rows_says_the_same(
+    tmp_path_factory: pytest.TempPathFactory, names: list[str], full: set[int]
+) -> None:
+    """Whatever a directory's names and sizes, the answer with runs (of any length) is the one with rows."""
+    from agentpager.agents.gemini_cli import profiles
+
+    root = tmp_path_factory.mktemp("run")
+    _tree(root, {f"d/{name}": b"x\n" if n in full else b"" for n, name in enumerate(names)})
+    saved = profiles._RUN_FILES
+    try:
+        profiles._RUN_FILES = 1
+        as_runs = call(root, "read_many_files", {"include": ["d"]})[0]
+        profiles._RUN_FILES = 1 << 40
+        assert call(root, "read_many_files", {"include": ["d"]})[0] == as_runs
+    finally:
+        profiles._RUN_FILES = saved
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(names=st.lists(st.text("aNngG.~\\tTxXmdMDpyc_é", min_size=1, max_size=8), min_size=1, max_size=20, unique=True))
+def test_a_shared_extension_is_told_only_of_names_each_would_pass(names: list[str]) -> None:
+    """``_plain_extension`` (names joined, searched at once) says an extension only when every name is
+    in ASCII, neither excluded nor blocked, and has that extension in lower case."""
+    from agentpager.agents.gemini_cli.content import node_extname
+    from agentpager.agents.gemini_cli.discovery import has_blocked_segment
+    from agentpager.agents.gemini_cli.profiles import _excluded_name, _plain_extension
+
+    names.sort()
+    extension = _plain_extension("d/", names)
+    if extension is not None:
+        assert all(name.isascii() and "\\" not in name for name in names)
+        assert not any(_excluded_name(name) or has_blocked_segment(name) for name in names)
+        assert {node_extname(name).lower() for name in names} == {extension}
+    assert _plain_extension("d/", ["a.TXT", "b.txt", "c.tXt"]) == ".txt"
+    assert _plain_extension("d/", ["a.md", "b.md"]) == ".md"
+    assert _plain_extension("d/", ["a.pyc", "b.pyc"]) is None
+    assert _plain_extension("d/", ["a.md", "b.txt"]) is None

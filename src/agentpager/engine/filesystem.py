@@ -96,16 +96,37 @@ class DirectoryScan:
     modes: Sequence[int]
     sizes: Sequence[int]
     owners: Sequence[int]
+    read_at: Sequence[int] | None = None
+    """Sorted: where each entry was read (its index in the order read); None: in the order read."""
 
 
-def scan_directory(dir_fd: int) -> DirectoryScan:
+def scan_directory(dir_fd: int, sort: bool = False) -> DirectoryScan:
     """Every entry of the directory open as ``dir_fd`` (which is left open, and can be read again), with
-    its ``lstat``: in C with the GIL released, the stats on a thread per core; else with ``os.scandir``."""
+    its ``lstat``: in C with the GIL released, the stats on a thread per core; else with ``os.scandir``.
+    ``sort``: the entries in the order of their names' bytes (``os.fsencode``), sorted in C."""
     if _native is None:
-        return _scanned_by_python(dir_fd)
-    names, kinds, packed = _native.scan(dir_fd)
+        scan = _scanned_by_python(dir_fd)
+        return _sorted(scan) if sort else scan
+    if not sort:
+        names, kinds, packed = _native.scan(dir_fd)
+        read_at = None
+    else:
+        names, kinds, packed, positions = _native.scan(dir_fd, True)
+        read_at = memoryview(positions).cast("I")
     numbers, count = memoryview(packed).cast("q"), len(names)  # read in place: 24 MB for a million
-    return DirectoryScan(names, kinds, numbers[:count], numbers[count : 2 * count], numbers[2 * count :])
+    return DirectoryScan(names, kinds, numbers[:count], numbers[count : 2 * count], numbers[2 * count :], read_at)
+
+
+def _sorted(scan: DirectoryScan) -> DirectoryScan:
+    order = sorted(range(len(scan.names)), key=lambda n: os.fsencode(scan.names[n]))
+    return DirectoryScan(
+        [scan.names[n] for n in order],
+        bytes(scan.kinds[n] for n in order),
+        array("q", (scan.modes[n] for n in order)),
+        array("q", (scan.sizes[n] for n in order)),
+        array("q", (scan.owners[n] for n in order)),
+        array("I", order),
+    )
 
 
 def _scanned_by_python(dir_fd: int) -> DirectoryScan:

@@ -57,4 +57,6 @@ def printable(text: str) -> str:
     Surrogates come from file names that are not UTF-8 (Python decodes each such byte as one) and
     from JSON arguments (``"\\udcff"``). One for one, so lengths measured before stay true.
     """
+    if text.isascii():  # told by CPython without reading the text
+        return text
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text

@@ -35,15 +35,17 @@ echoed in a response with data; default the probe's), ``respect_git_ignore``/``r
 
 from __future__ import annotations
 
+import bisect
 import errno
 import functools
+import heapq
 import itertools
 import json
 import os
 import re
 import stat
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -535,6 +537,20 @@ def _resolved_reference(call: Call, project: _Project, path: str) -> _Reference 
     return _Reference(label, local, shown, stat.S_ISDIR(found.st.st_mode))
 
 
+@dataclass(frozen=True)
+class _Files:
+    """Files ``_candidates`` found together (a directory's, or one referenced): each at ``prefix + name``
+    relative to the project."""
+
+    prefix: str
+    names: list[str]
+    empty: bool | list[bool]
+    """Whether each is known to be ``_empty``; one bool for all."""
+    extension: str | None = None
+    """The lower-case ``node_extname`` all the names share when they are in ASCII, hold no backslash
+    and are sorted (a directory's plain files, read at once); else None."""
+
+
 def _candidates(
     call: Call,
     project: _Project,
@@ -542,17 +558,19 @@ def _candidates(
     references: list[_Reference],
     respects: tuple[bool, bool],
     directories: dict[str, None],
-) -> Iterator[tuple[str, bool]]:
-    """The files the references read, as paths relative to the project (as found: through the links
-    inside it that lead to them), in the order found: a file referenced, or the regular files below a
+) -> Iterator[_Files]:
+    """The files the references read, in the order found (as paths relative to the project, as found:
+    through the links inside it that lead to them): a file referenced, or the regular files below a
     directory less the excludes; less those the ignore files hide, those that lead out of the project
-    and blocked names. Each comes with whether it is known to be ``_empty``. ``directories`` gets the
-    directory (here) of each, in that order.
+    and blocked names. ``directories`` gets the directory (here) of each, in that order.
 
     Each directory is opened beneath the root and read through its descriptor (``scan_directory``,
-    each entry lstat'ed once); symlinks are followed (as ``os.walk(followlinks=True)``), but only to places inside the
-    root, and never into a directory that contains them."""
+    each entry lstat'ed once, sorted by name), once; symlinks are followed (as
+    ``os.walk(followlinks=True)``), but only to places inside the root, and never into a directory that
+    contains them. A directory of plain files (no link, no subdirectory) has its names checked all at
+    once (``_plain_extension``), not one at a time."""
     git, gemini = respects
+    scanned: set[str] = set()
     for reference in references:
         if not reference.is_directory:
             relative = _relative_to(project, reference.local)
@@ -560,12 +578,14 @@ def _candidates(
                 continue
             if _leads_inside(call, project, relative):
                 directories.setdefault(os.path.dirname(reference.local))
-                yield relative, False
+                yield _Files("", [relative], False)
             continue
         pending = [(reference.local, reference.local, frozenset[tuple[int, int]](), False)]
         while pending:
             # the path as found, the path to open, the directories above it, whether a link led here
             local, path, above, linked = pending.pop()
+            if local in scanned:
+                continue  # referenced again: its files are found once
             directory = open_beneath(project.real, path, "directory")
             if directory.fd is None or directory.st is None:
                 continue
@@ -573,12 +593,21 @@ def _candidates(
                 here = (directory.st.st_dev, directory.st.st_ino)
                 if here in above:
                     continue
+                scanned.add(local)
                 found_here = _relative_to(project, local)
                 prefix = "" if found_here == "." else found_here + "/"
                 excluded_here, blocked_here = _excluded_directory(prefix[:-1]), has_blocked_segment(prefix)
-                scan = scan_directory(directory.fd)
+                scan = scan_directory(directory.fd, sort=True)
                 names, kinds = scan.names, scan.kinds
-                files = []
+                if kinds.count(_FILE) == len(kinds) and not linked and not excluded_here and not blocked_here:
+                    extension = _plain_extension(prefix, names)
+                    if extension is not None:
+                        hidden = discovery.ignores_entries(found_here, names, (), git, gemini)
+                        if not any(hidden):
+                            directories.setdefault(local)
+                            yield _Files(prefix, names, _empties(scan), extension)
+                            continue
+                files, subdirectories = [], []
                 for n, (name, kind) in enumerate(zip(names, kinds, strict=True)):
                     if kind == _LINK:
                         _, st = _stat_link(call, directory.real, name)
@@ -587,27 +616,97 @@ def _candidates(
                     else:
                         is_directory, is_file = kind == _DIRECTORY, kind == _FILE
                     if is_directory and name not in _EXCLUDED_DIRECTORIES:
-                        child, opened = os.path.join(local, name), os.path.join(directory.real, name)
-                        pending.append((child, opened, above | {here}, linked or kind == _LINK))
+                        subdirectories.append(n)
                     elif is_file and not excluded_here and not _excluded_name(name):
                         files.append(n)
+                read_at = scan.read_at
+                for n in sorted(subdirectories, key=read_at.__getitem__) if read_at is not None else subdirectories:
+                    child, opened = os.path.join(local, names[n]), os.path.join(directory.real, names[n])
+                    pending.append((child, opened, above | {here}, linked or kinds[n] == _LINK))
                 links = {names[n] for n in _where(kinds, b"l")}
                 hidden = discovery.ignores_entries(found_here, [names[n] for n in files], links, git, gemini)
+                kept, empty = [], []
                 for n, hide in zip(files, hidden, strict=True):
                     if hide:
                         continue
                     name = names[n]
                     if linked or kinds[n] == _LINK:
                         if _leads_inside(call, project, prefix + name):
-                            directories.setdefault(local)
-                            yield prefix + name, False
+                            kept.append(name)
+                            empty.append(False)
                     elif not blocked_here and not has_blocked_segment(name):
-                        directories.setdefault(local)
-                        yield prefix + name, _empty(scan, n)
+                        kept.append(name)
+                        empty.append(_empty(scan, n))
+                if kept:
+                    directories.setdefault(local)
+                    yield _Files(prefix, kept, empty)
             except OSError:
                 continue  # unreadable, as os.walk skips it
             finally:
                 os.close(directory.fd)
+
+
+def _plain_extension(prefix: str, names: list[str]) -> str | None:
+    """The lower-case ``node_extname`` that all of a directory's ``names`` (sorted) share when none is
+    excluded by name or extension or may be blocked (``has_blocked_segment``), and all are in ASCII
+    without a backslash; else None. Told from the names joined (a few searches of one string) and by
+    bisection, not by a call a name."""
+    if not names or not prefix.isascii():
+        return None
+    joined = "\0".join(names) + "\0"
+    if not joined.isascii() or "\\" in joined or "~" in joined:
+        return None
+    if any(_starts_one(names, initial) for initial in BLOCKED_INITIALS):
+        return None  # may be blocked; so may be excluded (.env, .DS_Store) or have no extension (.txt)
+    extension = node_extname(names[0])
+    if not extension:
+        return None
+    if joined.count(extension + "\0") != len(names):  # each name ends with it (its last dot)
+        extension = extension.lower()
+        if joined.lower().count(extension + "\0") != len(names):
+            return None
+    extension = extension.lower()
+    if extension in _EXCLUDED_EXTENSIONS or any(_has(names, name) for name in _EXCLUDED_NAMES_BY.get(extension, ())):
+        return None
+    return extension
+
+
+def _starts_one(names: list[str], initial: str) -> bool:
+    """Whether a name of the sorted ``names`` starts with ``initial``."""
+    at = bisect.bisect_left(names, initial)
+    return at < len(names) and names[at].startswith(initial)
+
+
+def _has(names: list[str], name: str) -> bool:
+    at = bisect.bisect_left(names, name)
+    return at < len(names) and names[at] == name
+
+
+_EXCLUDED_NAMES_BY = {
+    extension: [name for name in _EXCLUDED_NAMES if node_extname(name).lower() == extension]
+    for extension in {node_extname(name).lower() for name in _EXCLUDED_NAMES}
+}
+"""The excluded names by their lower-case extension (a directory's names that share one can only be these)."""
+
+
+def _empties(scan: DirectoryScan) -> bool | list[bool]:
+    """``_empty`` for every entry of a directory of regular files: True for all when every size is 0,
+    every owner this process and every mode the same (one that lets its owner read); these are told
+    by comparing the scan's numbers as bytes, not one at a time."""
+    count = len(scan.names)
+    if (
+        count
+        and _all_are(scan.sizes, 0)
+        and _all_are(scan.owners, _EUID)
+        and scan.modes[0] & stat.S_IRUSR
+        and _all_are(scan.modes, scan.modes[0])
+    ):
+        return True
+    return [_empty(scan, n) for n in range(count)]
+
+
+def _all_are(numbers: Sequence[int], value: int) -> bool:
+    return bytes(numbers) == array("q", [value]).tobytes() * len(numbers)
 
 
 def _empty(scan: DirectoryScan, n: int) -> bool:
@@ -695,56 +794,37 @@ def read_many_files(call: Call, include: list[str]) -> str:
         return ""
     patterns = [ref.shown + ("/**" if ref.is_directory else "") for ref in references]
     directories: dict[str, None] = {}
-    found = _candidates(call, project, discovery, references, (git, gemini), directories)
     labels: dict[str, str] = {}
     for ref in references:
         if is_within(ref.shown, project.shown):
             labels.setdefault(os.path.relpath(ref.shown, project.shown), ref.label)
-    # each file as "relative\0" or, known to be empty, "relative\0e": the sort of one list of strings
-    rows = [f"{relative}\0{'e' if empty else ''}" for relative, empty in found]
+    contents = _Contents(call, project, labels, patterns)
+    # each file as "relative\0" or, known to be empty, "relative\0e": the sort of one list of strings;
+    # but a directory's plain empty files of one extension, a run: its sorted names, one text for all
+    rows: list[str] = []
+    runs: list[_Run] = []
+    for files in _candidates(call, project, discovery, references, (git, gemini), directories):
+        told = contents.told(files) if files.empty is True and len(files.names) >= _RUN_FILES else None
+        if told is not None:
+            runs.append(_Run(files.prefix, files.names, told))
+        else:
+            marks = itertools.repeat(files.empty) if isinstance(files.empty, bool) else files.empty
+            rows.extend(f"{files.prefix}{name}\0{'e' if empty else ''}" for name, empty in zip(files.names, marks))
     if all(map(str.isascii, rows)):
         rows.sort()  # each its own key
     else:
+        for run in runs:  # rows too: one sort by UTF-16 keys
+            rows.extend(f"{run.prefix}{name}\0e" for name in run.names)
+        runs.clear()
         rows.sort(key=_utf16_order)
-    message = _Message()
-    message.text(REFERENCES_START)
-    real_prefix, previous = project.real.rstrip("/") + "/", None
-    empty_texts: dict[str, str] = {}
-    """What an empty file adds, by its lower-case extension, once told for a file whose answer
-    follows from that extension alone and is text (see ``empty_content``)."""
-    for row in rows:
-        relative, _, empty = row.partition("\0")
-        if relative == previous:
-            continue  # referenced twice
-        previous = relative
-        local = real_prefix + relative
-        if empty:
-            base = relative[relative.rfind("/") + 1 :]
-            extension = node_extname(base).lower() if "\\" not in base else None
-            told = empty_texts.get(extension) if extension is not None else None
-            if told is not None:
-                message.text(f"\nContent from @{labels.get(relative) or relative}:\n", told)
-                continue
-            kind, content = empty_content(local, relative)
-            if _unasked(local, kind, patterns):
-                continue
-            if extension is not None and kind != "binary" and isinstance(content, (str, TextRead)):
-                empty_texts[extension] = js_trim(content if isinstance(content, str) else content.text)
+    contents.message.text(REFERENCES_START)
+    for source, start, end in _in_order(rows, runs):
+        if source < 0:
+            contents.rows(rows, start, end)
         else:
-            try:  # a directory may hold many files: one open at a time
-                with call.placed(local, os.path.join(project.shown, relative)) as placed:
-                    content = _referenced_content(placed, local, relative, patterns)
-            except ToolError:
-                continue  # it left the workspace since it was found
-        if content is None:
-            continue
-        if isinstance(content, Inline):
-            message.data({"inlineData": {"data": base64_text(content.data), "mimeType": content.mime}})
-            continue
-        text = content if isinstance(content, str) else content.text
-        warning = TRUNCATED_WARNING if isinstance(content, TextRead) and content.truncated else ""
-        message.text(f"\nContent from @{labels.get(relative) or relative}:\n", js_trim(warning + text))
-    del rows
+            contents.run(runs[source], start, end)
+    del rows, runs
+    message = contents.message
     contexts = []
     for directory in directories:
         context = _context(call, project, directory)
@@ -758,33 +838,163 @@ def read_many_files(call: Call, include: list[str]) -> str:
     return message.output()
 
 
+_RUN_FILES = 256
+"""Files of a directory below which they are rows, not a run."""
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A directory's empty plain files whose extension tells what each adds (``told``): names sorted."""
+
+    prefix: str
+    names: list[str]
+    told: str
+
+
+def _in_order(rows: list[str], runs: list[_Run]) -> Iterator[tuple[int, int, int]]:
+    """The sorted ``rows`` (``relative\0`` or ``relative\0e``) and ``runs`` (no two of one directory;
+    names in ASCII) in the order of one sort of them all, a row before a run's file of the same path:
+    as slices ``(source, start, end)``, the source -1 for the rows, else the run's index. A run's
+    files come in a few long slices (only its own directory's rows, few, fall among them), each
+    found by bisection."""
+    heads = [(rows[0].partition("\0")[0], -1)] if rows else []
+    heads += [(run.prefix + run.names[0], n) for n, run in enumerate(runs) if run.names]
+    heapq.heapify(heads)
+    taken = [0] * (len(runs) + 1)
+    while heads:
+        _, source = heapq.heappop(heads)
+        start = taken[source]
+        items = rows if source < 0 else runs[source].names
+        if not heads:
+            end = len(items)
+        elif source < 0:
+            end = bisect.bisect_left(rows, heads[0][0] + "\0f", start)  # every row of that path or before
+        else:
+            bound, prefix = heads[0][0], runs[source].prefix
+            end = bisect.bisect_left(items, bound[len(prefix) :], start) if bound.startswith(prefix) else len(items)
+        end = max(end, start + 1)
+        yield source, start, end
+        taken[source] = end
+        if end < len(items):
+            head = rows[end].partition("\0")[0] if source < 0 else runs[source].prefix + items[end]
+            heapq.heappush(heads, (head, source))
+
+
+class _Contents:
+    """What read_many_files adds for the files found, in order (a file found twice, once)."""
+
+    def __init__(self, call: Call, project: _Project, labels: dict[str, str], patterns: list[str]) -> None:
+        self.call, self.labels, self.patterns = call, labels, patterns
+        self.real_prefix = project.real.rstrip("/") + "/"
+        self.shown = project.shown
+        self.message = _Message()
+        self.previous: str | None = None
+        self.empty_texts: dict[str, str] = {}
+        """What an empty file adds, by its lower-case extension, once told for a file whose answer
+        follows from that extension alone and is text (see ``empty_content``)."""
+
+    def told(self, files: _Files) -> str | None:
+        """What each of ``files`` (all known empty, sharing an extension) adds, when that is text."""
+        if files.extension is None:
+            return None
+        if files.extension not in self.empty_texts:
+            relative = files.prefix + files.names[0]
+            local = self.real_prefix + relative
+            kind, content = empty_content(local, relative)
+            if kind == "binary" or not isinstance(content, (str, TextRead)) or _unasked(local, kind, self.patterns):
+                return None  # an answer that names the file, data, none, or a file skipped
+            self.empty_texts[files.extension] = js_trim(content if isinstance(content, str) else content.text)
+        return self.empty_texts[files.extension]
+
+    def rows(self, rows: list[str], start: int, end: int) -> None:
+        message, labels, empty_texts, patterns = self.message, self.labels, self.empty_texts, self.patterns
+        for row in itertools.islice(rows, start, end):
+            relative, _, empty = row.partition("\0")
+            if relative == self.previous:
+                continue  # referenced twice
+            self.previous = relative
+            local = self.real_prefix + relative
+            if empty:
+                base = relative[relative.rfind("/") + 1 :]
+                extension = node_extname(base).lower() if "\\" not in base else None
+                told = empty_texts.get(extension) if extension is not None else None
+                if told is not None:
+                    message.text(f"\nContent from @{labels.get(relative) or relative}:\n", told)
+                    continue
+                kind, content = empty_content(local, relative)
+                if _unasked(local, kind, patterns):
+                    continue
+                if extension is not None and kind != "binary" and isinstance(content, (str, TextRead)):
+                    empty_texts[extension] = js_trim(content if isinstance(content, str) else content.text)
+            else:
+                try:  # a directory may hold many files: one open at a time
+                    with self.call.placed(local, os.path.join(self.shown, relative)) as placed:
+                        content = _referenced_content(placed, local, relative, patterns)
+                except ToolError:
+                    continue  # it left the workspace since it was found
+            if content is None:
+                continue
+            if isinstance(content, Inline):
+                message.data({"inlineData": {"data": base64_text(content.data), "mimeType": content.mime}})
+                continue
+            text = content if isinstance(content, str) else content.text
+            warning = TRUNCATED_WARNING if isinstance(content, TextRead) and content.truncated else ""
+            message.text(f"\nContent from @{labels.get(relative) or relative}:\n", js_trim(warning + text))
+
+    def run(self, run: _Run, start: int, end: int) -> None:
+        """The files ``start`` to ``end`` of a run, joined at once (but a first one just added as a row).
+        Each is named by its path: a file referenced by a path of its own is a row too, which comes first."""
+        prefix, names = run.prefix, run.names
+        if prefix + names[start] == self.previous:
+            start += 1
+        self.message.run(prefix, names if (start, end) == (0, len(names)) else names[start:end], run.told)
+        self.previous = prefix + names[end - 1]
+
+
 class _Message:
     """The parts added to the user's message: joined as text when all are text (they are then kept
     joined, a piece at a time, with where each part ends), else as the JSON of the parts, written a
-    part at a time."""
+    part at a time. A run of files (``run``) is joined at once, and its parts told apart only for JSON."""
 
     def __init__(self) -> None:
         self.pieces: list[str] = []
         self.pending: list[str] = []
         self.ends = array("q")
-        """Where each text part ends in the text."""
+        """Where each text part ends in the text, but those of runs."""
+        self.runs: list[tuple[int, int, str, list[str], str]] = []
+        """Each run's first text part, its length, prefix, names and text a file."""
+        self.texts = 0
         self.length = 0
         self.data_parts: list[tuple[int, dict[str, Any]]] = []
         """The data parts, each with its place among all the parts."""
 
     @property
     def parts(self) -> int:
-        return len(self.ends) + len(self.data_parts)
+        return self.texts + len(self.data_parts)
 
     def text(self, *texts: str) -> None:
         """Each of ``texts`` as a part."""
         for text in texts:
             self.length += len(text)
             self.ends.append(self.length)
+        self.texts += len(texts)
         self.pending.extend(texts)
         if len(self.pending) >= _LISTED_AT_ONCE:
             self.pieces.append("".join(self.pending))
             self.pending.clear()
+
+    def run(self, prefix: str, names: list[str], told: str) -> None:
+        """Two parts a name, ``Content from @PREFIXNAME:`` and ``told``, joined at once."""
+        if not names:
+            return
+        head = "\nContent from @" + prefix
+        text = head + (":\n" + told + head).join(names) + ":\n" + told
+        self.pieces.append("".join(self.pending))
+        self.pending.clear()
+        self.pieces.append(text)
+        self.runs.append((self.texts, len(text), prefix, names, told))
+        self.texts += 2 * len(names)
+        self.length += len(text)
 
     def data(self, part: dict[str, Any]) -> None:
         self.data_parts.append((self.parts, part))
@@ -793,16 +1003,27 @@ class _Message:
         text = "".join([*self.pieces, *self.pending])
         if not self.data_parts:
             return text
-        written, start, ends = [], 0, iter(self.ends)
+        written, texts = [], self._text_parts(text)
         data = dict(self.data_parts)
         for place in range(self.parts):
-            if place in data:
-                written.append(json.dumps(data[place], ensure_ascii=False))
+            part = data[place] if place in data else {"text": next(texts)}
+            written.append(json.dumps(part, ensure_ascii=False))
+        return "[" + ", ".join(written) + "]"
+
+    def _text_parts(self, text: str) -> Iterator[str]:
+        start, ends, runs, part = 0, iter(self.ends), iter(self.runs), 0
+        run = next(runs, None)
+        while part < self.texts:
+            if run is not None and run[0] == part:
+                _, length, prefix, names, told = run
+                for name in names:
+                    yield f"\nContent from @{prefix}{name}:\n"
+                    yield told
+                start, part, run = start + length, part + 2 * len(names), next(runs, None)
             else:
                 end = next(ends)
-                written.append(json.dumps({"text": text[start:end]}, ensure_ascii=False))
-                start = end
-        return "[" + ", ".join(written) + "]"
+                yield text[start:end]
+                start, part = end, part + 1
 
 
 # -- the profile ---------------------------------------------------------------------------------------
