@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import mmap
 import os
 import struct
 import sys
@@ -27,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from agentpager.engine.cache import CacheDir, cache_root, file_key
 from agentpager.engine.filesystem import ANYWHERE, Filesystem
@@ -75,25 +76,55 @@ class Strings:
         return self.values[number]
 
 
+Column: TypeAlias = "array[int] | memoryview"
+"""A column: an array, or a view of a saved index's mapped file (see ``Table.mapped``)."""
+
+
 class Table:
     """Columns of numbers, one row per item; ``-1`` where a value is unknown."""
 
     COLUMNS: tuple[tuple[str, str], ...] = ()
 
     def __init__(self) -> None:
-        self.columns = {name: array(code) for name, code in self.COLUMNS}
-        for name, column in self.columns.items():
+        self._use({name: array(code) for name, code in self.COLUMNS})
+
+    def _use(self, columns: dict[str, Column]) -> None:
+        self.columns = columns
+        for name, column in columns.items():
             setattr(self, name, column)
-        self._first = self.columns[self.COLUMNS[0][0]]
-        self._appends = [column.append for column in self.columns.values()]
+        self._first = columns[self.COLUMNS[0][0]]
+        self._appends = [column.append for column in columns.values() if isinstance(column, array)]
 
     def __len__(self) -> int:
         return len(self._first)
 
     def add(self, *values: int) -> None:
-        """A row: its values in the order of ``COLUMNS``."""
+        """A row: its values in the order of ``COLUMNS`` (once the columns are arrays: see ``own``)."""
         for append, value in zip(self._appends, values, strict=True):
             append(value)
+
+    def mapped(self, buffer: memoryview, offset: int, rows: int) -> int:
+        """Take ``rows`` rows of each column from ``buffer`` at ``offset``, saved one column after
+        another, as views of it (not copied); where they end."""
+        columns: dict[str, Column] = {}
+        for name, code in self.COLUMNS:
+            end = offset + rows * array(code).itemsize
+            if rows < 0 or end > len(buffer):
+                raise ValueError("truncated")
+            columns[name] = buffer[offset:end].cast(code)  # type: ignore[call-overload]  # one of "bhiq"
+            offset = end
+        self._use(columns)
+        return offset
+
+    def own(self) -> None:
+        """Columns of its own (arrays, that can grow) in place of views of a saved index."""
+        if not isinstance(self._first, memoryview):
+            return
+        columns: dict[str, Column] = {}
+        for name, code in self.COLUMNS:
+            column = columns[name] = array(code)
+            column.frombytes(memoryview(self.columns[name]).cast("B"))
+        self._use(columns)
 
 
 class Calls(Table):
@@ -124,31 +155,31 @@ class Calls(Table):
         ("tokens", "q"),  # what the output cost the context (-1: not known yet)
         ("tokens_counted", "b"),  # 1: counted with cl100k (no usage to take it from)
     )
-    offset: array[int]
-    size: array[int]
-    line: array[int]
-    container: array[int]
-    nth: array[int]
-    tool: array[int]
-    agent: array[int]
-    depth: array[int]
-    starter: array[int]
-    prompt: array[int]
-    turn: array[int]
-    version: array[int]
-    cwd: array[int]
-    event: array[int]
-    arguments: array[int]
-    r_offset: array[int]
-    r_size: array[int]
-    r_line: array[int]
-    r_length: array[int]
-    r_block: array[int]
-    r_chars: array[int]
-    r_error: array[int]
-    r_unchanged: array[int]
-    tokens: array[int]
-    tokens_counted: array[int]
+    offset: Column
+    size: Column
+    line: Column
+    container: Column
+    nth: Column
+    tool: Column
+    agent: Column
+    depth: Column
+    starter: Column
+    prompt: Column
+    turn: Column
+    version: Column
+    cwd: Column
+    event: Column
+    arguments: Column
+    r_offset: Column
+    r_size: Column
+    r_line: Column
+    r_length: Column
+    r_block: Column
+    r_chars: Column
+    r_error: Column
+    r_unchanged: Column
+    tokens: Column
+    tokens_counted: Column
 
 
 class Events(Table):
@@ -164,16 +195,16 @@ class Events(Table):
         ("chars", "q"),
         ("call", "q"),  # the call's number, for a call event
     )
-    kind: array[int]
-    prompt: array[int]
-    agent: array[int]
-    offset: array[int]
-    size: array[int]
-    line: array[int]
-    container: array[int]
-    nth: array[int]
-    chars: array[int]
-    call: array[int]
+    kind: Column
+    prompt: Column
+    agent: Column
+    offset: Column
+    size: Column
+    line: Column
+    container: Column
+    nth: Column
+    chars: Column
+    call: Column
 
 
 class Turns(Table):
@@ -193,25 +224,25 @@ class Turns(Table):
         ("timestamp", "i"),
         ("outputs", "q"),  # tokens of tool outputs in its context, from usage (-1: the turn has none)
     )
-    offset: array[int]
-    size: array[int]
-    line: array[int]
-    model: array[int]
-    input: array[int]
-    cache_read: array[int]
-    cache_creation: array[int]
-    output: array[int]
-    window: array[int]
-    results_before: array[int]
-    events_before: array[int]
-    agent: array[int]
-    timestamp: array[int]
-    outputs: array[int]
+    offset: Column
+    size: Column
+    line: Column
+    model: Column
+    input: Column
+    cache_read: Column
+    cache_creation: Column
+    output: Column
+    window: Column
+    results_before: Column
+    events_before: Column
+    agent: Column
+    timestamp: Column
+    outputs: Column
 
 
 class Answers(Table):
     COLUMNS = (("call", "q"),)  # calls in the order their results were logged
-    call: array[int]
+    call: Column
 
 
 class Boundaries(Table):
@@ -230,16 +261,16 @@ class Boundaries(Table):
         ("agent", "i"),
         ("new_session", "b"),
     )
-    offset: array[int]
-    size: array[int]
-    line: array[int]
-    trigger: array[int]
-    tokens_before: array[int]
-    turns_before: array[int]
-    results_before: array[int]
-    events_before: array[int]
-    agent: array[int]
-    new_session: array[int]
+    offset: Column
+    size: Column
+    line: Column
+    trigger: Column
+    tokens_before: Column
+    turns_before: Column
+    results_before: Column
+    events_before: Column
+    agent: Column
+    new_session: Column
 
     def __init__(self, strings: Strings | None = None) -> None:
         super().__init__()
@@ -638,6 +669,7 @@ class RecordIndex:
         from where it ended (a saved index without its collector's state)."""
         if self.kind != "jsonl" or not self.resumable:
             raise Rewritten()
+        self.own()
         items = whole_lines(self.records, self.lines_read + 1)
         first = next(items, None)  # the file is open: its generation is known
         if self.records.generation != self.generation:
@@ -886,6 +918,12 @@ class RecordIndex:
         }
         self.pending = {int(number): None for number in state["pending"]}  # type: ignore[misc]
 
+    def own(self) -> None:
+        """Columns of its own in place of a saved index's mapped ones: before it grows."""
+        with self.lock:
+            for table in (self.calls, self.events, self.turns, self.answers, self.boundaries):
+                table.own()
+
     def state(self) -> dict[str, Any]:
         """Everything but the columns, as JSON values (the collector's state, when it can be written)."""
         parsed = self.collector.parsed
@@ -1031,12 +1069,17 @@ class SavedIndexes:
             pass  # a cache that cannot be written only costs the next process a read of the log
 
     def load(self, records: RecordFile) -> Saved | None:
-        """The state and columns saved for the log ``records`` reads, if an entry reads back whole and
-        is consistent (not yet checked against the log)."""
+        """The state and columns saved for the log ``records`` reads, if an entry reads back whole
+        (not yet checked against the log). The entry is mapped, not read: its columns are views of
+        the mapping (pages of the file, that the kernel can drop and read again, not the process's
+        own memory: 30 MB for a 1 GB session), copied on write (a token counted, say) and never
+        written back. Entries are replaced by a rename, never rewritten in place, so a mapped one
+        keeps its bytes."""
         entry = self._path(records)
         try:
-            data = entry.read_bytes()
-        except OSError:
+            with open(entry, "rb") as file:
+                data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_COPY)
+        except (OSError, ValueError):  # ValueError: an empty file
             return None
         if not self.cache.lookup(entry):
             return None
@@ -1058,11 +1101,16 @@ class Saved:
     boundaries: Boundaries
 
 
-def _decoded(data: bytes) -> Saved:
-    if not data.startswith(_MAGIC):
+def _decoded(data: bytes | bytearray | mmap.mmap) -> Saved:
+    """A saved index from its bytes; its columns are views of them (of a copy, when they cannot be
+    written: a column is written when a token is counted)."""
+    view = memoryview(data)
+    if view.readonly:
+        view = memoryview(bytearray(view))
+    if view[: len(_MAGIC)] != _MAGIC:
         raise ValueError("not a record index")
-    (crc,) = _CRC.unpack_from(data, len(_MAGIC))
-    body = memoryview(data)[len(_MAGIC) + _CRC.size :]
+    (crc,) = _CRC.unpack_from(view, len(_MAGIC))
+    body = view[len(_MAGIC) + _CRC.size :]
     if zlib.crc32(body) != crc:
         raise ValueError("damaged")
     (length,) = _LENGTH.unpack_from(body, 0)
@@ -1075,12 +1123,7 @@ def _decoded(data: bytes) -> Saved:
         rows.append(_LENGTH.unpack_from(body, offset)[0])
         offset += 8
     for table, count in zip(tables, rows, strict=True):
-        for column in table.columns.values():
-            end = offset + count * column.itemsize
-            if count < 0 or end > len(body):
-                raise ValueError("truncated")
-            column.frombytes(body[offset:end])
-            offset = end
+        offset = table.mapped(body, offset, count)
     if offset != len(body):
         raise ValueError("trailing bytes")
     return saved
@@ -1095,7 +1138,7 @@ def consistent(saved: Saved) -> bool:
     size, strings, timestamps = int(state["stamp"][2]), len(state["strings"]), len(state["timestamps"])
     n, e = len(calls), len(events)
 
-    def places(offsets: array[int], sizes: array[int]) -> bool:
+    def places(offsets: Column, sizes: Column) -> bool:
         return _below(offsets, size + 1) and _below(sizes, size + 1)
 
     names = (calls.tool, calls.agent, calls.version, calls.cwd, calls.container, events.agent, events.container)
@@ -1118,7 +1161,7 @@ def consistent(saved: Saved) -> bool:
     )
 
 
-def _below(values: array[int], limit: int, lowest: int = 0) -> bool:
+def _below(values: Column, limit: int, lowest: int = 0) -> bool:
     """Whether every value is in ``[lowest, limit)`` (``lowest`` 0, or -1 for "unknown"), found from
     its bytes, each byte's column at once: from the most significant byte down, no value still equal
     to ``limit - 1`` in the bytes above may have a byte above that of ``limit - 1``. A negative
@@ -1292,6 +1335,7 @@ def _restored(records: RecordFile) -> Build | None:
         if not grown:
             index.complete = True
             return Build(index, None)
+        index.own()
         return Build(index, whole_lines(records, index.lines_read + 1))
     except (ValueError, KeyError, TypeError, IndexError, OSError, RecursionError):
         return None
