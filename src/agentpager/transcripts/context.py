@@ -267,8 +267,8 @@ class AgentContext:
                 top,
                 (
                     (tokens, -number)
-                    for number, tokens in enumerate(calls.tokens)
-                    if tokens >= 0 and calls.agent[number] == agent
+                    for number, (tokens, owner) in enumerate(zip(calls.tokens, calls.agent))
+                    if tokens >= 0 and owner == agent
                 ),
             )
             return [OutputCost(-number, tokens, bool(calls.tokens_counted[-number])) for tokens, number in found]
