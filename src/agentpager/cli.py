@@ -271,7 +271,8 @@ def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
     lines: list[str] = []  # written a batch at a time: a write per line was a fifth of a warm run
     # One format a line (formatting is most of a warm run: a session has 100,000 turns).
     recorded = "{:>5}  {:<8}  {:>9,}  {:>10,}  {:>11,}  {:>7,}   {:>8,}  {}  {:>5}  {:>12,}{}\n".format
-    estimate = f"{{:>5}}  {{:<8}}  {'':>9}  {'':>10}  {'':>11}  {'':>7}  ~{{:>8,}}  {{}}  {{:>5}}  {{:>12,}}{{}}\n".format
+    blank = f"{'':>9}  {'':>10}  {'':>11}  {'':>7}  ~"  # no usage: nothing to show but the estimate
+    estimate = ("{:>5}  {:<8}  " + blank + "{:>8,}  {}  {:>5}  {:>12,}{}\n").format
     for turn in context.fills(wait=True):
         turns += 1
         if turn.compacted is not None:
@@ -284,7 +285,7 @@ def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
             shown = windows[window] = f"{window or 0:>9,}"
         overflow = turn.overflow
         over = "" if overflow == "none" else f"  {overflow}"
-        if turn.estimated:  # no usage recorded: nothing to show but the estimate
+        if turn.estimated:
             estimated.append(turn.number)
             line = estimate(turn.number, turn.timestamp[11:19], turn.context, shown, fill, turn.outputs, over)
         else:
