@@ -910,6 +910,8 @@ class RecordIndex:
                 return
         self.calls, self.events, self.turns, self.answers, self.boundaries = mapped
         self.boundaries.strings = self.strings
+        _release_freed_memory()
+
 
     def adopt(self, saved: Saved, generation: int) -> None:
         """Take the columns and state of a saved index."""
@@ -1060,6 +1062,18 @@ def restore_collector(index: RecordIndex, state: dict[str, Any]) -> None:
 _TURN_FIELDS = {f.name for f in fields(ModelTurn)} - {"where"}
 
 
+def _release_freed_memory() -> None:
+    """Give the heap's free pages back to the system: glibc keeps what the arrays and the build's
+    records took (a 1 GB session's cold screen kept 30 MB more than its warm one without this); a
+    C library without ``malloc_trim`` keeps them."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 class SavedIndexes:
     """Record indexes kept in the cache dir (``records/{key of the log's real path}.idx``), one per log."""
 
@@ -1072,19 +1086,22 @@ class SavedIndexes:
         return self.cache.root / "records" / f"{file_key(real_path)}.idx"
 
     def save(self, index: RecordIndex, stamp: Stamp, fingerprint: bytes) -> bool:
-        """Whether the index could be written."""
+        """Whether the index could be written. Its columns are written as they are, one at a time
+        (not joined first: 30 MB for a 1 GB session), the index's lock held meanwhile."""
         with index.lock:
             state = index.state() | {"stamp": list(vars(stamp).values()), "fingerprint": fingerprint.hex()}
             tables = [index.calls, index.events, index.turns, index.answers, index.boundaries]
             header = json.dumps(state, ensure_ascii=False).encode("utf-8", "surrogatepass")
-            blobs = [_LENGTH.pack(len(table)) for table in tables]
-            body = b"".join([_LENGTH.pack(len(header)), header, *blobs]) + b"".join(
-                column.tobytes() for table in tables for column in table.columns.values()
-            )
-        try:
-            self.cache.write(self._path(index.records), [_MAGIC, _CRC.pack(zlib.crc32(body)), body])
-        except OSError:
-            return False  # a cache that cannot be written only costs the next process a read of the log
+            head = b"".join([_LENGTH.pack(len(header)), header, *(_LENGTH.pack(len(table)) for table in tables)])
+            columns = [column for table in tables for column in table.columns.values()]
+            crc = zlib.crc32(head)
+            for column in columns:
+                crc = zlib.crc32(column, crc)
+            chunks = itertools.chain([_MAGIC, _CRC.pack(crc), head], (column.tobytes() for column in columns))
+            try:
+                self.cache.write(self._path(index.records), chunks)
+            except OSError:
+                return False  # a cache that cannot be written only costs the next process a read of the log
         return True
 
     def load(self, records: RecordFile, state: bool = True) -> Saved | None:
