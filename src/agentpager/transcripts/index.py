@@ -912,7 +912,6 @@ class RecordIndex:
         self.boundaries.strings = self.strings
         _release_freed_memory()
 
-
     def adopt(self, saved: Saved, generation: int) -> None:
         """Take the columns and state of a saved index."""
         state = saved.state
@@ -1063,9 +1062,9 @@ _TURN_FIELDS = {f.name for f in fields(ModelTurn)} - {"where"}
 
 
 def _release_freed_memory() -> None:
-    """Give the heap's free pages back to the system: glibc keeps what the arrays and the build's
-    records took (a 1 GB session's cold screen kept 30 MB more than its warm one without this); a
-    C library without ``malloc_trim`` keeps them."""
+    """Give the heap's free pages back to the system: glibc keeps what the arrays just replaced and
+    the build's parsed records took (most of what a cold transcript screen held more than a warm
+    one); a C library without ``malloc_trim`` keeps them."""
     import ctypes
 
     try:
