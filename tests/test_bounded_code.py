@@ -26,10 +26,6 @@ READS_ALLOWED = {
     ("agents/claude_code/read.py", "file.read()"): "the output is the whole file: an image or PDF, sent as such",
     ("agents/opencode/sessions.py", "file.read()"): "a file of OpenCode's store (before 1.2), all exported",
     ("tools/shell/ripgrep.py", "path.read_text(encoding='utf-8')"): "package data: a ripgrep type list, 6 KB",
-    ("transcripts/index.py", "entry.read_bytes()"): (
-        "a saved record index, the cache dir's entry agentpager wrote: its columns are the index, "
-        "about 300 bytes a call (checked whole before use: numpy's bounds, the log's fingerprint)"
-    ),
 }
 """(file, the call) -> why reading a whole file there is allowed."""
 

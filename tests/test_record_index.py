@@ -82,6 +82,30 @@ def test_a_saved_index_is_reused_and_read_on_where_it_ended(tmp_path: Path, fed:
     assert [grown.tokens(c) for c in grown.calls] == [(46, False), (34, False), None]
 
 
+def test_a_saved_index_is_used_mapped_and_copied_only_to_grow(tmp_path: Path, fed: list[int]) -> None:
+    """The columns of a saved index are views of its entry (the file's pages, not the process's
+    memory), written only in the process's copy; an index grows in arrays again."""
+    log = tmp_path / "s.jsonl"
+    log.write_text(call("t1", "Read", {"file_path": "/p/a"}, 40) + result("t1", "x" * 30) + call("t2", "Glob", {}, 90))
+    built = open_transcript(str(log))
+    (entry,) = (Path(os.environ["AGENTPAGER_CACHE_DIR"]) / "records").iterdir()
+    saved = entry.read_bytes()
+    assert isinstance(built.index.calls.tool, memoryview), "the arrays built give way to the entry saved"
+    restored = open_transcript(str(log)).index
+    assert isinstance(restored.calls.tool, memoryview) and isinstance(restored.turns.input, memoryview)
+    restored.calls.tokens[0] = 12345
+    assert entry.read_bytes() == saved and built.index.calls.tokens[0] != 12345, "never written back"
+    with log.open("a") as file:
+        file.write(result("t2", "y"))
+    assert built.follow() == 0
+    assert isinstance(built.index.calls.tool, array)
+    assert listed(built) == [(0, "Read", 1, "x" * 30), (1, "Glob", 2, "y")]
+    grown = open_transcript(str(log)).index  # read on from the entry, which it outgrew
+    assert isinstance(grown.calls.tool, array) and grown.calls.r_offset[1] >= 0
+    grown._map_saved()
+    assert isinstance(grown.calls.tool, array) and grown.calls.r_offset[1] >= 0, "an entry unlike the index is not used"
+
+
 def test_a_truncated_last_record_is_left_until_it_is_whole(tmp_path: Path, fed: list[int]) -> None:
     log = tmp_path / "s.jsonl"
     whole = result("t1", "done")

@@ -205,15 +205,15 @@ def _replay(options: argparse.Namespace) -> int:
     whether they are the same; then how many calls have each status. ``--json`` also gives what the
     model received (``received``): the recorded output (as logged, what replay compares) with what the
     agent's harness added to it."""
+    _check_root(options.root)
+    transcript = _open_transcript(options.file, wait=False)
+    if options.context:
+        return _context(options.file, transcript)
     from agentpager.exchange import to_json
     from agentpager.transcripts import short_arguments
     from agentpager.transcripts.replay import STATUSES, Replayer
     from agentpager.wording import plural
 
-    _check_root(options.root)
-    transcript = _open_transcript(options.file, wait=False)
-    if options.context:
-        return _context(options.file, transcript)
     replayer = Replayer(transcript, options.root)
     print(f"agentpager: a {transcript.format} transcript, replayed against {replayer.root}", file=sys.stderr)
     out = sys.stdout
@@ -268,26 +268,36 @@ def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
     estimated: list[int] = []
     turns = 0
     windows: dict[int | None, str] = {}  # a session has 100,000 turns and a window or two
+    lines: list[str] = []  # written a batch at a time: a write per line was a fifth of a warm run
+    # One format a line (formatting is most of a warm run: a session has 100,000 turns).
+    recorded = "{:>5}  {:<8}  {:>9,}  {:>10,}  {:>11,}  {:>7,}   {:>8,}  {}  {:>5}  {:>12,}{}\n".format
+    blank = f"{'':>9}  {'':>10}  {'':>11}  {'':>7}  ~"  # no usage: nothing to show but the estimate
+    estimate = ("{:>5}  {:<8}  " + blank + "{:>8,}  {}  {:>5}  {:>12,}{}\n").format
     for turn in context.fills(wait=True):
         turns += 1
         if turn.compacted is not None:
             again = "empty" if turn.compacted.new_session else "from a summary"
-            out.write(f"{'':>5}  {compaction_note(turn.compacted)}: the context starts again {again}\n")
+            lines.append(f"{'':>5}  {compaction_note(turn.compacted)}: the context starts again {again}\n")
         window = turn.window
         fill = f"{turn.context / window:.0%}" if window else "?"
-        if turn.estimated:  # no usage recorded: nothing to show but the estimate
-            estimated.append(turn.number)
-            usage = f"{'':>9}  {'':>10}  {'':>11}  {'':>7}  ~"
-        else:
-            usage = f"{turn.input:>9,}  {turn.cache_read:>10,}  {turn.cache_creation:>11,}  {turn.output:>7,}   "
         shown = windows.get(window)
         if shown is None:
             shown = windows[window] = f"{window or 0:>9,}"
-        over = "" if turn.overflow == "none" else f"  {turn.overflow}"
-        out.write(
-            f"{turn.number:>5}  {turn.timestamp[11:19]:<8}  {usage}{turn.context:>8,}  {shown}  {fill:>5}  "
-            f"{turn.outputs:>12,}{over}\n"
-        )
+        overflow = turn.overflow
+        over = "" if overflow == "none" else f"  {overflow}"
+        if turn.estimated:
+            estimated.append(turn.number)
+            line = estimate(turn.number, turn.timestamp[11:19], turn.context, shown, fill, turn.outputs, over)
+        else:
+            line = recorded(
+                turn.number, turn.timestamp[11:19], turn.input, turn.cache_read, turn.cache_creation, turn.output,
+                turn.context, shown, fill, turn.outputs, over,
+            )  # fmt: skip
+        lines.append(line)
+        if len(lines) >= 256:
+            out.write("".join(lines))
+            lines.clear()
+    out.write("".join(lines))
     if estimated:
         out.write(estimate_note(estimated, turns) + "\n")
     counted = len(estimated) == turns

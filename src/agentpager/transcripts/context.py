@@ -71,7 +71,9 @@ class TurnFill(NamedTuple):
     @property
     def overflow(self) -> str:
         """``none``, or how far past the window the context went: minor, major, catastrophic."""
-        return "none" if self.window is None else overflow_severity(self.context - self.window)
+        if self.window is None or self.context <= self.window:
+            return "none"  # as overflow_severity says, without a call (a session has 100,000 turns)
+        return overflow_severity(self.context - self.window)
 
 
 @dataclass(frozen=True)
@@ -197,31 +199,35 @@ class AgentContext:
         index, found = self.index, []
         compactions = self._compaction_places()
         at = bisect.bisect_left(compactions, rows[first - 1] + 1 if first else 0)
+        models, model_of = self._models, self._model
         with index.lock:
-            t, timestamps = index.turns, index.timestamps
-            final = len(t)
+            t, timestamps = index.turns, index.timestamps.values
+            inputs, reads, creations, outputs_of = t.input, t.cache_read, t.cache_creation, t.outputs
+            final, next_compaction = len(t), compactions[at] if at < len(compactions) else -1
             for k in range(first, last):
                 row = rows[k]
                 if row >= final:
                     break
-                context = t.input[row] + t.cache_read[row] + t.cache_creation[row]
+                given, read, created = inputs[row], reads[row], creations[row]
+                context = given + read + created
                 if not context:
                     break
                 compacted = None
-                if at < len(compactions) and compactions[at] <= row:  # between the previous turn and this one
+                if 0 <= next_compaction <= row:  # between the previous turn and this one
                     compacted = self._compactions[at]
                     while at < len(compactions) and compactions[at] <= row:
                         at += 1
-                model, window = self._model(t.model[row])
-                outputs = t.outputs[row]
+                    next_compaction = compactions[at] if at < len(compactions) else -1
+                model, window = models.get(t.model[row]) or model_of(t.model[row])
+                outputs = outputs_of[row]
                 found.append(
                     TurnFill(
                         k + 1,
                         timestamps[t.timestamp[row]],
                         model,
-                        t.input[row],
-                        t.cache_read[row],
-                        t.cache_creation[row],
+                        given,
+                        read,
+                        created,
                         t.output[row],
                         context,
                         min(outputs, context) if outputs > 0 else 0,
@@ -261,8 +267,8 @@ class AgentContext:
                 top,
                 (
                     (tokens, -number)
-                    for number, tokens in enumerate(calls.tokens)
-                    if tokens >= 0 and calls.agent[number] == agent
+                    for number, (tokens, owner) in enumerate(zip(calls.tokens, calls.agent))
+                    if tokens >= 0 and owner == agent
                 ),
             )
             return [OutputCost(-number, tokens, bool(calls.tokens_counted[-number])) for tokens, number in found]

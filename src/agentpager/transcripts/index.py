@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import mmap
 import os
 import struct
 import sys
@@ -27,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from agentpager.engine.cache import CacheDir, cache_root, file_key
 from agentpager.engine.filesystem import ANYWHERE, Filesystem
@@ -61,18 +62,27 @@ class Strings:
 
     def __init__(self, values: list[str] | None = None) -> None:
         self.values: list[str] = values or [""]
-        self._ids = {value: number for number, value in enumerate(self.values)}
+        self._ids: dict[str, int] | None = None
+        """Each string's place, made when first asked for (a saved index's 80,000 timestamps are
+        only ever read: 2 MB)."""
 
     def id(self, value: str | None) -> int:
         value = value or ""
-        found = self._ids.get(value)
+        ids = self._ids
+        if ids is None:
+            ids = self._ids = {text: number for number, text in enumerate(self.values)}
+        found = ids.get(value)
         if found is None:
-            found = self._ids[value] = len(self.values)
+            found = ids[value] = len(self.values)
             self.values.append(value)
         return found
 
     def __getitem__(self, number: int) -> str:
         return self.values[number]
+
+
+Column: TypeAlias = "array[int] | memoryview"
+"""A column: an array, or a view of a saved index's mapped file (see ``Table.mapped``)."""
 
 
 class Table:
@@ -81,19 +91,45 @@ class Table:
     COLUMNS: tuple[tuple[str, str], ...] = ()
 
     def __init__(self) -> None:
-        self.columns = {name: array(code) for name, code in self.COLUMNS}
-        for name, column in self.columns.items():
+        self._use({name: array(code) for name, code in self.COLUMNS})
+
+    def _use(self, columns: dict[str, Column]) -> None:
+        self.columns = columns
+        for name, column in columns.items():
             setattr(self, name, column)
-        self._first = self.columns[self.COLUMNS[0][0]]
-        self._appends = [column.append for column in self.columns.values()]
+        self._first = columns[self.COLUMNS[0][0]]
+        self._appends = [column.append for column in columns.values() if isinstance(column, array)]
 
     def __len__(self) -> int:
         return len(self._first)
 
     def add(self, *values: int) -> None:
-        """A row: its values in the order of ``COLUMNS``."""
+        """A row: its values in the order of ``COLUMNS`` (once the columns are arrays: see ``own``)."""
         for append, value in zip(self._appends, values, strict=True):
             append(value)
+
+    def mapped(self, buffer: memoryview, offset: int, rows: int) -> int:
+        """Take ``rows`` rows of each column from ``buffer`` at ``offset``, saved one column after
+        another, as views of it (not copied); where they end."""
+        columns: dict[str, Column] = {}
+        for name, code in self.COLUMNS:
+            end = offset + rows * array(code).itemsize
+            if rows < 0 or end > len(buffer):
+                raise ValueError("truncated")
+            columns[name] = buffer[offset:end].cast(code)  # type: ignore[call-overload]  # one of "bhiq"
+            offset = end
+        self._use(columns)
+        return offset
+
+    def own(self) -> None:
+        """Columns of its own (arrays, that can grow) in place of views of a saved index."""
+        if not isinstance(self._first, memoryview):
+            return
+        columns: dict[str, Column] = {}
+        for name, code in self.COLUMNS:
+            column = columns[name] = array(code)
+            column.frombytes(memoryview(self.columns[name]).cast("B"))
+        self._use(columns)
 
 
 class Calls(Table):
@@ -124,31 +160,31 @@ class Calls(Table):
         ("tokens", "q"),  # what the output cost the context (-1: not known yet)
         ("tokens_counted", "b"),  # 1: counted with cl100k (no usage to take it from)
     )
-    offset: array[int]
-    size: array[int]
-    line: array[int]
-    container: array[int]
-    nth: array[int]
-    tool: array[int]
-    agent: array[int]
-    depth: array[int]
-    starter: array[int]
-    prompt: array[int]
-    turn: array[int]
-    version: array[int]
-    cwd: array[int]
-    event: array[int]
-    arguments: array[int]
-    r_offset: array[int]
-    r_size: array[int]
-    r_line: array[int]
-    r_length: array[int]
-    r_block: array[int]
-    r_chars: array[int]
-    r_error: array[int]
-    r_unchanged: array[int]
-    tokens: array[int]
-    tokens_counted: array[int]
+    offset: Column
+    size: Column
+    line: Column
+    container: Column
+    nth: Column
+    tool: Column
+    agent: Column
+    depth: Column
+    starter: Column
+    prompt: Column
+    turn: Column
+    version: Column
+    cwd: Column
+    event: Column
+    arguments: Column
+    r_offset: Column
+    r_size: Column
+    r_line: Column
+    r_length: Column
+    r_block: Column
+    r_chars: Column
+    r_error: Column
+    r_unchanged: Column
+    tokens: Column
+    tokens_counted: Column
 
 
 class Events(Table):
@@ -164,16 +200,16 @@ class Events(Table):
         ("chars", "q"),
         ("call", "q"),  # the call's number, for a call event
     )
-    kind: array[int]
-    prompt: array[int]
-    agent: array[int]
-    offset: array[int]
-    size: array[int]
-    line: array[int]
-    container: array[int]
-    nth: array[int]
-    chars: array[int]
-    call: array[int]
+    kind: Column
+    prompt: Column
+    agent: Column
+    offset: Column
+    size: Column
+    line: Column
+    container: Column
+    nth: Column
+    chars: Column
+    call: Column
 
 
 class Turns(Table):
@@ -193,25 +229,25 @@ class Turns(Table):
         ("timestamp", "i"),
         ("outputs", "q"),  # tokens of tool outputs in its context, from usage (-1: the turn has none)
     )
-    offset: array[int]
-    size: array[int]
-    line: array[int]
-    model: array[int]
-    input: array[int]
-    cache_read: array[int]
-    cache_creation: array[int]
-    output: array[int]
-    window: array[int]
-    results_before: array[int]
-    events_before: array[int]
-    agent: array[int]
-    timestamp: array[int]
-    outputs: array[int]
+    offset: Column
+    size: Column
+    line: Column
+    model: Column
+    input: Column
+    cache_read: Column
+    cache_creation: Column
+    output: Column
+    window: Column
+    results_before: Column
+    events_before: Column
+    agent: Column
+    timestamp: Column
+    outputs: Column
 
 
 class Answers(Table):
     COLUMNS = (("call", "q"),)  # calls in the order their results were logged
-    call: array[int]
+    call: Column
 
 
 class Boundaries(Table):
@@ -230,16 +266,16 @@ class Boundaries(Table):
         ("agent", "i"),
         ("new_session", "b"),
     )
-    offset: array[int]
-    size: array[int]
-    line: array[int]
-    trigger: array[int]
-    tokens_before: array[int]
-    turns_before: array[int]
-    results_before: array[int]
-    events_before: array[int]
-    agent: array[int]
-    new_session: array[int]
+    offset: Column
+    size: Column
+    line: Column
+    trigger: Column
+    tokens_before: Column
+    turns_before: Column
+    results_before: Column
+    events_before: Column
+    agent: Column
+    new_session: Column
 
     def __init__(self, strings: Strings | None = None) -> None:
         super().__init__()
@@ -638,6 +674,7 @@ class RecordIndex:
         from where it ended (a saved index without its collector's state)."""
         if self.kind != "jsonl" or not self.resumable:
             raise Rewritten()
+        self.own()
         items = whole_lines(self.records, self.lines_read + 1)
         first = next(items, None)  # the file is open: its generation is known
         if self.records.generation != self.generation:
@@ -859,8 +896,26 @@ class RecordIndex:
         except OSError:
             return
         if generation == self.generation:
-            SavedIndexes().save(self, stamp, fingerprint)
+            with self.lock:  # no column changes between the write and the mapping
+                if SavedIndexes().save(self, stamp, fingerprint):
+                    self._map_saved()
             self.saved_size = stamp.size
+
+    def _map_saved(self) -> None:
+        """The columns of the entry just saved, mapped, in place of the arrays they were copied from
+        (those go: 30 MB of the process's own memory for a 1 GB session); kept as they are when the
+        entry is not what was saved (another process saved the log's index since). The lock held."""
+        saved = SavedIndexes().load(self.records, state=False)
+        if saved is None:
+            return
+        tables = (self.calls, self.events, self.turns, self.answers, self.boundaries)
+        mapped = (saved.calls, saved.events, saved.turns, saved.answers, saved.boundaries)
+        for table, same in zip(tables, mapped, strict=True):
+            if any(column != same.columns[name] for name, column in table.columns.items()):
+                return
+        self.calls, self.events, self.turns, self.answers, self.boundaries = mapped
+        self.boundaries.strings = self.strings
+        _release_freed_memory()
 
     def adopt(self, saved: Saved, generation: int) -> None:
         """Take the columns and state of a saved index."""
@@ -885,6 +940,12 @@ class RecordIndex:
             str(key): int(number) for key, number in starters.items() if 0 <= number < len(self.calls)
         }
         self.pending = {int(number): None for number in state["pending"]}  # type: ignore[misc]
+
+    def own(self) -> None:
+        """Columns of its own in place of a saved index's mapped ones: before it grows."""
+        with self.lock:
+            for table in (self.calls, self.events, self.turns, self.answers, self.boundaries):
+                table.own()
 
     def state(self) -> dict[str, Any]:
         """Everything but the columns, as JSON values (the collector's state, when it can be written)."""
@@ -1005,6 +1066,18 @@ def restore_collector(index: RecordIndex, state: dict[str, Any]) -> None:
 _TURN_FIELDS = {f.name for f in fields(ModelTurn)} - {"where"}
 
 
+def _release_freed_memory() -> None:
+    """Give the heap's free pages back to the system: glibc keeps what the arrays just replaced and
+    the build's parsed records took (most of what a cold transcript screen held more than a warm
+    one); a C library without ``malloc_trim`` keeps them."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 class SavedIndexes:
     """Record indexes kept in the cache dir (``records/{key of the log's real path}.idx``), one per log."""
 
@@ -1016,32 +1089,42 @@ class SavedIndexes:
         real_path = os.path.realpath(os.path.join(records.filesystem.root or "", records.path))
         return self.cache.root / "records" / f"{file_key(real_path)}.idx"
 
-    def save(self, index: RecordIndex, stamp: Stamp, fingerprint: bytes) -> None:
+    def save(self, index: RecordIndex, stamp: Stamp, fingerprint: bytes) -> bool:
+        """Whether the index could be written. Its columns are written as they are, one at a time
+        (not joined first: 30 MB for a 1 GB session), the index's lock held meanwhile."""
         with index.lock:
             state = index.state() | {"stamp": list(vars(stamp).values()), "fingerprint": fingerprint.hex()}
             tables = [index.calls, index.events, index.turns, index.answers, index.boundaries]
             header = json.dumps(state, ensure_ascii=False).encode("utf-8", "surrogatepass")
-            blobs = [_LENGTH.pack(len(table)) for table in tables]
-            body = b"".join([_LENGTH.pack(len(header)), header, *blobs]) + b"".join(
-                column.tobytes() for table in tables for column in table.columns.values()
-            )
-        try:
-            self.cache.write(self._path(index.records), [_MAGIC, _CRC.pack(zlib.crc32(body)), body])
-        except OSError:
-            pass  # a cache that cannot be written only costs the next process a read of the log
+            head = b"".join([_LENGTH.pack(len(header)), header, *(_LENGTH.pack(len(table)) for table in tables)])
+            columns = [column for table in tables for column in table.columns.values()]
+            crc = zlib.crc32(head)
+            for column in columns:
+                crc = zlib.crc32(column, crc)
+            chunks = itertools.chain([_MAGIC, _CRC.pack(crc), head], (column.tobytes() for column in columns))
+            try:
+                self.cache.write(self._path(index.records), chunks)
+            except OSError:
+                return False  # a cache that cannot be written only costs the next process a read of the log
+        return True
 
-    def load(self, records: RecordFile) -> Saved | None:
-        """The state and columns saved for the log ``records`` reads, if an entry reads back whole and
-        is consistent (not yet checked against the log)."""
+    def load(self, records: RecordFile, state: bool = True) -> Saved | None:
+        """The state and columns saved for the log ``records`` reads, if an entry reads back whole
+        (not yet checked against the log). The entry is mapped, not read: its columns are views of
+        the mapping (pages of the file, that the kernel can drop and read again, not the process's
+        own memory: 30 MB for a 1 GB session), copied on write (a token counted, say) and never
+        written back. Entries are replaced by a rename, never rewritten in place, so a mapped one
+        keeps its bytes."""
         entry = self._path(records)
         try:
-            data = entry.read_bytes()
-        except OSError:
+            with open(entry, "rb") as file:
+                data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_COPY)
+        except (OSError, ValueError):  # ValueError: an empty file
             return None
         if not self.cache.lookup(entry):
             return None
         try:
-            return _decoded(data)
+            return _decoded(data, state)
         except (ValueError, KeyError, TypeError, IndexError, struct.error, UnicodeDecodeError, RecursionError):
             return None
 
@@ -1058,15 +1141,23 @@ class Saved:
     boundaries: Boundaries
 
 
-def _decoded(data: bytes) -> Saved:
-    if not data.startswith(_MAGIC):
+def _decoded(data: bytes | bytearray | mmap.mmap, with_state: bool = True) -> Saved:
+    """A saved index from its bytes; its columns are views of them (of a copy, when they cannot be
+    written: a column is written when a token is counted). ``with_state`` False: the columns only
+    (the state left empty, not parsed)."""
+    view = memoryview(data)
+    if view.readonly:
+        view = memoryview(bytearray(view))
+    if view[: len(_MAGIC)] != _MAGIC:
         raise ValueError("not a record index")
-    (crc,) = _CRC.unpack_from(data, len(_MAGIC))
-    body = memoryview(data)[len(_MAGIC) + _CRC.size :]
+    (crc,) = _CRC.unpack_from(view, len(_MAGIC))
+    body = view[len(_MAGIC) + _CRC.size :]
     if zlib.crc32(body) != crc:
         raise ValueError("damaged")
     (length,) = _LENGTH.unpack_from(body, 0)
-    state = json.loads(bytes(body[8 : 8 + length]).decode("utf-8", "surrogatepass"))
+    if not 0 <= length <= len(body) - 8:
+        raise ValueError("truncated")
+    state = json.loads(bytes(body[8 : 8 + length]).decode("utf-8", "surrogatepass")) if with_state else {}
     offset = 8 + length
     saved = Saved(state, Calls(), Events(), Turns(), Answers(), Boundaries())
     tables: list[Table] = [saved.calls, saved.events, saved.turns, saved.answers, saved.boundaries]
@@ -1075,12 +1166,7 @@ def _decoded(data: bytes) -> Saved:
         rows.append(_LENGTH.unpack_from(body, offset)[0])
         offset += 8
     for table, count in zip(tables, rows, strict=True):
-        for column in table.columns.values():
-            end = offset + count * column.itemsize
-            if count < 0 or end > len(body):
-                raise ValueError("truncated")
-            column.frombytes(body[offset:end])
-            offset = end
+        offset = table.mapped(body, offset, count)
     if offset != len(body):
         raise ValueError("trailing bytes")
     return saved
@@ -1095,7 +1181,7 @@ def consistent(saved: Saved) -> bool:
     size, strings, timestamps = int(state["stamp"][2]), len(state["strings"]), len(state["timestamps"])
     n, e = len(calls), len(events)
 
-    def places(offsets: array[int], sizes: array[int]) -> bool:
+    def places(offsets: Column, sizes: Column) -> bool:
         return _below(offsets, size + 1) and _below(sizes, size + 1)
 
     names = (calls.tool, calls.agent, calls.version, calls.cwd, calls.container, events.agent, events.container)
@@ -1118,7 +1204,7 @@ def consistent(saved: Saved) -> bool:
     )
 
 
-def _below(values: array[int], limit: int, lowest: int = 0) -> bool:
+def _below(values: Column, limit: int, lowest: int = 0) -> bool:
     """Whether every value is in ``[lowest, limit)`` (``lowest`` 0, or -1 for "unknown"), found from
     its bytes, each byte's column at once: from the most significant byte down, no value still equal
     to ``limit - 1`` in the bytes above may have a byte above that of ``limit - 1``. A negative
@@ -1292,6 +1378,7 @@ def _restored(records: RecordFile) -> Build | None:
         if not grown:
             index.complete = True
             return Build(index, None)
+        index.own()
         return Build(index, whole_lines(records, index.lines_read + 1))
     except (ValueError, KeyError, TypeError, IndexError, OSError, RecursionError):
         return None
