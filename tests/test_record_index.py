@@ -191,6 +191,17 @@ def test_a_damaged_or_crafted_saved_index_is_not_used(tmp_path: Path, fed: list[
     assert listed(open_transcript(str(log))) == [(0, "Read", 1, "x")] and fed == [1, 2], "read again"
 
 
+def test_a_fifo_in_place_of_a_saved_index_is_not_waited_on(tmp_path: Path, fed: list[int]) -> None:
+    log = tmp_path / "s.jsonl"
+    log.write_text(call("t1", "Read", {"file_path": "/p/a"}) + result("t1", "x"))
+    open_transcript(str(log))
+    (entry,) = (Path(os.environ["AGENTPAGER_CACHE_DIR"]) / "records").iterdir()
+    entry.unlink()
+    os.mkfifo(entry)  # opened for reading as a file, it would wait for a writer for ever
+    fed.clear()
+    assert listed(open_transcript(str(log))) == [(0, "Read", 1, "x")] and fed == [1, 2], "read again"
+
+
 COMPACTION = json.dumps({"type": "system", "subtype": "compact_boundary", "compactMetadata": {"preTokens": 9}}) + "\n"
 
 

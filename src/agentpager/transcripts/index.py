@@ -33,6 +33,7 @@ from typing import Any, TypeAlias
 from agentpager.engine.cache import CacheDir, cache_root, file_key
 from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.engine.lineindex import Stamp
+from agentpager.engine.textfile import regular_descriptor
 from agentpager.logs.collector import EventKind
 from agentpager.logs.records import BadRecord, Location, Record, RecordFile
 from agentpager.transcripts.formats import Boundary, Collector, Event, ModelTurn, ResultRef, ToolCall, feed
@@ -1117,10 +1118,15 @@ class SavedIndexes:
         keeps its bytes."""
         entry = self._path(records)
         try:
-            with open(entry, "rb") as file:
-                data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_COPY)
+            descriptor = regular_descriptor(str(entry))  # a FIFO or a device in its place is not waited on
+        except OSError:
+            return None
+        try:
+            data = mmap.mmap(descriptor, 0, access=mmap.ACCESS_COPY)
         except (OSError, ValueError):  # ValueError: an empty file
             return None
+        finally:
+            os.close(descriptor)
         if not self.cache.lookup(entry):
             return None
         try:
