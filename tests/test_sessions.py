@@ -290,7 +290,7 @@ def test_a_kept_listing_is_made_again_when_a_session_changes(tmp_path: Path, iso
     claude_session(tmp_path, "/p", "old", 1, started="2026-01-01T09:00:00.000Z")
     grown = claude_session(tmp_path, "/p", "big", 40, output="x" * 10_000)
     kept = lambda: store.run(lambda db: db.execute("SELECT count(*) FROM listings").fetchone()[0])  # noqa: E731
-    assert store.listing(key, "json", keep=False) == listing_of(store.db, key, "json") and kept() == 0
+    assert kept() == 0
     assert listed() == (["big None", "old 1"], 1)
     assert kept() == 1
     read_calls(tmp_path)
@@ -402,6 +402,14 @@ def test_sessions_command(tmp_path: Path) -> None:
     )
     (record,) = [json.loads(line) for line in done.stdout.splitlines()]
     assert (record["calls"], record["duration_seconds"], record["agent"]) == (1, 330.0, "claude-code")
+
+
+def test_a_first_listing_is_kept_for_the_next(tmp_path: Path, isolated_cache: Path) -> None:
+    claude_session(tmp_path, "/home/me/shop", "s1", 1)
+    command = [sys.executable, "-m", "agentpager", "sessions", "--home", str(tmp_path), "--json"]
+    first = subprocess.run(command, capture_output=True, timeout=HANG, check=True).stdout  # every session new
+    files = files_of(session_files(str(tmp_path)))
+    assert IndexStore().kept_listing(home_key(str(tmp_path)), "json", files) == (first, 0)
 
 
 def test_sessions_command_before_and_after_counting(tmp_path: Path) -> None:

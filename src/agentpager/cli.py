@@ -336,7 +336,7 @@ def _sessions(options: argparse.Namespace) -> int:
     files = files_of(found)
     if listed_only and (kept := store.kept_listing(key, kind, files)) is not None:
         return _listed(*kept, options.json)  # no session changed since it was made
-    changed = refresh(options.home, store, found=found)
+    refresh(options.home, store, found=found)
     if options.full or options.search is not None or options.read is not None or options.tool:
         _read_calls(options.home, store)
     if options.search is not None:
@@ -347,7 +347,7 @@ def _sessions(options: argparse.Namespace) -> int:
         from agentpager.sessions_index.search import sessions_with
 
         return _session_list(sessions_with(store, options.home, filters), options.json)
-    return _listed(*store.listing(key, kind, keep=not changed, files=files), options.json)
+    return _listed(*store.listing(key, kind, files=files), options.json)
 
 
 def _listed(listing: bytes, uncounted: int, as_json: bool) -> int:

@@ -70,9 +70,9 @@ def refresh(
     store: IndexStore,
     workers: int | None = None,
     found: list[tuple[Found, Version]] | None = None,
-) -> bool:
+) -> None:
     """Sum up again the sessions of ``home`` whose files changed, sum up the new ones, forget those
-    gone; whether there were any. Summaries are written a batch at a time while the others are
+    gone. Summaries are written a batch at a time while the others are
     summed up. ``found``: the home's files with their versions, when the caller has them."""
     key = home_key(home)
     found = session_files(home) if found is None else found
@@ -91,7 +91,6 @@ def refresh(
                 store.save_summaries(key, batch)
                 batch = []
         store.save_summaries(key, batch)
-    return bool(gone or changed)
 
 
 def summarize_all(changed: list[tuple[Found, Version]], workers: int) -> Iterator[tuple[SessionInfo, Version]]:

@@ -286,12 +286,11 @@ class IndexStore:
 
         return self.run(read)
 
-    def listing(self, home: str, column: str, keep: bool = True, files: Files | None = None) -> tuple[bytes, int]:
+    def listing(self, home: str, column: str, files: Files | None = None) -> tuple[bytes, int]:
         """What a listing of ``home``'s sessions writes (``listing_bytes``: their ``json`` lines, or
         their ``text`` lines under their projects' headings), and how many sessions are not counted
-        yet. Kept once made (when ``keep``: the caller found no session changed, so that sessions
-        being written are not kept again at every listing), in a file of the LISTINGS directory
-        named by the ``listings`` table, until a session is added, changed or removed (``save_lines``
+        yet. Kept once made (a first listing too: the next one then reads it), in a file of the
+        LISTINGS directory named by the ``listings`` table, until a session is added, changed or removed (``save_lines``
         and ``forget``, which every such write goes through, empty the table; triggers on the
         sessions table cost a fourth of a first listing's writes): listing 20,000 unchanged sessions
         then reads one file instead of sorting them. ``files``: the home's session files as the
@@ -316,10 +315,8 @@ class IndexStore:
             return data, uncounted  # not kept when another process changed the index meanwhile
 
         found = self.run(lambda db: self._kept(db, home, column))
-        if found is not None and (not keep or files is None or found[2] == files.digest):
+        if found is not None and (files is None or found[2] == files.digest):
             return found[:2]
-        if not keep:
-            return self.run(lambda db: listing_of(db, home, column))
         try:
             return self.run(made, write=True)
         except (sqlite3.OperationalError, OSError) as error:
