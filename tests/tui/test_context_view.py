@@ -106,6 +106,19 @@ async def test_the_bars_take_the_width_and_the_header_stays(root: Path) -> None:
     )
 
 
+async def test_the_chart_opens_on_the_call_s_turn(root: Path) -> None:
+    app = AgentPagerApp.for_transcript(transcript_with_a_compaction(root), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")  # the last call: turn 40, past the first screen of bars
+        view = await shown_context(app, pilot)
+        rows = view.query_one(ChartRows)
+        await until(pilot, lambda: rows.scroll_y > 0, "the chart scrolled to the call's turn")
+        lines = text(view.query_one("#chart", Static), 80)
+        turn = next(number for number, line in enumerate(lines) if line.startswith("  40 "))
+        assert rows.scroll_y <= turn < rows.scroll_y + rows.scrollable_content_region.height, (rows.scroll_y, turn)
+
+
 def bar_cells(width: int) -> int:
     """What a bar gets at a terminal ``width`` wide: the turn and token columns, the padding and the
     scrollbar taken."""

@@ -47,6 +47,18 @@ class Charted:
     """How many turns it has."""
     costliest: list[tuple[OutputCost, ToolCall]]
     """Its costliest tool outputs, each with its call."""
+    focus: int = 0
+    """Where the call's turn is in ``fills``."""
+
+    @property
+    def partial(self) -> bool:
+        """Whether these are not all its turns (``chart`` says which they are, on a line of its own)."""
+        return bool(self.fills) and (self.fills[0].number > 1 or self.fills[-1].number < self.turns)
+
+    def focus_line(self) -> int:
+        """The line of ``chart`` that holds the call's turn (the compactions' lines before it counted)."""
+        compactions = sum(turn.compacted is not None for turn in self.fills[: self.focus + 1])
+        return self.partial + compactions + self.focus
 
 
 def charted(transcript: Transcript, context: AgentContext, source: int, focus: int) -> Charted:
@@ -55,7 +67,7 @@ def charted(transcript: Transcript, context: AgentContext, source: int, focus: i
     first = max(0, min(focus - SHOWN_TURNS // 2, len(rows) - SHOWN_TURNS))
     fills = [context.fill(rows, k) for k in range(first, min(len(rows), first + SHOWN_TURNS))]
     costliest = [(cost, transcript.calls.call(source, cost.number)) for cost in context.costliest()]
-    return Charted(fills, len(rows), costliest)
+    return Charted(fills, len(rows), costliest, max(0, min(focus - first, len(fills) - 1)))
 
 
 def bar_width(width: int) -> int:
@@ -105,7 +117,7 @@ def chart(shown: Charted, width: int) -> Text:
     out = Text(no_wrap=True, overflow="ellipsis")
     fills = shown.fills
     scale, bars = scale_of(fills), bar_width(width)
-    if fills and (fills[0].number > 1 or fills[-1].number < shown.turns):
+    if shown.partial:
         out.append(f"turns {fills[0].number:,}-{fills[-1].number:,} of {shown.turns:,}, around the call's\n", "dim")
     for turn in fills:
         if turn.compacted is not None:
@@ -240,6 +252,8 @@ class ContextView(Vertical):
     def _counted(self, shown: Charted) -> None:
         self.shown = shown
         self._draw()
+        rows = self.query_one(ChartRows)  # the call's turn in the middle of the view, once charted
+        rows.call_after_refresh(rows.scroll_to, y=max(0, shown.focus_line() - rows.size.height // 2), animate=False)
 
     def _draw(self) -> None:
         """The header and the rows at the view's width (a bar is as wide as the rows leave)."""
