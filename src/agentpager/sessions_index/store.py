@@ -345,7 +345,7 @@ class IndexStore:
         if row is None or (version is not None and row[3] != version):
             return None
         name, size, uncounted, kept_version = row
-        try:
+        try:  # not engine.textfile's regular_descriptor: a listing does not import the line index it brings
             descriptor = os.open(self.listings / name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError:
             return None
