@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from textual import events
 from textual.pilot import Pilot
+from textual.widgets import Select
 from textual.worker import WorkerCancelled
 from waiting import HANG
 
@@ -35,3 +36,12 @@ async def type_ahead(pilot: Pilot, *keys: str) -> None:
     for key in keys:
         pilot.app.post_message(events.Key(key, "\r" if key == "enter" else None))
     await pilot.pause()
+
+
+async def choose_profile(pilot: Pilot, name: str) -> None:
+    """Choose a profile in the tool panel as a person does: the chooser is focused first (it lists
+    every profile only then), then the profile picked."""
+    chooser = pilot.app.query_one("#profile", Select)
+    chooser.focus()
+    await pilot.pause()
+    chooser.value = name

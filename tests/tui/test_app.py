@@ -10,9 +10,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from pilot_helpers import settle, type_ahead, until
+from pilot_helpers import choose_profile, settle, type_ahead, until
 from samples import pdf_bytes, png_bytes
-from textual.widgets import Input, Select, TextArea
+from textual.widgets import Input, OptionList, Select, TextArea
 
 from agentpager import Workspace
 from agentpager.tui.app import AgentPagerApp
@@ -192,11 +192,32 @@ async def test_the_panel_follows_the_viewer(workspace_dir: Path, profile: str) -
         assert not app.panel.outcome.result.is_error
 
 
+async def test_the_profile_chooser_lists_every_profile_when_opened(workspace_dir: Path) -> None:
+    """It shows only the chosen profile until it is first focused (the app starts without every
+    agent's tools), then offers them all, and a click and a choice switch the profile."""
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chooser = app.panel.query_one("#profile", Select)
+        choices = chooser.query_one(OptionList)
+        assert [str(choices.get_option_at_index(n).prompt) for n in range(choices.option_count)] == ["qq"]
+        await pilot.click(chooser)
+        await settle(pilot)
+        offered = [str(choices.get_option_at_index(n).prompt) for n in range(choices.option_count)]
+        assert offered == list(Workspace.profile_names())
+        assert chooser.expanded
+        choices.highlighted = offered.index("vault")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert chooser.value == "vault"
+        assert call_shown(app) == ("read_file", {"path": "big.txt", "offset": 0})
+
+
 async def test_switching_profile_follows_with_the_new_profile(workspace_dir: Path) -> None:
     app = make_app(workspace_dir, "big.txt")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.panel.query_one("#profile", Select).value = "vault"
+        await choose_profile(pilot, "vault")
         await settle(pilot)
         assert call_shown(app) == ("read_file", {"path": "big.txt", "offset": 0})
         assert output_text(app).endswith("Use offset=4000 to read more.]")

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from pilot_helpers import settle, until
+from pilot_helpers import choose_profile, settle, until
 from samples import png_bytes
 from textual.widgets import Input, TextArea
 
@@ -187,7 +187,7 @@ async def test_switching_profile_while_pinned_carries_the_window_over(
         await settle(pilot)
         app.panel.load_call("qq", "read_file", {"path": "big.txt", "start_line": 450})
         await settle(pilot)
-        app.panel.query_one("#profile").value = profile  # type: ignore[attr-defined]
+        await choose_profile(pilot, profile)
         await settle(pilot)
         assert app.panel.pinned
         assert call_shown(app) == expected
@@ -415,7 +415,7 @@ async def test_a_profile_marks_the_paths_it_refuses(workspace_dir: Path) -> None
         tree = app.query_one(WorkspaceTree)
         obsidian = next(node for node in tree.root.children if str(node.label).startswith(".obsidian/"))
         assert "⊘" not in str(obsidian.label)
-        app.panel.query_one("#profile").value = "vault"  # type: ignore[attr-defined]
+        await choose_profile(pilot, "vault")
         await settle(pilot)
         assert str(obsidian.label) == ".obsidian/ ⊘ refused"
         obsidian.expand()

@@ -31,6 +31,7 @@ LAZY = (
     "agentpager.tui.screens.help",
     "agentpager.tui.screens.probe",
     "agentpager.tui.screens.find_file",
+    "agentpager.tools.shell",  # the agents' shell programs: every agent's profiles are found when first listed
 )
 
 

@@ -15,6 +15,7 @@ no profile claims (edits, plans) is not replayable.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -118,9 +119,13 @@ class Replayer:
         agent = find_agent(transcript.format)
         self.agent_profiles = agent is not None
         """Whether the transcript is an agent's own log (whose harness may add to what it logged)."""
-        self.profiles = replaying_profiles(transcript.format)
         self._contexts: dict[tuple[int, str], AgentContext] = {}
         """Each (file, agent)'s turns, to find the one that made a call."""
+
+    @functools.cached_property
+    def profiles(self) -> tuple[Profile, ...]:
+        """Found at the first replay, not when a screen is made: they import their agent's tools."""
+        return replaying_profiles(self.transcript.format)
 
     def model_turn(self, call: ToolCall) -> ModelTurn | None:
         """The model request that made ``call`` (its model, the usage it reported), where the log says."""
