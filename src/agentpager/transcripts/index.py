@@ -690,14 +690,23 @@ class RecordIndex:
         """How much of the log is read (0 to 1)."""
         return 1.0 if self.complete or not self.size else min(1.0, self.bytes_read / self.size)
 
-    def first_call_after(self, boundary: Boundary) -> int | None:
-        """The number of the first call of the compacted agent after a compaction, if one was made."""
+    def compacted_calls(self) -> dict[int, int]:
+        """The first call of the compacted agent after each compaction (not a new session) that has
+        one: its number -> the compaction's row in ``boundaries`` (the last one, when several came
+        before it). Read from the columns: a saved index of a 1 GB session holds 12,000 compactions."""
+        found: dict[int, int] = {}
         with self.lock:
-            events, agent = self.events, self.strings.id(boundary.agent)
-            for position in range(boundary.events_before, len(events)):
-                if events.call[position] >= 0 and events.agent[position] == agent:
-                    return events.call[position]
-        return None
+            boundaries, calls, agents, end = self.boundaries, self.events.call, self.events.agent, len(self.events)
+            for row, (new_session, agent, position) in enumerate(
+                zip(boundaries.new_session, boundaries.agent, boundaries.events_before)
+            ):
+                if new_session:
+                    continue
+                while position < end and (calls[position] < 0 or agents[position] != agent):
+                    position += 1
+                if position < end:
+                    found[calls[position]] = row
+        return found
 
     def calls_of(self, tools: tuple[str, ...]) -> list[int]:
         """The numbers of the calls of these tools."""

@@ -41,7 +41,8 @@ from agentpager.exchange import arguments_line
 from agentpager.fileview import Cancelled, ViewError
 from agentpager.transcripts import Transcript, TranscriptError, listed_arguments, short_arguments
 from agentpager.transcripts.context import compaction_note
-from agentpager.transcripts.formats import Boundary, ToolCall
+from agentpager.transcripts.formats import ToolCall
+from agentpager.transcripts.index import Boundaries
 from agentpager.transcripts.replay import Replay, Replayer
 from agentpager.tui.context_view import ChartRows, ContextView
 from agentpager.tui.diff_view import difference
@@ -128,7 +129,8 @@ class CallList(ScrollView, can_focus=True, inherit_bindings=False):
         self._rows: list[int] | None = None
         """The calls shown, by their place in ``calls``; None: all of them."""
         self.summaries: dict[Key, Summary] = {}
-        self.compacted: dict[Key, Boundary] = {}
+        self.compacted: dict[Key, tuple[Boundaries, int]] = {}
+        """The first call after each compaction, with the compaction (see ``_compactions``)."""
         """The first call after each compaction, and the compaction (a new session is not marked)."""
         self.known = len(self.calls)
         """The calls the list knows of (while the transcript is read, ``grew`` adds those read since)."""
@@ -485,7 +487,8 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         agent = "" if call.starter is None and not call.agent else f" of the subagent of #{call.parent}"
         if call.starter is None and call.agent:
             agent = f" of subagent {call.agent}"
-        boundary = self.query_one(CallList).compacted.get(call.key)
+        compaction = self.query_one(CallList).compacted.get(call.key)
+        boundary = None if compaction is None else compaction[0].boundary(compaction[1])
         if boundary is None:
             after = ""
         else:
@@ -719,17 +722,12 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         self.post_message(self.OpenCall(replay))
 
 
-def _compactions(transcript: Transcript) -> dict[Key, Boundary]:
-    """The first call after each compaction (of the agent compacted), with the compaction."""
-    found: dict[Key, Boundary] = {}
+def _compactions(transcript: Transcript) -> dict[Key, tuple[Boundaries, int]]:
+    """The first call after each compaction (of the agent compacted), with the compaction's row."""
+    found: dict[Key, tuple[Boundaries, int]] = {}
     sources = [(0, transcript.index)] + [(child.source, child.transcript.index) for child in transcript.children]
     for source, index in sources:
-        for boundary in index.boundaries:
-            if boundary.new_session:
-                continue
-            number = index.first_call_after(boundary)
-            if number is not None:
-                found[(source, number)] = boundary
+        found.update(((source, number), (index.boundaries, row)) for number, row in index.compacted_calls().items())
     return found
 
 
