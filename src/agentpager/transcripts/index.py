@@ -417,11 +417,12 @@ class Attribution:
 
     def advance(self, index: RecordIndex, turns: int) -> None:
         """Attribute the first ``turns`` turns (those the collector will no longer change)."""
+        t = index.turns
+        events_before, results_before, agents, outputs = t.events_before, t.results_before, t.agent, t.outputs
         while self.turns < turns:
             row = self.turns
-            t = index.turns
-            self._until(index, t.events_before[row], t.results_before[row], row)
-            t.outputs[row] = self._turn(index, t.agent[row], _context_of(t, row))
+            self._until(index, events_before[row], results_before[row], row)
+            outputs[row] = self._turn(index, agents[row], _context_of(t, row))
             self.turns += 1
 
     def _until(self, index: RecordIndex, events: int, answers: int, turns: int) -> None:
@@ -570,14 +571,19 @@ class RecordIndex:
     ) -> None:
         """Feed records to the collector, moving what it found into the columns every batch (and
         then waiting for ``gate`` to be open, when given)."""
+        collector, containers = self.collector, self._containers
         for fed, item in enumerate(items, 1):
-            if item.where.line:
-                self.lines_read = item.where.line
-            if isinstance(item, Record) and item.container:
-                self._containers[item.where] = item.container
-            feed(self.collector, item)
             where = item.where
-            self.bytes_read = max(self.bytes_read, where.start + (where.size if where.line else where.length))
+            if where.line:
+                self.lines_read = where.line
+                end = where.start + where.size
+            else:
+                end = where.start + where.length
+            if isinstance(item, Record) and item.container:
+                containers[where] = item.container
+            feed(collector, item)
+            if end > self.bytes_read:
+                self.bytes_read = end
             if fed % BATCH_RECORDS == 0:
                 self.absorb()
                 if gate is not None:
