@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentpager.logs.records import RecordFile
+from agentpager.engine import jsontext
+from agentpager.logs.records import RecordFile, json_line
 from agentpager.transcripts import index as record_index
 from agentpager.transcripts.formats import detected
 
@@ -115,3 +116,22 @@ def test_where_the_batches_end_changes_nothing_in_the_index(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(record_index, "BATCH_RECORDS", batch)
         assert built(path) == whole
+
+
+@given(
+    st.binary(max_size=200)
+    | st.text(alphabet='[{]}"\\ aé\ud7ff').map(lambda text: text.encode("utf-8", "surrogatepass"))
+)
+def test_a_lines_brackets_counted_from_its_bytes_are_those_of_its_text(line: bytes) -> None:
+    text = line.decode("utf-8", "replace")
+    assert jsontext.opening_brackets(line) == text.count("[") + text.count("{")
+
+
+@pytest.mark.parametrize("depth", [100, 101, 1000])
+def test_a_line_nested_past_the_bound_is_refused_whatever_counted_its_brackets(depth: int) -> None:
+    line = ("[" * depth + "]" * depth).encode()
+    if depth > jsontext.MAX_DEPTH:
+        with pytest.raises(jsontext.TooDeep):
+            json_line(line)
+    else:
+        assert json_line(line) == json.loads(line)
