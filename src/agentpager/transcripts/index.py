@@ -372,6 +372,20 @@ def _result_values(result: ResultRef) -> tuple[int, ...]:
     )
 
 
+def _numbered_places(table: Calls | Events, found: list[ToolCall] | list[Event]) -> Iterator[tuple[int, int, int, int]]:
+    """Where each of the calls or events ``found`` is (``_place``), and its place among those of its
+    record (``nth``: 0 for the first), going on from the table's last row."""
+    offset_before, line_before, nth = -1, -1, 0
+    if len(table):
+        last = len(table) - 1
+        offset_before, line_before, nth = table.offset[last], table.line[last], table.nth[last]
+    for item in found:
+        offset, size, line = _place(item.where)
+        nth = nth + 1 if offset == offset_before and line == line_before else 0
+        offset_before, line_before = offset, line
+        yield offset, size, line, nth
+
+
 def location(offset: int, size: int, line: int) -> Location:
     """A record's place: a line of JSON Lines, or a span of a document's characters."""
     return Location(line=line, start=offset, size=size) if line else Location(start=offset, length=size)
@@ -628,15 +642,10 @@ class RecordIndex:
     def _call_rows(self, found: list[ToolCall]) -> list[tuple[int, ...]]:
         """The rows of calls the collector made (a call still waiting for its result goes to
         ``pending``: its result's columns are set when it comes)."""
-        calls, string_id, containers, pending = self.calls, self.strings.id, self._containers, self.pending
-        last = len(calls) - 1
-        last_offset, last_line, nth = (calls.offset[last], calls.line[last], calls.nth[last]) if calls else (-1, -1, 0)
+        string_id, containers, pending = self.strings.id, self._containers, self.pending
         rows: list[tuple[int, ...]] = []
-        for call in found:
+        for call, (offset, size, line, nth) in zip(found, _numbered_places(self.calls, found), strict=True):
             where, result = call.where, call.result
-            offset, size, line = _place(where)
-            nth = nth + 1 if offset == last_offset and line == last_line else 0  # its place in its record
-            last_offset, last_line = offset, line
             rows.append(
                 (
                     offset,
@@ -671,17 +680,11 @@ class RecordIndex:
     def _event_rows(self, found: list[Event]) -> list[tuple[int, ...]]:
         """The rows of events the collector said (a call's event is noted in its call's row)."""
         events, calls, string_id, containers = self.events, self.calls, self.strings.id, self._containers
-        position = last = len(events) - 1
-        last_offset, last_line, nth = (-1, -1, 0)
-        if events:
-            last_offset, last_line, nth = events.offset[last], events.line[last], events.nth[last]
+        position = len(events) - 1
         call_count = len(calls)
         rows: list[tuple[int, ...]] = []
-        for event in found:
+        for event, (offset, size, line, nth) in zip(found, _numbered_places(events, found), strict=True):
             where, tool_call = event.where, event.tool_call
-            offset, size, line = _place(where)
-            nth = nth + 1 if offset == last_offset and line == last_line else 0  # its place in its record
-            last_offset, last_line = offset, line
             rows.append(
                 (
                     _KIND_IDS[event.kind],  # kind
