@@ -244,7 +244,7 @@ def json_line(line: bytes) -> Any:
     ValueError, saying what is wrong, when it is not one (TooDeep when it nests too deep)."""
     text = line.decode("utf-8", "replace")
     try:
-        value, stop = jsontext.scan(text, 0)
+        value, stop = jsontext.scan(text, 0, jsontext.opening_brackets(line))
         if stop == len(text) or text[stop:].isspace():
             return value
     except jsontext.TooDeep:

@@ -80,39 +80,39 @@ class ClaudeCode(Collector):
         line = record.value
         if not isinstance(line, dict):
             return
-        self.saw(
-            line.get("timestamp"),
-            line.get("version") or line.get("claude_code_version"),
-            line.get("cwd"),
-            branch=line.get("gitBranch"),
-        )
-        self.parsed.session_id = self.parsed.session_id or str(line.get("sessionId") or line.get("session_id") or "")
-        if line.get("type") == "system" and line.get("subtype") == "init":
-            self.saw(model=line.get("model"))
-            self._new_run(line.get("session_id"), record)
-        if line.get("type") == "system" and line.get("subtype") == "compact_boundary":
-            self._compaction(line, record)
+        get, parsed = line.get, self.parsed
+        kind = get("type")
+        self.saw(get("timestamp"), get("version") or get("claude_code_version"), get("cwd"), branch=get("gitBranch"))
+        if not parsed.session_id:
+            parsed.session_id = str(get("sessionId") or get("session_id") or "")
+        if kind == "system":
+            subtype = get("subtype")
+            if subtype == "init":
+                self.saw(model=get("model"))
+                self._new_run(get("session_id"), record)
+            elif subtype == "compact_boundary":
+                self._compaction(line, record)
             return
-        if line.get("type") == "result":  # a stream-json run's last line: no result comes after it
+        if kind == "result":  # a stream-json run's last line: no result comes after it
             self.give_up_waiting()
             return
-        if line.get("type") not in ("assistant", "user"):
+        if kind != "assistant" and kind != "user":
             return
         self._place(line)
-        message = line.get("message")
+        message = get("message")
         if not isinstance(message, dict):
             return
-        if line.get("type") == "assistant":
+        if kind == "assistant":
             self.saw(model=message.get("model"))
             turn = usage_turn(message, record.where) or ModelTurn(
                 record.where, model=str(message.get("model") or ""), key=str(message.get("id") or "")
             )
             turn.timestamp = self.timestamp
             self.model_turn(turn)
-        structured = line.get("toolUseResult", line.get("tool_use_result"))
+        structured = get("toolUseResult", get("tool_use_result"))
         unchanged = isinstance(structured, dict) and structured.get("type") == "file_unchanged"
         self.answered = []
-        self._summary = bool(line.get("isCompactSummary")) or (self._summary_next and line.get("type") == "user")
+        self._summary = bool(get("isCompactSummary")) or (self._summary_next and kind == "user")
         if self._summary:
             self._summary_next = False
         read_blocks(self, message, record.where, unchanged)
