@@ -45,7 +45,7 @@ def test_a_compaction_starts_the_context_again_and_is_marked() -> None:
     ], "the summary is not a prompt; turns count the model's requests"
     summary = [event for event in transcript.events if event.kind == "summary"]
     assert len(summary) == 1 and summary[0].text.startswith("This session is being continued from a previous")
-    assert transcript.index.first_call_after(boundary) == 3, "the call list marks the first call after it"
+    assert transcript.index.compacted_calls() == {3: 0}, "the call list marks the first call after it"
     assert agentpager("replay", str(COMPACTION), "--context") == (
         " turn  time          input  cache read  cache write   output    context     window   fill  tool outputs  over\n"
         "    1                    0     151,564        1,855       25    153,419    200,000    77%             0\n"
