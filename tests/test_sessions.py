@@ -501,3 +501,35 @@ def test_the_usage_before_a_long_line_is_found_without_reading_it(tmp_path: Path
     finally:
         tracemalloc.stop()
     assert peak < 5_000_000
+
+
+def test_odd_times_names_and_lone_surrogates_do_not_stop_the_listing(tmp_path: Path, isolated_cache: Path) -> None:
+    """A session that starts at a time with an offset from UTC and ends at one without has no
+    duration (subtracting them raised TypeError); a lone surrogate (valid JSON, ``"\\ud800"``) in a
+    prompt, a branch, a cwd or a call's arguments is kept as U+FFFD (SQLite cannot encode it); a file
+    whose name is not UTF-8 is left out. Each ended the whole listing."""
+    claude_session(tmp_path, "/home/me/shop", "mixed", 1, started="2026-01-01T10:00:00")
+    odd = claude_session(tmp_path, "/home/me/shop", "odd", 1)
+    odd.write_text(
+        odd.read_text()
+        .replace("Fix the export", "Fix \\ud800 the export")
+        .replace('"gitBranch":"main"', '"gitBranch":"ma\\udfffin"')
+        .replace('"cwd":"/home/me/shop"', '"cwd":"/home/me/sh\\ud83dop"', 1)
+        .replace('"file_path":"a"', '"file_path":"\\udc80a"')
+    )
+    os.link(odd, os.fsencode(odd.parent) + b"/\xff\xfe.jsonl")
+    for _ in range(2):  # the first listing, then the index's
+        listed = list_sessions(str(tmp_path))
+        sessions = {info.session_id: info for info in listed}
+        assert sorted(info.session_id for info in listed) == ["mixed", "odd"], "the file named in bytes left out"
+        assert (sessions["odd"].title, sessions["odd"].branch) == ("Fix \ufffd the export please", "ma\ufffdin")
+        assert sessions["mixed"].started == "2026-01-01T10:00:00"
+    assert read_calls(tmp_path)["odd"] == (1, 1015, True)
+    for options in ([], ["--json"], ["--search", "export"], ["--full"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "agentpager", "sessions", *options],
+            capture_output=True,
+            timeout=HANG,
+            env={**os.environ, "HOME": str(tmp_path), "AGENTPAGER_CACHE_DIR": str(isolated_cache)},
+        )
+        assert done.returncode == 0 and done.stdout.count(b" the export please") == 2, (options, done.stderr)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import json
 import os
 import sys
@@ -792,6 +793,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     options, unknown = parser.parse_known_args(arguments)
     if unknown:  # said by the command's own parser, with its usage
         getattr(options, "command_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # A log's text may hold a lone surrogate (valid JSON): it is written as the other outputs
+        # (the listing, the probe's) write it, not raised as UnicodeEncodeError halfway.
+        sys.stdout.reconfigure(errors="surrogatepass")
     try:
         return options.run(options)
     except BrokenPipeError:  # the reader went away (agentpager replay F | head): stop quietly

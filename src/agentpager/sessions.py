@@ -82,7 +82,7 @@ def find_sessions(home: str | None = None) -> Iterator[Found]:
         if where is None:
             continue
         if where.find is not None:
-            yield from (Found(path, agent.id, project) for path, project in where.find(home))
+            yield from (Found(path, agent.id, project) for path, project in where.find(home) if _named(path))
             continue
         for pattern in where.patterns:
             *parts, files = pattern.split("/")
@@ -90,9 +90,21 @@ def find_sessions(home: str | None = None) -> Iterator[Found]:
             for part in parts:
                 directories = [path for directory in directories for path in _matching(directory, part)]
             for directory in directories:
-                paths = _matching(directory, files, where.ignored)
+                paths = [path for path in _matching(directory, files, where.ignored) if _named(path)]
                 project = where.project(paths[0]) if paths else ""
                 yield from (Found(path, agent.id, project) for path in paths)
+
+
+def _named(path: str) -> bool:
+    """Whether the path is text (no agent names a session's file in bytes that are not UTF-8; the
+    index keeps paths as text, so such a file is left out rather than ending the listing)."""
+    if path.isascii():
+        return True
+    try:
+        path.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _matching(directory: str, pattern: str, ignored: str = "") -> list[str]:
@@ -316,10 +328,11 @@ def _count_bytes(data: bytes, markers: tuple[bytes, ...]) -> int:
 
 
 def duration_of(info: SessionInfo) -> float | None:
-    """Seconds from the session's first record to its last, when both have a time."""
+    """Seconds from the session's first record to its last, when both have a time (and both say
+    their offset from UTC, or neither)."""
     try:
         started = datetime.fromisoformat(info.started.replace("Z", "+00:00"))
         ended = datetime.fromisoformat(info.ended.replace("Z", "+00:00"))
-    except ValueError:
+        return max(0.0, (ended - started).total_seconds())
+    except (ValueError, TypeError):  # TypeError: one has an offset, the other not
         return None
-    return max(0.0, (ended - started).total_seconds())

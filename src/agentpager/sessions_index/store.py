@@ -377,7 +377,8 @@ class IndexStore:
         updates = ", ".join(f"{name} = excluded.{name}" for name in SUMMARY_FIELDS)
 
         def write(db: sqlite3.Connection) -> None:
-            db.executemany(
+            write_rows(
+                db,
                 f"INSERT INTO sessions (home, dev, inode, mtime_ns, {columns}) VALUES (?, ?, ?, ?, {marks}) "
                 f"ON CONFLICT(path) DO UPDATE SET home = excluded.home, dev = excluded.dev, "
                 f"inode = excluded.inode, mtime_ns = excluded.mtime_ns, {updates}",
@@ -443,6 +444,22 @@ def listing_of(db: sqlite3.Connection, home: str, column: str) -> tuple[bytes, i
 def newest_first(table: str = "") -> str:
     """The order sessions are listed in (``table``: the alias of the sessions table, with its dot)."""
     return f"coalesce(nullif({table}ended, ''), {table}started) DESC, {table}started DESC, {table}path"
+
+
+_SURROGATES = dict.fromkeys(range(0xD800, 0xE000), 0xFFFD)
+
+
+def write_rows(db: sqlite3.Connection, statement: str, rows: Sequence[Sequence[Any]]) -> None:
+    """``executemany``; rows holding a string SQLite cannot encode (a lone surrogate: valid JSON in
+    a crafted log) are written with U+FFFD in its place. Each statement given writes a row the same
+    however often it runs (an upsert or an update), so rows written before the failure are
+    written again harmlessly."""
+    try:
+        db.executemany(statement, rows)
+    except UnicodeEncodeError:
+        db.executemany(
+            statement, [[v.translate(_SURROGATES) if isinstance(v, str) else v for v in row] for row in rows]
+        )
 
 
 def astuple_shallow(info: SessionInfo) -> tuple[Any, ...]:

@@ -24,6 +24,7 @@ from agentpager.sessions_index.store import (
     info_of,
     newest_first,
     save_lines,
+    write_rows,
 )
 
 PARALLEL_BYTES = 64 << 20
@@ -135,9 +136,8 @@ def save_reads(store: IndexStore, reads: list[SessionRead], stamps: dict[int, st
         for read in reads:
             if read.fresh:
                 clear_calls(db, read.session)
-            db.executemany(
-                f"INSERT OR REPLACE INTO calls ({CALL_COLUMNS}) VALUES ({marks})",
-                [(read.session, *row) for row in read.calls],
+            write_rows(
+                db, f"INSERT OR REPLACE INTO calls ({CALL_COLUMNS}) VALUES ({marks})", [(read.session, *row) for row in read.calls]
             )
             db.executemany(
                 "UPDATE calls SET status = ?, size = ?, result_line = ?, result_block = ? WHERE session = ? AND number = ?",
@@ -147,23 +147,24 @@ def save_reads(store: IndexStore, reads: list[SessionRead], stamps: dict[int, st
                 "UPDATE calls SET tokens = ? WHERE session = ? AND number = ?",
                 [(tokens, read.session, number) for tokens, number in read.tokens],
             )
-            db.executemany(
-                "INSERT OR IGNORE INTO prompts VALUES (?, ?)", [(read.session, line) for line in read.prompts]
-            )
+            write_rows(db, "INSERT OR IGNORE INTO prompts VALUES (?, ?)", [(read.session, line) for line in read.prompts])
             facts = {name: value for name, value in read.facts.items() if name in SUMMARY_FIELDS}
             assignments = "".join(f"{name} = ?, " for name in facts)
-            db.execute(
+            write_rows(
+                db,
                 f"UPDATE sessions SET {assignments}indexed_stamp = ?, indexed_size = ?, indexed_lines = ?, "
                 "indexed_mark = ?, resume = ? WHERE id = ?",
-                (
-                    *facts.values(),
-                    stamps.get(read.session),
-                    read.indexed_size,
-                    read.indexed_lines,
-                    read.indexed_mark,
-                    read.resume,
-                    read.session,
-                ),
+                [
+                    (
+                        *facts.values(),
+                        stamps.get(read.session),
+                        read.indexed_size,
+                        read.indexed_lines,
+                        read.indexed_mark,
+                        read.resume,
+                        read.session,
+                    )
+                ],
             )
         cursor = db.execute(
             f"SELECT id, {SUMMARY} FROM sessions WHERE id IN ({', '.join('?' * len(reads))})",
