@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pilot_helpers import settle, type_ahead
 from textual.widgets import Input, Label
 from textual.widgets._footer import FooterKey
@@ -70,6 +71,29 @@ async def test_the_footer_shows_whole_keys_and_keeps_pin_sessions_and_quit(root:
                 assert wanted in keys, (focus, keys)
             cut = [key for key in app.screen.query(FooterKey) if key.display and key.region.right > SMALL[0]]
             assert cut == []
+
+
+async def test_a_footer_key_bound_to_the_footer_is_not_restyled_as_it_mounts(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual's footer keys start compact and are then bound to the footer's ``compact``: each key of
+    each recompose (every focus change) restyled itself twice, a tenth of an app's start."""
+    restyled: list[FooterKey] = []
+    restyle = FooterKey.update_node_styles
+
+    def counted(key: FooterKey, animate: bool = True) -> None:
+        restyled.append(key)
+        restyle(key, animate)
+
+    monkeypatch.setattr(FooterKey, "update_node_styles", counted)
+    big_file(root)
+    app = AgentPagerApp(Workspace(root), "big.txt")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        app.workspace_tree.focus()
+        await settle(pilot)
+        assert len(app.screen.query(FooterKey)) > 5
+        assert [key for key in restyled if not key.has_class("-command-palette")] == []
 
 
 async def test_after_t_tab_moves_the_focus_on(root: Path) -> None:
