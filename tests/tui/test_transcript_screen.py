@@ -129,6 +129,22 @@ async def test_ten_thousand_calls(root: Path) -> None:
         app.screen.workers.cancel_all()
 
 
+async def test_page_down_shows_the_next_rows_and_skips_none(root: Path) -> None:
+    """PgDn moves by the rows on screen (at 80x24 fewer than 20): the row after the last one shown
+    comes to the top, and PgUp goes back."""
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root, 100))), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        calls = app.screen.query_one(CallList)
+        shown = calls.scrollable_content_region.height
+        assert 0 < shown < 20
+        await pilot.press("pagedown")
+        assert calls.cursor == shown and int(calls.scroll_y) <= shown < int(calls.scroll_y) + shown
+        await pilot.press("pagedown", "pageup")
+        assert calls.cursor == shown
+        app.screen.workers.cancel_all()
+
+
 async def test_filter_search_copy_and_the_conversation(root: Path) -> None:
     app = AgentPagerApp.for_transcript(open_transcript(str(session(root, 6))), str(root))
     async with app.run_test(size=SIZE) as pilot:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.style import Style
 from rich.text import Text
@@ -17,15 +17,24 @@ from textual.widget import Widget
 
 Row = TypeVar("Row")
 
-CURSOR_BINDINGS: list[BindingType] = [
-    Binding("up,k", "move(-1)", show=False),
-    Binding("down,j", "move(1)", show=False),
-    Binding("pageup", "move(-20)", show=False),
-    Binding("pagedown", "move(20)", show=False),
-    Binding("home,g", "move(-1000000000)", show=False),
-    Binding("end,G", "move(1000000000)", show=False),
-]
-"""The keys of a list whose ``action_move(rows)`` moves its cursor."""
+class CursorList(ScrollView, can_focus=True, inherit_bindings=False):
+    """A list whose cursor its subclass moves (``action_move``): by a row, by the lines on screen
+    (PgUp and PgDn), to either end."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "move(-1)", show=False),
+        Binding("down,j", "move(1)", show=False),
+        Binding("pageup", "page(-1)", show=False),
+        Binding("pagedown", "page(1)", show=False),
+        Binding("home,g", "move(-1000000000)", show=False),
+        Binding("end,G", "move(1000000000)", show=False),
+    ]
+
+    def action_move(self, rows: int) -> None:
+        raise NotImplementedError
+
+    def action_page(self, pages: int) -> None:
+        self.action_move(pages * max(1, self.scrollable_content_region.height))
 
 
 def row_styles(widget: Widget) -> dict[str, Style]:
@@ -62,14 +71,13 @@ def headed_rows_classes(prefix: str) -> set[str]:
     return {f"{prefix}--{part}" for part in ROW_PARTS}
 
 
-class HeadedRows(ScrollView, Generic[Row], can_focus=True, inherit_bindings=False):
+class HeadedRows(CursorList, Generic[Row]):
     """Rows under headings (strings), drawn a line at a time; the cursor moves over the rows only.
 
     Subclasses say how a row reads (``row_text``) and name their component classes with their own
     prefix (``<prefix>--cursor``, ``--heading``, ``--muted``, ``--problem``: ``headed_rows_css``).
     """
 
-    BINDINGS = CURSOR_BINDINGS
     PREFIX = "rows"
     cursor = reactive(0)
 

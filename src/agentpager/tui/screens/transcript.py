@@ -31,7 +31,6 @@ from textual.events import Resize
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Static, TabbedContent, TabPane
@@ -50,7 +49,7 @@ from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.footer import FittedFooter
 from agentpager.tui.lines import smart_case
 from agentpager.tui.output_area import OutputArea
-from agentpager.tui.rows import CURSOR_BINDINGS, row_styles
+from agentpager.tui.rows import CursorList, row_styles
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.screens.styled import StyledOnce
 from agentpager.wording import byte_size, cut_end, plural
@@ -90,11 +89,10 @@ class Summary:
     tokens: int | None
 
 
-class CallList(ScrollView, can_focus=True, inherit_bindings=False):
+class CallList(CursorList):
     """One row per shown call; the cursor row is the call shown below. Only the rows on screen are
     read (each call from its record); the list grows while the transcript's index is built."""
 
-    BINDINGS = CURSOR_BINDINGS
     DEFAULT_CSS = """
     CallList {
         height: 1fr;
