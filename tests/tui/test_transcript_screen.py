@@ -129,6 +129,30 @@ async def test_ten_thousand_calls(root: Path) -> None:
         app.screen.workers.cancel_all()
 
 
+async def test_the_header_says_a_search_is_running_until_it_ends(root: Path) -> None:
+    """A search of a big session takes seconds: the header says so until its calls are shown."""
+    import threading
+
+    transcript = open_transcript(str(session(root, 6)))
+    search, release = transcript.search, threading.Event()
+
+    def held(*arguments: object) -> set:
+        release.wait(30)
+        return search(*arguments)  # type: ignore[arg-type]
+
+    transcript.search = held  # type: ignore[method-assign]
+    app = AgentPagerApp.for_transcript(transcript, str(root))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        about = app.screen.query_one("#about", Static)
+        await pilot.press("slash", *"big", "enter")
+        await until(pilot, lambda: "searching /big/…" in shown(about), "the header says the search runs")
+        release.set()
+        await until(pilot, lambda: "searching" not in shown(about), "the header no longer says so")
+        assert "showing matching /big/" in shown(about)
+        app.screen.workers.cancel_all()
+
+
 async def test_page_down_shows_the_next_rows_and_skips_none(root: Path) -> None:
     """PgDn moves by the rows on screen (at 80x24 fewer than 20): the row after the last one shown
     comes to the top, and PgUp goes back."""

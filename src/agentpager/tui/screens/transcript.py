@@ -301,6 +301,8 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         self.tool_filter = ""
         self.search_hits: set[Key] | None = None
         self.search_text = ""
+        self.searching = ""
+        """The pattern being searched for, while its search runs (a 1 GB session takes seconds)."""
         self.replay: Replay | None = None
         self.follow_timer: Timer | None = None
         self.reading_on = threading.Lock()
@@ -341,10 +343,11 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         reading = "" if transcript.complete else f" · [b]reading {transcript.index.progress():.0%}[/b]"
         shown = self._shown_note()
         following = " · [b]following[/b]" if self.follow_timer is not None else ""
+        searching = f" · [b]searching /{escape(self.searching)}/…[/b]" if self.searching else ""
         calls = plural(len(transcript.calls), "tool call")
         return (
             f"[b]{escape(transcript.path)}[/b] · {transcript.format} · {calls}{subagents}{restarts}"
-            f" · replayed against {escape(self.replayer.root)}{problems}{reading}{shown}{following}"
+            f" · replayed against {escape(self.replayer.root)}{problems}{reading}{shown}{following}{searching}"
         )
 
     def _shown_note(self) -> str:
@@ -601,9 +604,12 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
                 return
             if not pattern:
                 self.search_hits = None
+                self.searching = ""
+                self.workers.cancel_group(self, "search")
                 self._apply_filter()
                 return
-            self.search_text = pattern
+            self.search_text = self.searching = pattern
+            self.query_one("#about", Static).update(self._about())
             self._search(smart_case(pattern))
 
         hint = "Case matters only with a capital letter."
@@ -621,7 +627,7 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         except Cancelled:
             return
         except TranscriptError as error:  # re, in its child, took too long or refused the pattern
-            self.app.call_from_thread(self.notify, f"Cannot search: {error}", severity="warning")
+            self.app.call_from_thread(self._search_failed, str(error))
             return
         finally:
             pattern.close()
@@ -629,8 +635,14 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
 
     def _searched(self, hits: set[Key]) -> None:
         self.search_hits = hits
+        self.searching = ""
         self._apply_filter()
         self.notify(f"{plural(len(hits), 'call')} match /{self.search_text}/.")
+
+    def _search_failed(self, problem: str) -> None:
+        self.searching = ""
+        self.query_one("#about", Static).update(self._about())
+        self.notify(f"Cannot search: {problem}", severity="warning")
 
     # -- follow -----------------------------------------------------------------------------------------
 
