@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.binding import Binding
@@ -300,11 +301,26 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         if listing.error:
             label.append(f"  ({listing.error})", style="red")
         else:
-            files = len(listing.files)
-            label.append(f" {files:,} file{'s' * (files != 1)}", style="dim")
+            label.append(_count_of(listing), style="dim")
             warns_over = self.workspace.listing_warning_threshold
-            if warns_over is not None and files > warns_over:  # first: a narrow tree cuts the label's end
+            if warns_over is not None and len(listing.files) > warns_over:  # first: a narrow tree cuts the label's end
                 label = Text.assemble(("⚠ ", "bold yellow"), label)
+        return label
+
+    def render_label(self, node: TreeNode[object], base_style: Style, style: Style) -> Text:
+        """The label cut to the tree's width: a directory's count shows whole or not at all (cut, "12
+        files" read "12" or "1"), and a name cut ends in "…"."""
+        label = super().render_label(node, base_style, style)
+        room = self.scrollable_content_region.width - _depth(node) * self.guide_depth
+        if label.cell_len <= room or room <= 1:
+            return label
+        entry = node.data
+        if isinstance(entry, DirectoryEntry) and entry.listing is not None and not entry.listing.error:
+            count = _count_of(entry.listing)
+            at = label.plain.rfind(count)
+            if at >= 0:
+                label = label[:at] + label[at + len(count) :]
+        label.truncate(room, overflow="ellipsis")
         return label
 
     # -- choosing ---------------------------------------------------------------------------------
@@ -326,6 +342,19 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
             self.post_message(self.DirectoryChosen(directory.path, directory.file_offset))
         elif isinstance(entry, DirectoryEntry):
             self.post_message(self.DirectoryChosen(entry.path, None))
+
+
+def _count_of(listing: Listing) -> str:
+    files = len(listing.files)
+    return f" {files:,} file{'s' * (files != 1)}"
+
+
+def _depth(node: TreeNode[object]) -> int:
+    """How many directories above ``node`` the tree shows (each indents it by ``guide_depth``)."""
+    depth = 0
+    while (parent := node.parent) is not None:
+        node, depth = parent, depth + 1
+    return depth
 
 
 def _last_page(total: int, page: int) -> int:
