@@ -64,6 +64,17 @@ def cut_middle(text: str, width: int) -> str:
     return text[: _fitting(text, width - 1 - cell_len(tail))] + "…" + tail
 
 
+def cut_around(text: str, start: int, end: int, width: int) -> str:
+    """``text`` in at most ``width`` cells with its part ``text[start:end]`` in them (from its start, as
+    much as fits): cut at its end, and when that would cut the part, at its start too (marked ``…``),
+    a third of the width left before the part."""
+    if _fits(text, width) or _fits(text[:end], width - 1):
+        return cut_end(text, width)
+    before = max(0, min(width // 3 - 1, width - 2 - cell_len(text[start:end])))
+    kept = start - _fitting(reversed(text[:start]), before)
+    return cut_end(("…" if kept else "") + text[kept:], width)
+
+
 def _fits(text: str, width: int) -> bool:
     """Whether ``text`` takes at most ``width`` cells (measured as far as needed: a long text past a
     narrow width in a few characters)."""
