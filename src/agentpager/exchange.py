@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
+
+from rich.cells import cell_len
 
 from agentpager.engine import jsontext
 from agentpager.wording import cut_end, cut_middle
@@ -69,11 +72,12 @@ def arguments_line(
     """``path="src/app.py" start_line=450``: arguments on one line, as name=value with JSON values
     (runs of white space made one space), a path under the directory ``under`` written relative to it.
 
-    Past ``width`` characters, as many arguments as fit are shown from the first (`` …`` for the
-    others), their paths cut in the middle, the longest first, down to the file name (``"…/app.py"``);
-    a number is never cut. ``keep_numbers``: texts are cut past a file name (down to a few characters)
-    before an argument is left out, for a line where the numbers say which lines and the file is
-    named elsewhere. When the first argument alone does not fit, its value and then the line are cut.
+    Past ``width`` cells of a terminal (a wide character takes two), as many arguments as fit are
+    shown from the first (`` …`` for the others), their paths cut in the middle, the longest first,
+    down to the file name (``"…/app.py"``); a number is never cut. ``keep_numbers``: texts are cut
+    past a file name (down to a few characters) before an argument is left out, for a line where the
+    numbers say which lines and the file is named elsewhere. When the first argument alone does not
+    fit, its value and then the line are cut.
     """
     prefix = under.rstrip("/") + "/" if under else None
 
@@ -90,30 +94,37 @@ def arguments_line(
         shown = " ".join(name + value for name, value in zip(names, values, strict=False))
         return shown + (" …" if len(values) < len(names) else "")
 
-    if width is None or len(line(whole)) <= width:
+    cells = cache(cell_len)  # each text measured once: a value may be long
+
+    def line_cells(values: list[str]) -> int:
+        """The cells ``line(values)`` takes, from its parts'."""
+        parts = sum(cells(name) + cells(value) for name, value in zip(names, values, strict=False))
+        return parts + len(values) - 1 + (2 if len(values) < len(names) else 0)
+
+    if width is None or line_cells(whole) <= width:
         return line(whole)
-    floors = [_file_name_floor(value) if index in texts else len(value) for index, value in enumerate(whole)]
+    floors = [_file_name_floor(value) if index in texts else cells(value) for index, value in enumerate(whole)]
     if keep_numbers:
         floors = [min(floor, _SHORTEST_CUT) if index in texts else floor for index, floor in enumerate(floors)]
     for kept in range(len(whole), 0, -1):
         values = whole[:kept]
-        for index in sorted(range(kept), key=lambda index: len(values[index]), reverse=True):
-            excess = len(line(values)) - width
-            if excess > 0 and floors[index] < len(values[index]):
-                values[index] = cut_middle(values[index], max(floors[index], len(values[index]) - excess))
-        if len(line(values)) <= width:
+        for index in sorted(range(kept), key=lambda index: cells(values[index]), reverse=True):
+            excess = line_cells(values) - width
+            if excess > 0 and floors[index] < cells(values[index]):
+                values[index] = cut_middle(values[index], max(floors[index], cells(values[index]) - excess))
+        if line_cells(values) <= width:
             return line(values)
     first = whole[:1]
     if texts and 0 in texts:
-        first[0] = cut_middle(first[0], max(_SHORTEST_CUT, len(first[0]) - (len(line(first)) - width)))
+        first[0] = cut_middle(first[0], max(_SHORTEST_CUT, cells(first[0]) - (line_cells(first) - width)))
     return cut_end(line(first), width)
 
 
 def _file_name_floor(shown: str) -> int:
-    """How short a shown path may be cut: ``"…`` and its last part, the file name (a text that is no
-    path is not cut)."""
+    """How short (in cells) a shown path may be cut: ``"…`` and its last part, the file name (a text
+    that is no path is not cut)."""
     name_starts = shown.rfind("/", 0, len(shown) - 1)
-    return len(shown) - name_starts + 2 if name_starts >= 0 else len(shown)
+    return cell_len(shown[name_starts:]) + 2 if name_starts >= 0 else cell_len(shown)
 
 
 _SHORTEST_CUT = 8

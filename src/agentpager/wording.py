@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from rich.cells import cell_len, get_character_cell_size
+
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
     """``count`` with ``noun``, in the plural (``nouns``, default ``noun + "s"``) unless it is 1."""
@@ -34,17 +38,56 @@ def listed(words: list[str], conjunction: str = "and") -> str:
 
 
 def cut_end(text: str, width: int) -> str:
-    """``text`` in at most ``width`` characters: cut at its end, marked ``…``, when longer."""
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"[: max(0, width)]
+    """``text`` in at most ``width`` cells of a terminal (a wide character takes two): cut at its end,
+    marked ``…``, when wider."""
+    if _fits(text, width):
+        return text
+    return text[: _fitting(text, width - 1)] + "…"[: max(0, width)]
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` in exactly ``width`` cells, for a column: cut at its end (``cut_end``) or padded with spaces."""
+    shown = cut_end(text, width)
+    return shown + " " * (width - cell_len(shown))
 
 
 def cut_middle(text: str, width: int) -> str:
-    """``text`` in at most ``width`` characters, cut in its middle when longer (marked ``…``): a path
-    keeps its last part, the file name, whole when that fits (``src/…/app.py``), else its two ends."""
-    if len(text) <= width:
+    """``text`` in at most ``width`` cells, cut in its middle when wider (marked ``…``): a path keeps
+    its last part, the file name, whole when that fits (``src/…/app.py``), else its two ends."""
+    if _fits(text, width):
         return text
     if width < 3:
         return cut_end(text, width)
     name = text[text.rfind("/", 0, len(text) - 1) :] if "/" in text[:-1] else ""
-    tail = len(name) if name and len(name) <= width - 2 else (width - 1) // 2
-    return text[: width - 1 - tail] + "…" + text[len(text) - tail :]
+    tail_cells = cell_len(name) if name and _fits(name, width - 2) else (width - 1) // 2
+    tail = text[len(text) - _fitting(reversed(text), tail_cells) :]
+    return text[: _fitting(text, width - 1 - cell_len(tail))] + "…" + tail
+
+
+def cut_around(text: str, start: int, end: int, width: int) -> str:
+    """``text`` in at most ``width`` cells with its part ``text[start:end]`` in them (from its start, as
+    much as fits): cut at its end, and when that would cut the part, at its start too (marked ``…``),
+    a third of the width left before the part."""
+    if _fits(text, width) or _fits(text[:end], width - 1):
+        return cut_end(text, width)
+    before = max(0, min(width // 3 - 1, width - 2 - cell_len(text[start:end])))
+    kept = start - _fitting(reversed(text[:start]), before)
+    return cut_end(("…" if kept else "") + text[kept:], width)
+
+
+def _fits(text: str, width: int) -> bool:
+    """Whether ``text`` takes at most ``width`` cells (measured as far as needed: a long text past a
+    narrow width in a few characters)."""
+    return cell_len(text) <= width if len(text) <= width else _fitting(text, width) == len(text)
+
+
+def _fitting(characters: Iterable[str], cells: int) -> int:
+    """How many of ``characters``, from the first, fit in ``cells`` cells (those past them are not
+    measured)."""
+    count = used = 0
+    for character in characters:
+        used += get_character_cell_size(character)
+        if used > cells:
+            break
+        count += 1
+    return count

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from pilot_helpers import settle
+from rich.cells import cell_len
 from rich.style import Style
 from textual.widgets import OptionList
 
@@ -20,8 +21,10 @@ from agentpager.tui.screens.sessions import SessionsScreen
 from agentpager.tui.screens.transcript import CallList, TranscriptScreen
 
 
-def session(home: Path, cwd: Path) -> Path:
-    """A Claude Code session in ``cwd`` that reads src/app.py twice: lines 10-14, then all of it."""
+def session(
+    home: Path, cwd: Path, prompt: str = "Read the <script>x</script> app", output: str = "    10→line 10 needle"
+) -> Path:
+    """A Claude Code session in ``cwd`` that reads src/app.py twice: lines 10-14 (``output``), then all of it."""
 
     def line(kind: str, **fields: object) -> str:
         record = {
@@ -48,9 +51,9 @@ def session(home: Path, cwd: Path) -> Path:
     directory.mkdir(parents=True)
     path = directory / "s1.jsonl"
     path.write_text(
-        line("user", message={"role": "user", "content": "Read the <script>x</script> app"})
+        line("user", message={"role": "user", "content": prompt})
         + call("a", {"file_path": f"{cwd}/src/app.py", "offset": 10, "limit": 5}, 100)
-        + result("a", "    10→line 10 needle")
+        + result("a", output)
         + call("b", {"file_path": f"{cwd}/src/app.py"}, 200)
         + result("b", "    1→line 1")
     )
@@ -163,3 +166,23 @@ async def test_the_reads_of_the_line_in_focus_open_a_session_at_the_call(tmp_pat
         assert isinstance(app.screen, TranscriptScreen)
         calls = app.screen.query_one(CallList)
         assert calls.current_call is not None and calls.current_call.call_id == "b"
+
+
+async def test_a_search_row_keeps_the_text_found_in_sight_at_80x24(tmp_path: Path) -> None:
+    """The excerpt is cut around the text found, by cells: far into a long path, or after wide characters."""
+    root, home = tmp_path / "proj", tmp_path / "home"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("line\n" * 30)
+    grep = "/home/dev/work/service-109/src/core/git/remote-manager.ts:41: export class RemoteManager {"
+    session(home, root, prompt="テストシナリオと実装ログの確認、その後 remote-manager を直す", output=grep)
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"remote-manager", "enter")
+        await settle(pilot)
+        found = app.screen.query_one(FoundList)
+        width = found.scrollable_content_region.width
+        rows = ["".join(segment.text for segment in found.render_line(y)) for y in range(len(found.lines))]
+        assert [row.split()[0] for row in rows[1:]] == ["prompt", "output"], rows
+        for row in rows[1:]:
+            assert "remote-manager" in row and cell_len(row) == width, row

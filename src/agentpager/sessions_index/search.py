@@ -115,6 +115,8 @@ class Hit:
     """The call's number in the session (None for a prompt)."""
     tool: str
     excerpt: str
+    found: tuple[int, int]
+    """Where the text is in the excerpt: the place of its first character and the place past its last."""
 
 
 @dataclass(frozen=True)
@@ -251,14 +253,25 @@ class TextMatch:
         """Where the text is in ``text``, or -1."""
         return (text.lower() if self.ignore_case else text).find(self.folded)
 
-    def excerpt(self, text: str) -> str | None:
-        """The text around the first place it is in ``text``, on one line; None when it is not there."""
+    def excerpt(self, text: str) -> tuple[str, tuple[int, int]] | None:
+        """The text around the first place it is in ``text``, on one line, and where it is there (see
+        ``Hit.found``); None when it is not there."""
         at = self.at(text)
         if at < 0:
             return None
         start = max(0, at - EXCERPT_CHARS // 3)
-        piece = " ".join(text[start : start + EXCERPT_CHARS].split())
-        return ("…" if start else "") + piece + ("…" if start + EXCERPT_CHARS < len(text) else "")
+        end = start + EXCERPT_CHARS
+        lead = "…" if start else ""
+        before = text[start:at]
+        found = len(lead) + len(_one_line(before)) + (1 if before.strip() and before[-1].isspace() else 0)
+        found_end = len(lead) + len(_one_line(text[start : min(at + len(self.folded), end)]))
+        excerpt = lead + _one_line(text[start:end]) + ("…" if end < len(text) else "")
+        return excerpt, (found, max(found, found_end))
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its runs of white space made single spaces, and none at its ends."""
+    return " ".join(text.split())
 
 
 def search(
@@ -381,7 +394,7 @@ def _hits_in(
                         texts = []
                 excerpt = next((found for found in map(match.excerpt, texts) if found is not None), None)
                 if excerpt is not None:
-                    yield Hit(info, kind, line, number, tool, excerpt)
+                    yield Hit(info, kind, line, number, tool, *excerpt)
 
 
 def _document_hits(info: SessionInfo, match: TextMatch, filters: Filters) -> Iterator[Hit]:
@@ -396,7 +409,7 @@ def _document_hits(info: SessionInfo, match: TextMatch, filters: Filters) -> Ite
         for event in transcript.events:
             excerpt = match.excerpt(event.text) if event.kind == "prompt" else None
             if excerpt is not None:
-                yield Hit(info, "prompt", 0, None, "", excerpt)
+                yield Hit(info, "prompt", 0, None, "", *excerpt)
     for number, call in enumerate(transcript.calls):
         if filters.tool and call.tool != filters.tool:
             continue
@@ -406,7 +419,7 @@ def _document_hits(info: SessionInfo, match: TextMatch, filters: Filters) -> Ite
         ):
             excerpt = next((found for found in map(match.excerpt, texts) if found is not None), None)
             if excerpt is not None:
-                yield Hit(info, kind, 0, number, call.tool, excerpt)  # type: ignore[arg-type]
+                yield Hit(info, kind, 0, number, call.tool, *excerpt)  # type: ignore[arg-type]
 
 
 def _places(

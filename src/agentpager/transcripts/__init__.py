@@ -28,6 +28,7 @@ from agentpager.transcripts.formats import (
     format_names,
 )
 from agentpager.transcripts.index import Boundaries, Build, RecordIndex, Rewritten, open_index
+from agentpager.wording import cut_end
 
 if TYPE_CHECKING:
     from agentpager.engine.patterns import Matcher
@@ -548,9 +549,9 @@ def sniff(path: str, records: int = 20, filesystem: Filesystem = ANYWHERE) -> st
 
 
 def short_arguments(arguments: dict | str, width: int = 60) -> str:
-    """The arguments on one line, cut to ``width`` characters."""
+    """The arguments on one line, cut to ``width`` cells."""
     text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-    return _one_line(text, width)
+    return cut_end(" ".join(text.split()), width)
 
 
 def listed_arguments(call: ToolCall, width: int) -> str:
@@ -561,9 +562,3 @@ def listed_arguments(call: ToolCall, width: int) -> str:
     if isinstance(call.arguments, str):
         return short_arguments(call.arguments, width)
     return arguments_line(call.arguments, width, under=call.cwd)
-
-
-def _one_line(text: str, width: int) -> str:
-    """``text`` with its runs of whitespace made single spaces, cut to ``width`` characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"

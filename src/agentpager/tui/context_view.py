@@ -26,7 +26,7 @@ from textual.widgets import Static
 from agentpager.transcripts import Transcript, listed_arguments
 from agentpager.transcripts.context import AgentContext, OutputCost, TurnFill, compaction_note, estimate_note
 from agentpager.transcripts.formats import ToolCall
-from agentpager.wording import cut_end
+from agentpager.wording import cut_end, fit
 
 TURN_COLUMNS = 5
 """``{turn:>4} ``"""
@@ -135,8 +135,8 @@ def chart(shown: Charted, width: int) -> Text:
         out.append(estimate_note(estimated, len(fills)) + "\n", "dim")
     out.append("\nCostliest tool outputs (tokens from usage; ~ counted with cl100k)\n", "bold")
     for cost, call in shown.costliest:
-        start = f"{'~' if cost.counted else ' '}{cost.tokens:>8,}  #{call.index:<5} {cut_end(call.tool, 14):<14} "
-        row = Text(start + listed_arguments(call, max(20, width - len(start))))
+        row = Text(f"{'~' if cost.counted else ' '}{cost.tokens:>8,}  #{call.index:<5} {fit(call.tool, 14)} ")
+        row.append(listed_arguments(call, max(20, width - row.cell_len)))
         row.truncate(width, overflow="ellipsis")  # by cells: a wide character takes two
         out.append_text(row)
         out.append("\n")

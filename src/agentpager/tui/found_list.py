@@ -9,6 +9,7 @@ from agentpager.agents import AGENTS
 from agentpager.sessions import SessionInfo
 from agentpager.sessions_index.search import Hit, ReadCall
 from agentpager.tui.rows import HeadedRows, headed_rows_classes, headed_rows_css
+from agentpager.wording import cut_around
 
 Found = Hit | ReadCall
 AGENT_NAMES = {agent.id: agent.short_title for agent in AGENTS}
@@ -44,7 +45,7 @@ class FoundList(HeadedRows[Found]):
         if isinstance(row, Hit):
             call = "" if row.call is None else f"#{row.call} {row.tool}"
             text.append(f"  {row.kind:<9} {call:<16}  ")
-            text.append(row.excerpt, self.style("muted"))
+            text.append(cut_around(row.excerpt, *row.found, width - text.cell_len), self.style("muted"))
         else:
             last = "end" if row.last_line is None else f"{row.last_line:,}"
             text.append(f"  #{row.call} {row.tool}  lines {row.first_line:,}-{last}")

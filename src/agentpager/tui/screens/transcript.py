@@ -52,7 +52,7 @@ from agentpager.tui.output_area import OutputArea
 from agentpager.tui.rows import CursorList, row_styles
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.screens.styled import StyledOnce
-from agentpager.wording import byte_size, cut_end, plural
+from agentpager.wording import byte_size, fit, plural
 from agentpager.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -205,18 +205,18 @@ class CallList(CursorList):
         status = summary.status if summary else "…"
         known = self.transcript.tokens(call)
         tokens = "" if known is None else f"{'~' if known[1] else ''}{known[0]:,}"
-        tool = cut_end(f"{'  ' * (call.depth - 1)}└ {call.tool}" if call.depth else call.tool, 12 if narrow else 16)
+        tool = fit(f"{'  ' * (call.depth - 1)}└ {call.tool}" if call.depth else call.tool, 12 if narrow else 16)
         mark = COMPACTED if call.key in self.compacted else " "
         gap = " " if narrow else "  "
         line = Text(no_wrap=True, end="")
         line.append(f"{call.index:>5}")
         line.append(f"{mark} ", self._styles["calllist--compacted"])
         if narrow:
-            line.append(f"{tool:<12}{gap}")
+            line.append(f"{tool}{gap}")
             line.append(f"{_recorded_size(call, short=True):>7}", self._styles["calllist--error"] if error else None)
         else:
             turn = str(call.turn) if call.turn else "-"
-            line.append(f"{turn:>4}{gap}{tool:<16}{gap}")
+            line.append(f"{turn:>4}{gap}{tool}{gap}")
             line.append(f"{_recorded_size(call):<14}", self._styles["calllist--error"] if error else None)
         line.append(f"{gap}{tokens:>7}{gap}")
         style = {"same": "calllist--same", "differs": "calllist--differs"}.get(status, "calllist--muted")
