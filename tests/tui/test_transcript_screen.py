@@ -387,3 +387,22 @@ async def test_a_call_shows_what_was_logged_and_what_the_model_received(tmp_path
         assert outputs.active == "tab-received"
         await pilot.press("c")
         assert app.clipboard == received, "c copies the output whose tab is open"
+
+
+async def test_the_footer_under_a_dialog_shows_whole_keys_at_80x24(root: Path) -> None:
+    """A dialog changes the transcript screen's keys: its footer was fitted before the new keys were
+    laid out, and ended in ``q Q`` (Quit cut) under the help and the search prompt."""
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        transcript = app.screen
+        for dialog in ("question_mark", "slash", "ctrl+p"):
+            await pilot.press(dialog)
+            await settle(pilot)
+            assert app.screen is not transcript, dialog
+            keys = [key for key in transcript.query(FooterKey) if key.display]
+            assert "q" in [key.key for key in keys], dialog
+            assert [key.key for key in keys if key.region.right > 80] == [], dialog
+            await pilot.press("escape")
+            await settle(pilot)
+            assert app.screen is transcript
