@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pilot_helpers import settle, type_ahead, until
 from rich.console import Console
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Markdown, Static, TabbedContent
 from textual.widgets._footer import FooterKey, FooterLabel
 
 from agentpager import Workspace
@@ -427,3 +427,50 @@ async def test_a_call_shows_what_was_logged_and_what_the_model_received(tmp_path
         assert outputs.active == "tab-received"
         await pilot.press("c")
         assert app.clipboard == received, "c copies the output whose tab is open"
+
+
+async def test_the_footer_under_a_dialog_shows_whole_keys_at_80x24(root: Path) -> None:
+    """A dialog changes the transcript screen's keys: its footer was fitted before the new keys were
+    laid out, and ended in ``q Q`` (Quit cut) under the help and the search prompt."""
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        transcript = app.screen
+        for dialog in ("question_mark", "slash", "ctrl+p"):
+            await pilot.press(dialog)
+            await settle(pilot)
+            assert app.screen is not transcript, dialog
+            keys = [key for key in transcript.query(FooterKey) if key.display]
+            assert "q" in [key.key for key in keys], dialog
+            assert [key.key for key in keys if key.region.right > 80] == [], dialog
+            await pilot.press("escape")
+            await settle(pilot)
+            assert app.screen is transcript
+
+
+async def test_the_help_over_the_transcript_lists_its_keys_first(root: Path) -> None:
+    """``?`` showed the workspace's help only: nothing on f, F, [ ] or the Context chart's keys."""
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        help_text = app.screen.query_one("Markdown", Markdown).source
+        sections = [line for line in help_text.splitlines() if line.startswith("## ")]
+        assert sections[:2] == ["## The transcript (`t`)", "## The viewer"]
+        transcript_keys = help_text.split("## The viewer")[0]
+        for line in (
+            "- `o` `⏎` Open the call's window in the viewer",
+            "- `←` `[` The tab before",
+            "- `→` `]` The next tab",
+            "- `f` Show the calls that differ, then the errors, then the selected call's tool, then every call",
+            "- `/` Search the whole session: conversation, arguments, outputs",
+            "- `F` Follow a session still being written, or stop",
+            "- `y` Copy the replayed output",
+            "- `esc` `w` Back to the workspace",
+            "- `↑` `↓` `pgup` `pgdn` `space` `home` `end` Scroll the Context tab's chart",
+        ):
+            assert line in transcript_keys.splitlines()
+        await pilot.press("escape", "escape")
+        assert not isinstance(app.screen, TranscriptScreen)
+        await pilot.press("question_mark")
+        assert "## The transcript" not in app.screen.query_one("Markdown", Markdown).source, "the workspace's help"

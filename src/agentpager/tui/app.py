@@ -414,7 +414,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
     def action_help(self) -> None:
         from agentpager.tui.screens.help import HelpScreen  # Markdown: imported when first asked for
 
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(self.screen))
 
     async def action_goto_line(self) -> None:
         def go(answer: str | None) -> None:

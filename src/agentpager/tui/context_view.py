@@ -176,17 +176,21 @@ def _short(tokens: int) -> str:
     return f"{tokens / 1000:.3g}k" if tokens >= 1000 else str(tokens)
 
 
+SCROLL_CHART = "Scroll the Context tab's chart"
+"""What each of the chart's keys does (one line in the help)."""
+
+
 class ChartRows(VerticalScroll, inherit_bindings=False):
     """The chart's rows: ↑ ↓ PgUp PgDn Home End scroll them; ← → are left to the screen (its tabs).
     Their scrollbar is always there: the bars are as wide before the rows outgrow the view as after."""
 
     BINDINGS = [
-        Binding("up", "scroll_up", "Up", show=False),
-        Binding("down", "scroll_down", "Down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown,space", "page_down", "Page down", show=False),
-        Binding("home", "scroll_home", "Top", show=False),
-        Binding("end", "scroll_end", "Bottom", show=False),
+        Binding("up", "scroll_up", "Up", show=False, tooltip=SCROLL_CHART),
+        Binding("down", "scroll_down", "Down", show=False, tooltip=SCROLL_CHART),
+        Binding("pageup", "page_up", "Page up", show=False, tooltip=SCROLL_CHART),
+        Binding("pagedown,space", "page_down", "Page down", show=False, tooltip=SCROLL_CHART),
+        Binding("home", "scroll_home", "Top", show=False, tooltip=SCROLL_CHART),
+        Binding("end", "scroll_end", "Bottom", show=False, tooltip=SCROLL_CHART),
     ]
 
 

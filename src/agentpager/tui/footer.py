@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import ComposeResult
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey, FooterLabel  # not exported by textual.widgets
@@ -29,6 +30,8 @@ class FittedFooter(Footer):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._left_out: list[Widget] = []
+        self._fitted = False
+        """Whether the keys were measured since they last changed (or the footer's width did)."""
 
     def compose(self) -> ComposeResult:
         """Textual's keys, each bound key given the footer's ``compact`` before it is mounted. A
@@ -41,22 +44,32 @@ class FittedFooter(Footer):
                 widget.set_reactive(FooterKey.compact, self.compact)
             yield widget
 
+    def on_mount(self) -> None:
+        """Fitted once the screen has laid out the keys: after a refresh is not enough, a screen under
+        a dialog lays out later (its keys change as the dialog opens), and its footer ended in ``q Q``."""
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out)
+
     async def recompose(self) -> None:
         self._left_out = []
         await super().recompose()
-        self.call_after_refresh(self._fit)
+        self._fitted = False
 
     def on_resize(self) -> None:
         for widget in self._left_out:
             widget.display = True  # laid out again at the new width, then fitted
-        self._left_out = []
-        self.call_after_refresh(self._fit)
+        self._left_out, self._fitted = [], False
+
+    def _laid_out(self, _screen: Screen[Any]) -> None:
+        self._fit()
 
     def _fit(self) -> None:
         """Leave out what does not fit, measured with every key laid out (once after each change)."""
         palette = [widget for widget in self.children if widget.has_class("-command-palette") and widget.display]
         units = _units([widget for widget in self.children if widget not in palette and widget.display])
-        if self._left_out or not units:
+        if self._fitted or not all(unit[0].region for unit in units):
+            return  # fitted already, or keys not laid out yet (the next layout fits them)
+        self._fitted = True
+        if not units:
             return
         edge = palette[0].region.x if palette else self.region.right
         starts = [unit[0].region.x for unit in units]

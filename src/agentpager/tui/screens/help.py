@@ -1,19 +1,28 @@
-"""The help screen: every key, and where the numbers come from. It fits an 80x24 terminal (it scrolls)."""
+"""The help screen: every key, and where the numbers come from. It fits an 80x24 terminal (it scrolls).
+
+A screen with its own keys (the transcript's) names them in ``HELP_SECTION``: the help opened there
+lists them first, built from their bindings (each one's tooltip, else its description).
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Markdown
 
-HELP = """\
+INTRO = """\
 # agentpager
 
 See a workspace as an agent's file tools see it: the panel shows the call an agent makes for the
 lines in the viewer, and its exact output.
 
+"""
+
+HELP = """\
 ## The viewer
 
 - `↑ ↓` `j k` a line, `← →` `h l` four columns, `0` `$` the start and the end of the lines
@@ -66,6 +75,23 @@ spaces, and long lines are cut for display only: the panel and the copies hold t
 """
 
 
+def screen_keys(screen: Screen[Any]) -> str:
+    """The section of ``screen``'s keys, from its ``HELP_SECTION`` (a title, and the widgets whose keys
+    follow the screen's); none for a screen without one. Keys that do the same are on one line."""
+    section: tuple[str, tuple[type[Any], ...]] | None = getattr(screen, "HELP_SECTION", None)
+    if section is None:
+        return ""
+    title, widgets = section
+    keys: dict[str, list[str]] = {}
+    for owner in (type(screen), *widgets):
+        for binding in Binding.make_bindings(owner.BINDINGS):
+            what = binding.tooltip or binding.description
+            if what:
+                keys.setdefault(what, []).append(f"`{screen.app.get_key_display(binding)}`")
+    lines = [f"- {' '.join(shown)} {what}" for what, shown in keys.items()]
+    return "\n".join([f"## {title}", "", *lines, "", ""])
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss(None)", "Close")]
     DEFAULT_CSS = """
@@ -75,9 +101,13 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
+    def __init__(self, opened_from: Screen[Any]) -> None:
+        super().__init__()
+        self.opened_from = opened_from
+
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Markdown(HELP)
+            yield Markdown(INTRO + screen_keys(self.opened_from) + HELP)
 
     def on_mount(self) -> None:
         self.query_one(VerticalScroll).focus()

@@ -254,16 +254,25 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
 
     BINDINGS = [
         Binding("o,enter", "open_call", "Open", tooltip="Open the call's window in the viewer"),
-        Binding("left,left_square_bracket", "switch_tab(-1)", "Previous tab", group=TABS),
-        Binding("right,right_square_bracket", "switch_tab(1)", "Next tab", group=TABS),
-        Binding("f", "cycle_filter", "Filter"),
-        Binding("slash", "search", "Search"),
-        Binding("F", "toggle_follow", "Follow"),
+        Binding(
+            "left,left_square_bracket", "switch_tab(-1)", "Previous tab", group=TABS, tooltip="The tab before"
+        ),
+        Binding("right,right_square_bracket", "switch_tab(1)", "Next tab", group=TABS, tooltip="The next tab"),
+        Binding(
+            "f",
+            "cycle_filter",
+            "Filter",
+            tooltip="Show the calls that differ, then the errors, then the selected call's tool, then every call",
+        ),
+        Binding("slash", "search", "Search", tooltip="Search the whole session: conversation, arguments, outputs"),
+        Binding("F", "toggle_follow", "Follow", tooltip="Follow a session still being written, or stop"),
         Binding("c", "copy('shown')", "Copy", tooltip="Copy the output shown"),
         Binding("y", "copy('replayed')", "Copy replayed", tooltip="Copy the replayed output"),
-        Binding("escape,w", "app.pop_screen", "Back"),
+        Binding("escape,w", "app.pop_screen", "Back", tooltip="Back to the workspace"),
         Binding("q", "app.quit", "Quit"),
     ]
+    HELP_SECTION = ("The transcript (`t`)", (ChartRows,))
+    """The help's first section when it is opened here: this screen's keys, then the context chart's."""
     DEFAULT_CSS = """
     TranscriptScreen {
         #about { height: auto; padding: 0 1; background: $boost; }
