@@ -108,6 +108,14 @@ def arguments_line(
     return cut_end(line(first), width)
 
 
+def kept_arguments_width(arguments: Mapping[str, Any]) -> int:
+    """How many characters ``arguments_line`` needs with ``keep_numbers`` to cut no path past its file
+    name nor leave out an argument."""
+    names, whole, texts = _shown_arguments(arguments)
+    floors = _floors(whole, texts, keep_numbers=True)
+    return sum(len(name) + floor for name, floor in zip(names, floors, strict=True)) + len(names) - 1
+
+
 def _shown_arguments(arguments: Mapping[str, Any], under: str | None = None) -> tuple[list[str], list[str], set[int]]:
     """The arguments' ``name=`` parts, their values as shown whole, and which values are texts (a
     string, or a list that holds one), the values that may be cut."""
