@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from agentpager.exchange import PAIR_FORMATS, call_and_result, call_json, read_call
+from agentpager.exchange import PAIR_FORMATS, arguments_line, call_and_result, call_json, read_call
 
 
 def test_call_json() -> None:
@@ -64,3 +64,33 @@ def test_what_is_wrong_with_a_pasted_call(text: str, message: str) -> None:
     with pytest.raises(ValueError) as raised:
         read_call(text)
     assert str(raised.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "width", "shown"),
+    [
+        (  # a path is cut to its file name, then past it, before a number is left out
+            {"file_path": "src/agentpager/cli.py", "start_line": 450, "end_line": 457},
+            48,
+            'file_path="…/cli.py" start_line=450 end_line=457',
+        ),
+        (
+            {"file_path": "src/agentpager/cli.py", "start_line": 450, "end_line": 457},
+            47,
+            'file_path="…cli.py" start_line=450 end_line=457',
+        ),
+        (  # a list of numbers is never cut; a text that does not fit is left out, the longest first
+            {"command": "view", "path": "src/agentpager/cli.py", "view_range": [450, 457]},
+            45,
+            'command="view" path=… view_range=[450, 457]',
+        ),
+        (  # another text is cut in the middle too, down to a few characters
+            {"pattern": "def arguments_line", "path": "src/agentpager/exchange.py", "context": 3},
+            50,
+            'pattern="def …line" path="…/exchange.py" context=3',
+        ),
+        ({"path": "big.txt", "start_line": 450}, 14, "path=… start_…"),  # the numbers alone do not fit
+    ],
+)
+def test_a_line_that_keeps_its_numbers_cuts_its_texts_fairly(arguments: dict, width: int, shown: str) -> None:
+    assert arguments_line(arguments, width, keep_numbers=True) == shown

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
 from rich.cells import cell_len
 
 from agentpager.engine import jsontext
-from agentpager.wording import cut_end, cut_middle
+from agentpager.wording import cut_end, cut_middle, last_cells
 
 PAIR_FORMATS = ("openai", "anthropic")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -72,13 +72,61 @@ def arguments_line(
     """``path="src/app.py" start_line=450``: arguments on one line, as name=value with JSON values
     (runs of white space made one space), a path under the directory ``under`` written relative to it.
 
-    Past ``width`` cells of a terminal (a wide character takes two), as many arguments as fit are
-    shown from the first (`` …`` for the others), their paths cut in the middle, the longest first,
-    down to the file name (``"…/app.py"``); a number is never cut. ``keep_numbers``: texts are cut
-    past a file name (down to a few characters) before an argument is left out, for a line where the
-    numbers say which lines and the file is named elsewhere. When the first argument alone does not
-    fit, its value and then the line are cut.
+    Past ``width`` cells of a terminal (a wide character takes two), paths are cut in the middle, the longest first, down to the file name
+    (``"…/app.py"``); a number is never cut. Then as many arguments as fit are shown from the first
+    (`` …`` for the others); when the first alone does not fit, its value and then the line are cut.
+    ``keep_numbers``, for a line where the numbers say which lines: the texts give way instead, the
+    longest first; other texts are cut in the middle too, down to a few characters, then paths past
+    their file names (``"…app.py"``), then texts are left out (``path=…``); only when the numbers
+    alone do not fit is the line's end cut.
     """
+    names, whole, texts = _shown_arguments(arguments, under)
+    cells = cache(cell_len)  # each text measured once: a value may be long
+
+    def line(values: list[str]) -> str:
+        shown = " ".join(name + value for name, value in zip(names, values, strict=False))
+        return shown + (" …" if len(values) < len(names) else "")
+
+    if width is None:
+        return line(whole)
+
+    def excess(values: list[str]) -> int:
+        """The cells ``line(values)`` takes past ``width``, from its parts'."""
+        parts = sum(cells(name) + cells(value) for name, value in zip(names, values, strict=False))
+        return parts + len(values) - 1 + (2 if len(values) < len(names) else 0) - width
+
+    if excess(whole) <= 0:
+        return line(whole)
+    floors = _floors(whole, texts, keep_numbers, cells)
+    if keep_numbers:
+        values = _cut_longest_first(whole, floors, excess, cut_middle, cells)
+        shortest = [min(floor, _SHORTEST_CUT) if index in texts else floor for index, floor in enumerate(floors)]
+        values = _cut_longest_first(values, shortest, excess, _cut_past_file_name, cells)
+        for index in sorted(texts, key=lambda index: cells(values[index]), reverse=True):
+            if excess(values) > 0:
+                values[index] = "…"
+        return cut_end(line(values), width)
+    for kept in range(len(whole), 0, -1):
+        values = _cut_longest_first(whole[:kept], floors, excess, cut_middle, cells)
+        if excess(values) <= 0:
+            return line(values)
+    first = whole[:1]
+    if texts and 0 in texts:
+        first[0] = cut_middle(first[0], max(_SHORTEST_CUT, cells(first[0]) - excess(first)))
+    return cut_end(line(first), width)
+
+
+def kept_arguments_width(arguments: Mapping[str, Any]) -> int:
+    """How many cells ``arguments_line`` needs with ``keep_numbers`` to cut no path past its file name
+    nor leave out an argument."""
+    names, whole, texts = _shown_arguments(arguments)
+    floors = _floors(whole, texts, True, cache(cell_len))
+    return sum(cell_len(name) + floor for name, floor in zip(names, floors, strict=True)) + len(names) - 1
+
+
+def _shown_arguments(arguments: Mapping[str, Any], under: str | None = None) -> tuple[list[str], list[str], set[int]]:
+    """The arguments' ``name=`` parts, their values as shown whole, and which values are texts (a
+    string, or a list of more than numbers), the values that may be cut."""
     prefix = under.rstrip("/") + "/" if under else None
 
     def relative(value: Any) -> Any:
@@ -88,36 +136,47 @@ def arguments_line(
 
     names = [f"{name}=" for name in arguments]
     whole = [" ".join(json.dumps(relative(value), ensure_ascii=False).split()) for value in arguments.values()]
-    texts = {index for index, value in enumerate(arguments.values()) if isinstance(value, str | list)}
+    texts = {
+        index
+        for index, value in enumerate(arguments.values())
+        if isinstance(value, str) or isinstance(value, list) and not all(isinstance(item, int | float) for item in value)
+    }
+    return names, whole, texts
 
-    def line(values: list[str]) -> str:
-        shown = " ".join(name + value for name, value in zip(names, values, strict=False))
-        return shown + (" …" if len(values) < len(names) else "")
 
-    cells = cache(cell_len)  # each text measured once: a value may be long
-
-    def line_cells(values: list[str]) -> int:
-        """The cells ``line(values)`` takes, from its parts'."""
-        parts = sum(cells(name) + cells(value) for name, value in zip(names, values, strict=False))
-        return parts + len(values) - 1 + (2 if len(values) < len(names) else 0)
-
-    if width is None or line_cells(whole) <= width:
-        return line(whole)
+def _floors(whole: list[str], texts: set[int], keep_numbers: bool, cells: Callable[[str], int]) -> list[int]:
+    """How short (in cells) each shown value may be cut before an argument is left out: a path down to
+    its file name, another text not at all (with ``keep_numbers``, down to a few cells), a number not at all."""
     floors = [_file_name_floor(value) if index in texts else cells(value) for index, value in enumerate(whole)]
     if keep_numbers:
-        floors = [min(floor, _SHORTEST_CUT) if index in texts else floor for index, floor in enumerate(floors)]
-    for kept in range(len(whole), 0, -1):
-        values = whole[:kept]
-        for index in sorted(range(kept), key=lambda index: cells(values[index]), reverse=True):
-            excess = line_cells(values) - width
-            if excess > 0 and floors[index] < cells(values[index]):
-                values[index] = cut_middle(values[index], max(floors[index], cells(values[index]) - excess))
-        if line_cells(values) <= width:
-            return line(values)
-    first = whole[:1]
-    if texts and 0 in texts:
-        first[0] = cut_middle(first[0], max(_SHORTEST_CUT, cells(first[0]) - (line_cells(first) - width)))
-    return cut_end(line(first), width)
+        return [
+            min(floor, _SHORTEST_CUT) if index in texts and floor == cells(value) else floor
+            for index, (value, floor) in enumerate(zip(whole, floors, strict=True))
+        ]
+    return floors
+
+
+def _cut_longest_first(
+    values: list[str],
+    floors: list[int],
+    excess: Callable[[list[str]], int],
+    cut: Callable[[str, int], str],
+    cells: Callable[[str], int],
+) -> list[str]:
+    """``values`` cut, the widest first, each no narrower than its floor, until their line's ``excess``
+    is gone (or every value is at its floor)."""
+    values = list(values)
+    for index in sorted(range(len(values)), key=lambda index: cells(values[index]), reverse=True):
+        over = excess(values)
+        if over > 0 and floors[index] < cells(values[index]):
+            values[index] = cut(values[index], max(floors[index], cells(values[index]) - over))
+    return values
+
+
+def _cut_past_file_name(shown: str, width: int) -> str:
+    """A shown path cut past its file name: its first character (a quote), ``…`` and as much of its end
+    as fits in ``width`` cells (``"…app.py"``)."""
+    return shown if cell_len(shown) <= width else shown[0] + "…" + last_cells(shown, width - 2)
 
 
 def _file_name_floor(shown: str) -> int:

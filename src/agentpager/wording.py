@@ -60,8 +60,13 @@ def cut_middle(text: str, width: int) -> str:
         return cut_end(text, width)
     name = text[text.rfind("/", 0, len(text) - 1) :] if "/" in text[:-1] else ""
     tail_cells = cell_len(name) if name and _fits(name, width - 2) else (width - 1) // 2
-    tail = text[len(text) - _fitting(reversed(text), tail_cells) :]
+    tail = last_cells(text, tail_cells)
     return text[: _fitting(text, width - 1 - cell_len(tail))] + "…" + tail
+
+
+def last_cells(text: str, width: int) -> str:
+    """The end of ``text`` that fits in ``width`` cells."""
+    return text[len(text) - _fitting(reversed(text), width) :]
 
 
 def cut_around(text: str, start: int, end: int, width: int) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from pilot_helpers import settle, type_ahead
+from pilot_helpers import choose_profile, settle, type_ahead
 from textual.widgets import Input, Label
 from textual.widgets._footer import FooterKey
 
@@ -123,6 +124,30 @@ async def test_the_status_line_keeps_the_numbers(root: Path) -> None:
         await settle(pilot)
         summary = str(app.query_one(CallStatus).query_one("#call-summary", Label).render())
         assert summary.endswith('/server_access.log" start_line=450'), summary
+        assert len(summary) <= 80 - 2 - len(str(app.query_one("#call-cost", Label).render())) - 2
+
+
+@pytest.mark.parametrize("profile", ["gemini-cli", "openhands"])
+async def test_the_status_line_keeps_the_file_name_and_the_numbers_of_every_profile(root: Path, profile: str) -> None:
+    """A call that does not fit gives way fairly: its path is cut in the middle down to the file name and
+    every number (which lines) is kept, however the profile names and orders them."""
+    (root / "src" / "agentpager").mkdir(parents=True)
+    lines = (f"    shown = describe(arguments, width={n})  # line {n}\n" for n in range(1, 1001))
+    (root / "src" / "agentpager" / "cli.py").write_text("".join(lines))
+    app = AgentPagerApp(Workspace(root), "src/agentpager/cli.py")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await choose_profile(pilot, profile)
+        await settle(pilot)
+        app.viewer.go_to_line(450)
+        await settle(pilot)
+        summary = str(app.query_one(CallStatus).query_one("#call-summary", Label).render())
+        assert app.panel.outcome is not None
+        numbers = {name: value for name, value in app.panel.outcome.arguments.items() if not isinstance(value, str)}
+        assert "450" in json.dumps(numbers), numbers
+        for name, value in numbers.items():
+            assert f"{name}={json.dumps(value)}" in summary, summary
+        assert '/cli.py"' in summary, summary
         assert len(summary) <= 80 - 2 - len(str(app.query_one("#call-cost", Label).render())) - 2
 
 

@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Label
 
-from agentpager.exchange import arguments_line
+from agentpager.exchange import arguments_line, kept_arguments_width
 
 if TYPE_CHECKING:
     from agentpager.tui.tool_panel import Outcome
@@ -22,7 +22,7 @@ SHORT_BELOW = 100
 
 def call_line(tool: str, arguments: dict[str, Any], width: int | None = None) -> str:
     """``read_file path="big.txt" start_line=450``: a call in one line; in ``width`` characters, its
-    numbers kept (the viewer's title names the file): see ``arguments_line``."""
+    numbers kept and its texts cut, the longest first: see ``arguments_line``."""
     shown = arguments_line(arguments, None if width is None else max(1, width - len(tool) - 1), keep_numbers=True)
     return f"{tool} {shown}".rstrip()
 
@@ -49,13 +49,20 @@ class CallStatus(Horizontal):
 
     def show(self, outcome: Outcome | None, pinned: bool) -> None:
         """The call and its cost; in a small terminal, in fewer words. The call fits the line: its
-        longest strings are cut in the middle (``start_line=450`` keeps its number)."""
+        texts are cut in the middle, its numbers kept (``start_line=450``); when even its file names
+        do not fit beside the cost, the cost leaves out the count of characters (the tokens stay)."""
         self._shown = (outcome, pinned)
         short = self.size.width < SHORT_BELOW
         mode = "pinned " if pinned else "" if short else "following "
+
+        def room_beside(cost: str) -> int:
+            return self.size.width - 4 - len(mode) - Content.from_markup(cost).cell_length  # 4: two paddings
+
         cost = self._cost(outcome, short)
-        room = self.size.width - 4 - len(mode) - Content.from_markup(cost).cell_length  # 4: two paddings
-        call = "no call yet" if outcome is None else call_line(outcome.tool, outcome.arguments, max(room, 10))
+        if outcome is not None and len(outcome.tool) + 1 + kept_arguments_width(outcome.arguments) > room_beside(cost):
+            cost = self._cost(outcome, short, chars=False)
+        room = max(room_beside(cost), 10)
+        call = "no call yet" if outcome is None else call_line(outcome.tool, outcome.arguments, room)
         shown_mode = "[b $warning]pinned[/] " if pinned else "" if short else "[dim]following[/] "
         self.query_one("#call-summary", Label).update(shown_mode + escape(call))
         self.query_one("#call-cost", Label).update(cost)
@@ -64,11 +71,12 @@ class CallStatus(Horizontal):
         self.show(*self._shown)
 
     @staticmethod
-    def _cost(outcome: Outcome | None, short: bool) -> str:
+    def _cost(outcome: Outcome | None, short: bool, chars: bool = True) -> str:
         if outcome is None:
             return ""
         result = outcome.result
-        parts = [f"{len(result.text):,} chars", f"{outcome.tokens:,} {'tok' if short else 'tokens'}"]
+        parts = [f"{len(result.text):,} chars"] if chars else []
+        parts.append(f"{outcome.tokens:,} {'tok' if short else 'tokens'}")
         if result.truncated:
             parts.append("[b $warning]cut[/]" if short else "[b $warning]cut by the output guard[/]")
         elif not short:  # a small terminal says only when it is cut
