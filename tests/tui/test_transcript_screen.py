@@ -153,6 +153,18 @@ async def test_the_header_says_a_search_is_running_until_it_ends(root: Path) -> 
         app.screen.workers.cancel_all()
 
 
+async def test_the_header_says_where_a_session_ran_when_it_is_replayed_elsewhere(root: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for replayed_in, said in ((root, False), (elsewhere, True)):
+        app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(replayed_in))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            about = shown(app.screen.query_one("#about", Static), 400)
+            assert (f"(the session ran in {root.absolute()})" in about) is said, about
+            app.screen.workers.cancel_all()
+
+
 async def test_page_down_shows_the_next_rows_and_skips_none(root: Path) -> None:
     """PgDn moves by the rows on screen (at 80x24 fewer than 20): the row after the last one shown
     comes to the top, and PgUp goes back."""

@@ -14,6 +14,7 @@ session (conversation, arguments, outputs), ``F`` follows a session still being 
 from __future__ import annotations
 
 import bisect
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -356,8 +357,17 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         calls = plural(len(transcript.calls), "tool call")
         return (
             f"[b]{escape(transcript.path)}[/b] · {transcript.format} · {calls}{subagents}{restarts}"
-            f" · replayed against {escape(self.replayer.root)}{problems}{reading}{shown}{following}{searching}"
+            f" · replayed against {escape(self.replayer.root)}{self._elsewhere()}{problems}{reading}{shown}"
+            f"{following}{searching}"
         )
+
+    def _elsewhere(self) -> str:
+        """Where the session ran, when that is outside the directory its calls are replayed against
+        (a session opened from the browser: its reads differ because the files are not those it read)."""
+        cwd, root = self.transcript.cwd, os.path.abspath(self.replayer.root)
+        if not cwd or not os.path.isabs(cwd) or os.path.normpath(cwd) == root or cwd.startswith(root.rstrip("/") + "/"):
+            return ""
+        return f" [b](the session ran in {escape(cwd)})[/b]"
 
     def _shown_note(self) -> str:
         if self.filter == 0 and self.search_hits is None:
