@@ -34,7 +34,11 @@ class CursorList(ScrollView, can_focus=True, inherit_bindings=False):
         raise NotImplementedError
 
     def action_page(self, pages: int) -> None:
-        self.action_move(pages * max(1, self.scrollable_content_region.height))
+        """The list and its cursor moved by the lines on screen: the line after the last one shown
+        comes to the top (the cursor alone would bring it in at the bottom)."""
+        lines = pages * max(1, self.scrollable_content_region.height)
+        self.scroll_to(y=self.scroll_y + lines, animate=False, immediate=True)
+        self.action_move(lines)
 
 
 def row_styles(widget: Widget) -> dict[str, Style]:
