@@ -223,6 +223,18 @@ async def test_switching_profile_follows_with_the_new_profile(workspace_dir: Pat
         assert output_text(app).endswith("Use offset=4000 to read more.]")
 
 
+async def test_choosing_profiles_one_after_another_never_pins_the_call(workspace_dir: Path) -> None:
+    """The panel sets a form's fields twice for a profile (its read call, then the viewer's window)
+    before their first change comes back: the first is not an edit (choosing codex pinned the call)."""
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for profile in ("claude-code@2.0", "codex", "gemini-cli", "qq"):
+            await choose_profile(pilot, profile)
+            await settle(pilot)
+            assert not app.panel.pinned, profile
+
+
 async def test_editing_an_argument_pins_the_call_and_moves_the_viewer(workspace_dir: Path) -> None:
     app = make_app(workspace_dir, "big.txt")
     async with app.run_test(size=SIZE) as pilot:

@@ -168,7 +168,9 @@ class ToolPanel(ReportsFailures, Vertical):
         self.arguments: dict[str, Any] = {}
         self.outcome: Outcome | None = None
         self.view: FileView | None = None
-        self._set_by_panel: dict[str, str | bool] = {}
+        self._set_by_panel: dict[str, list[str | bool]] = {}
+        """Per field, the values the panel set whose Changed events have not come back yet (two sets
+        before the first event: the first value is not a person's edit either)."""
         self._fields: dict[str, Input | Checkbox] = {}
         self._errors: dict[str, Static] = {}
         self._call_number = 0
@@ -273,7 +275,7 @@ class ToolPanel(ReportsFailures, Vertical):
     def _build_form(self) -> None:
         form = self.query_one("#arguments", Vertical)
         form.remove_children()
-        self._fields, self._errors = {}, {}
+        self._fields, self._errors, self._set_by_panel = {}, {}, {}
         rows = []
         # the names' column: the longest name and a space, so that no name runs into its value
         names_width = 1 + max((len(param.name) for param in self.spec.params if param.type != "boolean"), default=0)
@@ -307,7 +309,7 @@ class ToolPanel(ReportsFailures, Vertical):
             else:
                 shown = "" if value is None else json.dumps(value) if isinstance(value, list) else str(value)
             if field.value != shown:
-                self._set_by_panel[param.name] = shown
+                self._set_by_panel.setdefault(param.name, []).append(shown)
                 field.value = shown
             self._show_error(param.name, "")
 
@@ -347,8 +349,8 @@ class ToolPanel(ReportsFailures, Vertical):
         name = next((name for name, field in self._fields.items() if field is event.control), None)
         if name is None:
             return  # a field of a form that was just replaced
-        if name in self._set_by_panel and self._set_by_panel[name] == event.value:
-            del self._set_by_panel[name]
+        if event.value in self._set_by_panel.get(name, ()):
+            del self._set_by_panel[name][: self._set_by_panel[name].index(event.value) + 1]
             return
         self._touched.add(name)
         form, errors = self._read_form()
