@@ -19,6 +19,7 @@ from agentpager.tui.lines import visible
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.screens.transcript import CallList, TranscriptScreen, _pattern_problem
 from agentpager.tui.tree import WorkspaceTree
+from agentpager.wording import cut_middle
 
 SIZE = (200, 55)
 
@@ -161,7 +162,7 @@ async def test_the_header_says_where_a_session_ran_when_it_is_replayed_elsewhere
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             about = shown(app.screen.query_one("#about", Static), 400)
-            assert (f"(the session ran in {root.absolute()})" in about) is said, about
+            assert (f"(the session ran in {cut_middle(str(root.absolute()), 48)})" in about) is said, about
             app.screen.workers.cancel_all()
 
 

@@ -53,7 +53,7 @@ from agentpager.tui.output_area import OutputArea
 from agentpager.tui.rows import CursorList, row_styles
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.screens.styled import StyledOnce
-from agentpager.wording import byte_size, fit, plural
+from agentpager.wording import byte_size, cut_middle, fit, plural
 from agentpager.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -367,7 +367,7 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         cwd, root = self.transcript.cwd, os.path.abspath(self.replayer.root)
         if not cwd or not os.path.isabs(cwd) or os.path.normpath(cwd) == root or cwd.startswith(root.rstrip("/") + "/"):
             return ""
-        return f" [b](the session ran in {escape(cwd)})[/b]"
+        return f" [b](the session ran in {escape(cut_middle(cwd, 48))})[/b]"  # a header line, not three at 80x24
 
     def _shown_note(self) -> str:
         if self.filter == 0 and self.search_hits is None:
