@@ -94,3 +94,16 @@ def test_what_is_wrong_with_a_pasted_call(text: str, message: str) -> None:
 )
 def test_a_line_that_keeps_its_numbers_cuts_its_texts_fairly(arguments: dict, width: int, shown: str) -> None:
     assert arguments_line(arguments, width, keep_numbers=True) == shown
+
+
+def test_a_long_value_is_measured_no_further_than_the_line() -> None:
+    """A value of a million wide characters gives the line one of a thousand gives (its middle is
+    cut either way), and is measured only as far as the line: ``cells_up_to``."""
+    from agentpager.wording import cells_up_to
+
+    assert (cells_up_to("テテ", 10), cells_up_to("テ" * 1_000_000, 10), cells_up_to("a" * 11, 10)) == (4, 11, 11)
+    for keep_numbers in (False, True):
+        for width in (12, 30, 70):
+            arguments = [{"file_path": "x.py", "content": "テ" * size, "offset": 7} for size in (1_000, 1_000_000)]
+            lines = {arguments_line(each, width, keep_numbers=keep_numbers) for each in arguments}
+            assert len(lines) == 1, lines

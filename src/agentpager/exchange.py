@@ -8,10 +8,8 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
-from rich.cells import cell_len
-
 from agentpager.engine import jsontext
-from agentpager.wording import cut_end, cut_middle, last_cells
+from agentpager.wording import cells_up_to, cut_end, cut_middle, last_cells
 
 PAIR_FORMATS = ("openai", "anthropic")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -72,16 +70,16 @@ def arguments_line(
     """``path="src/app.py" start_line=450``: arguments on one line, as name=value with JSON values
     (runs of white space made one space), a path under the directory ``under`` written relative to it.
 
-    Past ``width`` cells of a terminal (a wide character takes two), paths are cut in the middle, the longest first, down to the file name
-    (``"…/app.py"``); a number is never cut. Then as many arguments as fit are shown from the first
-    (`` …`` for the others); when the first alone does not fit, its value and then the line are cut.
+    Past ``width`` cells of a terminal (a wide character takes two), paths are cut in the middle, the
+    longest first, down to the file name (``"…/app.py"``); a number is never cut. Then as many
+    arguments as fit are shown from the first (`` …`` for the others); when the first alone does not
+    fit, its value and then the line are cut.
     ``keep_numbers``, for a line where the numbers say which lines: the texts give way instead, the
     longest first; other texts are cut in the middle too, down to a few characters, then paths past
     their file names (``"…app.py"``), then texts are left out (``path=…``); only when the numbers
     alone do not fit is the line's end cut.
     """
     names, whole, texts = _shown_arguments(arguments, under)
-    cells = cache(cell_len)  # each text measured once: a value may be long
 
     def line(values: list[str]) -> str:
         shown = " ".join(name + value for name, value in zip(names, values, strict=False))
@@ -89,6 +87,8 @@ def arguments_line(
 
     if width is None:
         return line(whole)
+    most = width + 1  # a value may be megabytes: each measured once, and no further than the line
+    cells = cache(lambda text: cells_up_to(text, most))
 
     def excess(values: list[str]) -> int:
         """The cells ``line(values)`` takes past ``width``, from its parts'."""
@@ -116,12 +116,13 @@ def arguments_line(
     return cut_end(line(first), width)
 
 
-def kept_arguments_width(arguments: Mapping[str, Any]) -> int:
+def kept_arguments_width(arguments: Mapping[str, Any], most: int) -> int:
     """How many cells ``arguments_line`` needs with ``keep_numbers`` to cut no path past its file name
-    nor leave out an argument."""
+    nor leave out an argument, counted up to about ``most`` (past it, more than ``most``)."""
     names, whole, texts = _shown_arguments(arguments)
-    floors = _floors(whole, texts, True, cache(cell_len))
-    return sum(cell_len(name) + floor for name, floor in zip(names, floors, strict=True)) + len(names) - 1
+    cells = cache(lambda text: cells_up_to(text, most))
+    floors = _floors(whole, texts, True, cells)
+    return sum(cells(name) + floor for name, floor in zip(names, floors, strict=True)) + len(names) - 1
 
 
 def _shown_arguments(arguments: Mapping[str, Any], under: str | None = None) -> tuple[list[str], list[str], set[int]]:
@@ -139,7 +140,9 @@ def _shown_arguments(arguments: Mapping[str, Any], under: str | None = None) -> 
     texts = {
         index
         for index, value in enumerate(arguments.values())
-        if isinstance(value, str) or isinstance(value, list) and not all(isinstance(item, int | float) for item in value)
+        if isinstance(value, str)
+        or isinstance(value, list)
+        and not all(isinstance(item, int | float) for item in value)
     }
     return names, whole, texts
 
@@ -147,7 +150,7 @@ def _shown_arguments(arguments: Mapping[str, Any], under: str | None = None) -> 
 def _floors(whole: list[str], texts: set[int], keep_numbers: bool, cells: Callable[[str], int]) -> list[int]:
     """How short (in cells) each shown value may be cut before an argument is left out: a path down to
     its file name, another text not at all (with ``keep_numbers``, down to a few cells), a number not at all."""
-    floors = [_file_name_floor(value) if index in texts else cells(value) for index, value in enumerate(whole)]
+    floors = [_file_name_floor(value, cells) if index in texts else cells(value) for index, value in enumerate(whole)]
     if keep_numbers:
         return [
             min(floor, _SHORTEST_CUT) if index in texts and floor == cells(value) else floor
@@ -176,14 +179,14 @@ def _cut_longest_first(
 def _cut_past_file_name(shown: str, width: int) -> str:
     """A shown path cut past its file name: its first character (a quote), ``…`` and as much of its end
     as fits in ``width`` cells (``"…app.py"``)."""
-    return shown if cell_len(shown) <= width else shown[0] + "…" + last_cells(shown, width - 2)
+    return shown if cells_up_to(shown, width) <= width else shown[0] + "…" + last_cells(shown, width - 2)
 
 
-def _file_name_floor(shown: str) -> int:
+def _file_name_floor(shown: str, cells: Callable[[str], int]) -> int:
     """How short (in cells) a shown path may be cut: ``"…`` and its last part, the file name (a text
     that is no path is not cut)."""
     name_starts = shown.rfind("/", 0, len(shown) - 1)
-    return cell_len(shown[name_starts:]) + 2 if name_starts >= 0 else cell_len(shown)
+    return cells(shown[name_starts:]) + 2 if name_starts >= 0 else cells(shown)
 
 
 _SHORTEST_CUT = 8

@@ -64,6 +64,12 @@ def cut_middle(text: str, width: int) -> str:
     return text[: _fitting(text, width - 1 - cell_len(tail))] + "…" + tail
 
 
+def cells_up_to(text: str, most: int) -> int:
+    """The cells ``text`` takes, counted up to ``most``: ``most + 1`` for a wider text, whose other
+    characters are not measured (a call's argument may be megabytes, and a line shows ``most``)."""
+    return cell_len(text) if _fits(text, most) else most + 1
+
+
 def last_cells(text: str, width: int) -> str:
     """The end of ``text`` that fits in ``width`` cells."""
     return text[len(text) - _fitting(reversed(text), width) :]

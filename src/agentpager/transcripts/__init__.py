@@ -30,6 +30,9 @@ from agentpager.transcripts.formats import (
 from agentpager.transcripts.index import Boundaries, Build, RecordIndex, Rewritten, open_index
 from agentpager.wording import cut_end
 
+SEARCHED_ARGUMENTS = 100_000
+"""How many characters of a call's arguments a search of the session looks at."""
+
 if TYPE_CHECKING:
     from agentpager.engine.patterns import Matcher
 
@@ -191,7 +194,7 @@ class Transcript:
                 if cancel is not None and cancel.is_set():
                     raise Cancelled()
                 if call.key not in found and (
-                    pattern.search(short_arguments(call.arguments, 100_000), cancel)
+                    pattern.search(one_line_arguments(call.arguments)[:SEARCHED_ARGUMENTS], cancel)
                     or pattern.search(self.recorded(call) or "", cancel)
                 ):
                     found.add(call.key)
@@ -550,8 +553,13 @@ def sniff(path: str, records: int = 20, filesystem: Filesystem = ANYWHERE) -> st
 
 def short_arguments(arguments: dict | str, width: int = 60) -> str:
     """The arguments on one line, cut to ``width`` cells."""
+    return cut_end(one_line_arguments(arguments), width)
+
+
+def one_line_arguments(arguments: dict | str) -> str:
+    """The arguments as JSON on one line (runs of white space made one space)."""
     text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-    return cut_end(" ".join(text.split()), width)
+    return " ".join(text.split())
 
 
 def listed_arguments(call: ToolCall, width: int) -> str:

@@ -59,7 +59,8 @@ class CallStatus(Horizontal):
             return self.size.width - 4 - len(mode) - Content.from_markup(cost).cell_length  # 4: two paddings
 
         cost = self._cost(outcome, short)
-        if outcome is not None and len(outcome.tool) + 1 + kept_arguments_width(outcome.arguments) > room_beside(cost):
+        room = room_beside(cost)
+        if outcome is not None and len(outcome.tool) + 1 + kept_arguments_width(outcome.arguments, room) > room:
             cost = self._cost(outcome, short, chars=False)
         room = max(room_beside(cost), 10)
         call = "no call yet" if outcome is None else call_line(outcome.tool, outcome.arguments, room)
