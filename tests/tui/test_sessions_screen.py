@@ -15,6 +15,7 @@ from agentpager import Workspace
 from agentpager.sessions import SessionInfo
 from agentpager.transcripts import open_transcript
 from agentpager.tui.app import AgentPagerApp
+from agentpager.tui.found_list import FoundList
 from agentpager.tui.screens import sessions as sessions_screen
 from agentpager.tui.screens.sessions import SessionList, SessionsScreen
 from agentpager.tui.screens.transcript import CallList, TranscriptScreen
@@ -190,3 +191,92 @@ def test_context_chart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_com
         await settle(pilot)
 
     assert snap_compare(_browser(tmp_path, monkeypatch), terminal_size=(80, 24), run_before=context)
+
+
+def _reading_held_at(name: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], threading.Event]:
+    """Each session's calls read a batch of their own, in the search only (the browser's own reading
+    is left out); the read of session ``name`` waits for the event. The sessions read, in order."""
+    from agentpager.sessions_index import updating
+
+    monkeypatch.setattr(sessions_screen, "update_calls", lambda *arguments: iter(()))
+    monkeypatch.setattr(updating, "CHUNK_BYTES", 1)
+    monkeypatch.setattr(updating, "WRITE_SECONDS", 0)
+    go_on, read, read_sessions = threading.Event(), [], updating.read_sessions
+
+    def held(tasks):  # noqa: ANN001, ANN202 - read_sessions, the one session once the test lets it
+        names = [Path(task.path).stem for task in tasks]
+        if name in names:
+            go_on.wait()
+        read.extend(names)
+        return read_sessions(tasks)
+
+    monkeypatch.setattr(updating, "read_sessions", held)
+    return read, go_on
+
+
+def _found_rows(screen: SessionsScreen) -> list[str]:
+    found = screen.query_one(FoundList)
+    return [Path(line.session.path).stem for line in found.lines if not isinstance(line, str)]
+
+
+async def test_a_search_shows_hits_while_the_calls_are_read(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hits of the sessions read come while the others are read (the search read every session
+    first: 40 s before the first hit on 20,000); in the end in the list's order, the cursor kept."""
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from test_sessions import claude_session
+
+    claude_session(tmp_path, "/home/me/shop", "s1", 1)
+    sessions_screen.list_sessions(str(tmp_path))
+    for _ in sessions_screen.update_calls(str(tmp_path)):
+        pass
+    for n in (2, 3, 4):
+        claude_session(tmp_path, "/home/me/shop", f"s{n}", 1, started=f"2026-01-0{n}T10:00:00.000Z")
+    read, go_on = _reading_held_at("s2", monkeypatch)
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        try:
+            await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.listed, "listed")
+            screen = app.screen
+            assert isinstance(screen, SessionsScreen)
+            await pilot.press("slash", *"export", "enter")
+            await until(pilot, lambda: len(_found_rows(screen)) == 3, "the hits of the sessions read")
+            assert _found_rows(screen) == ["s1", "s4", "s3"], "s1 was read before; s4 and s3 as they were read"
+            about = str(screen.query_one("#about", Static).render())
+            assert "3 matches in 3 sessions · searching… · reading calls: 1 sessions to go" in about
+            await pilot.press("down")
+        finally:
+            go_on.set()
+        await settle(pilot)
+        assert read == ["s4", "s3", "s2"]
+        assert _found_rows(screen) == ["s4", "s3", "s2", "s1"], "newest first, as the list"
+        chosen = screen.query_one(FoundList).chosen
+        assert chosen is not None and Path(chosen.session.path).stem == "s4", "the cursor stays on its row"
+        about = str(screen.query_one("#about", Static).render())
+        assert "4 matches in 4 sessions · Enter opens one" in about
+
+
+async def test_escape_stops_a_search_and_its_reading(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from test_sessions import claude_session
+
+    for n in (1, 2, 3, 4):
+        claude_session(tmp_path, "/home/me/shop", f"s{n}", 1, started=f"2026-01-0{n}T10:00:00.000Z")
+    read, go_on = _reading_held_at("s3", monkeypatch)
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        try:
+            await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.listed, "listed")
+            screen = app.screen
+            assert isinstance(screen, SessionsScreen)
+            await pilot.press("slash", *"export", "enter")
+            await until(pilot, lambda: _found_rows(screen) == ["s4"], "the hit of the first session read")
+            await pilot.press("escape")
+        finally:
+            go_on.set()
+        await settle(pilot)
+        assert screen.found is None and app.screen is screen
+        assert read == ["s4", "s3"], "the reading stopped with the search"

@@ -18,10 +18,10 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from agentpager.sessions import SessionInfo
 from agentpager.sessions_index.listing import home_key
@@ -46,6 +46,8 @@ class Filters:
     tool: str | None = None
     since: str | None = None
     """A UTC time as logs write it (``2026-01-02T10:00:00``): sessions that ended at or after it."""
+    paths: frozenset[str] | None = None
+    """Only the sessions of these files (a batch whose calls were just read)."""
 
     def where(self) -> tuple[str, list[Any]]:
         """SQL conditions on the sessions (``s``) and their calls (``c``, when ``tool`` is set)."""
@@ -56,6 +58,9 @@ class Filters:
         if self.since:
             conditions.append("coalesce(nullif(s.ended, ''), s.started) >= ?")
             values.append(self.since)
+        if self.paths is not None:
+            conditions.append("s.path IN (SELECT value FROM json_each(?))")
+            values.append(json.dumps(list(self.paths), ensure_ascii=False))
         return " AND ".join(conditions), values
 
 
@@ -131,6 +136,9 @@ class ReadCall:
     """None: to the file's end."""
     line: int
     """The call's record's line in the log."""
+
+
+Finding = TypeVar("Finding", bound=Hit | ReadCall)
 
 
 def sessions_with(store: IndexStore, home: str | None, filters: Filters) -> list[SessionInfo]:
@@ -295,6 +303,61 @@ def search(
             yield from _document_hits(info, match, filters)
         elif lines:
             yield from _hits_in(store, info, lines, match, filters)
+
+
+@dataclass(frozen=True)
+class Looked:
+    """Every session whose calls are read so far has been looked in."""
+
+    read: list[SessionInfo]
+    """The sessions whose calls were read since the last ``Looked`` (their summaries as they are now)."""
+
+
+def found_while_reading(
+    store: IndexStore,
+    home: str | None,
+    look: Callable[[Filters], Iterable[Finding]],
+    filters: Filters = Filters(),
+    workers: int | None = None,
+    cancel: threading.Event | None = None,
+) -> Iterator[Finding | Looked]:
+    """What ``look`` (``search`` or ``reads_of``, given filters) finds in the sessions of ``home`` while
+    their calls are read: first in the sessions read already, then in each batch ``update_calls``
+    reads, as soon as it is read (a ``Looked`` after each); last in any another process read
+    meanwhile. Sessions come newest first within one look, not across them (``newest_session_first``
+    puts them in order). Run ``list_sessions`` first."""
+    from agentpager.sessions_index.updating import unread, update_calls
+
+    looked = frozenset(_paths(store, home)) - {task.path for task, _, _ in unread(store, home)}
+    yield from look(replace(filters, paths=looked))
+    yield Looked([])
+    for batch in update_calls(home, store, workers, cancel):
+        paths = frozenset(info.path for info in batch) - looked
+        yield from look(replace(filters, paths=paths))
+        looked |= paths
+        yield Looked(batch)
+    if cancel is not None and cancel.is_set():
+        return
+    missed = frozenset(_paths(store, home)) - looked  # read by another process between the two ``unread``
+    if missed:
+        yield from look(replace(filters, paths=missed))
+
+
+def newest_session_first(store: IndexStore, home: str | None, found: Iterable[Finding]) -> list[Finding]:
+    """What ``found_while_reading`` found in the order ``search`` and ``reads_of`` give it: newest
+    session first (each session's own in the order found)."""
+    rank = {path: n for n, path in enumerate(_paths(store, home))}
+    return sorted(found, key=lambda item: rank.get(item.session.path, len(rank)))
+
+
+def _paths(store: IndexStore, home: str | None) -> list[str]:
+    """The files of the sessions of ``home``, newest session first."""
+
+    def read(db: sqlite3.Connection) -> list[str]:
+        cursor = db.execute(f"SELECT path FROM sessions WHERE home = ? ORDER BY {newest_first()}", (home_key(home),))
+        return [path for (path,) in cursor]
+
+    return store.run(read)
 
 
 def hit_lines(path: str, match: TextMatch) -> dict[int, tuple[int, int]]:

@@ -4,9 +4,10 @@ The list comes from a worker: first the rows the index has (at once), then the f
 (a look at the ends of each new or changed one), then the calls (and tokens) of every session not
 read yet, each row updated as its count arrives (``…`` until then). ``/`` searches every session's
 prompts, call arguments and outputs (or finds the calls that read a file), its rows shown as they
-are found; Enter opens the session's transcript, at the call, replayed against the app's workspace
-root; ``E`` exports one. The columns fit the terminal: at 80 columns the time, agent, calls, tokens
-and the first prompt; from 120 the model and version too.
+are found (in a session whose calls are not read yet, as soon as they are); Enter opens the
+session's transcript, at the call, replayed against the app's workspace root; ``E`` exports one.
+The columns fit the terminal: at 80 columns the time, agent, calls, tokens and the first prompt;
+from 120 the model and version too.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from rich.markup import escape
@@ -32,7 +34,17 @@ from agentpager.sessions import SessionInfo, duration_of
 from agentpager.sessions_index.lines import duration_text
 from agentpager.sessions_index.listing import first_sessions, indexed_sessions, list_sessions
 from agentpager.sessions_index.pool import background_workers
-from agentpager.sessions_index.search import SearchError, TextMatch, parse_query, reads_of, search
+from agentpager.sessions_index.search import (
+    Filters,
+    Looked,
+    SearchError,
+    TextMatch,
+    found_while_reading,
+    newest_session_first,
+    parse_query,
+    reads_of,
+    search,
+)
 from agentpager.sessions_index.store import IndexStore
 from agentpager.sessions_index.updating import unread, update_calls
 from agentpager.tui.failures import ReportsFailures
@@ -312,24 +324,34 @@ class SessionsScreen(ReportsFailures, StyledOnce):
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="searching the sessions")
     def _search(self, text: str) -> None:
-        """The index brought up to date, then the search, its rows posted as they are found."""
+        """The search, its rows posted as they are found: in the sessions whose calls are read at
+        once, in the others a batch at a time as their calls are read; then in the list's order."""
         worker = get_current_worker()
         query = parse_query(text)
         store = IndexStore()
         list_sessions(self.home, store, workers=background_workers())
-        self._read_calls(store, len(unread(store, self.home)))
-        found: list[Found] = []
-        posted = time.monotonic()
+        look: Callable[[Filters], Iterable[Found]]
         if query.read is not None:
-            found.extend(reads_of(store, self.home, query.read, query.filters))
+            look = partial(reads_of, store, self.home, query.read)
         else:
-            for hit in search(store, self.home, query.text, query.filters, worker.cancelled_event):
-                found.append(hit)
-                if time.monotonic() - posted >= UPDATE_SECONDS:
-                    self.post_message(self._Found(text, list(found), False))
-                    posted = time.monotonic()
+            look = partial(search, store, self.home, query.text, cancel=worker.cancelled_event)
+        left = len(unread(store, self.home))
+        found: list[Found] = []
+        posted, shown = time.monotonic(), 0
+        steps = found_while_reading(store, self.home, look, query.filters, background_workers(), worker.cancelled_event)
+        for step in steps:
+            if isinstance(step, Looked):
+                if step.read:
+                    left = max(0, left - len(step.read))
+                    self.post_message(self._Counted(step.read, left))
+            else:
+                found.append(step)
+            if len(found) > shown and (isinstance(step, Looked) or time.monotonic() - posted >= UPDATE_SECONDS):
+                self.post_message(self._Found(text, list(found), False))
+                posted, shown = time.monotonic(), len(found)
         if not worker.is_cancelled:
-            self.post_message(self._Found(text, found, True))
+            self.post_message(self._Counted([], 0))
+            self.post_message(self._Found(text, newest_session_first(store, self.home, found), True))
 
     def on_sessions_screen__found(self, event: _Found) -> None:
         if self.found is None or event.query != self.query_text:
