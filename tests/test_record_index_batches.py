@@ -127,6 +127,12 @@ def test_a_lines_brackets_counted_from_its_bytes_are_those_of_its_text(line: byt
     assert jsontext.opening_brackets(line) == text.count("[") + text.count("{")
 
 
+@given(st.text(alphabet='"ab:', max_size=300).map(str.encode), st.text(alphabet='"ab:', min_size=1, max_size=6).map(str.encode))
+def test_a_markers_occurrences_are_what_bytes_count_finds(data: bytes, marker: bytes) -> None:
+    # counted by the C module (memmem) where it was built: not overlapping, as bytes.count
+    assert jsontext.occurrences(data, marker) == data.count(marker)
+
+
 @pytest.mark.parametrize("depth", [100, 101, 1000])
 def test_a_line_nested_past_the_bound_is_refused_whatever_counted_its_brackets(depth: int) -> None:
     line = ("[" * depth + "]" * depth).encode()

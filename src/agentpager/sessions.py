@@ -324,7 +324,9 @@ def _document_summary(
 
 
 def _count_bytes(data: bytes, markers: tuple[bytes, ...]) -> int:
-    return sum(data.count(marker) for marker in markers)
+    from agentpager.engine.jsontext import occurrences
+
+    return sum(occurrences(data, marker) for marker in markers)
 
 
 def duration_of(info: SessionInfo) -> float | None:

@@ -1,6 +1,7 @@
 /* Counts and finds the newlines in a buffer with the GIL released: the line index's scan threads
  * then count blocks at once, without importing numpy (0.07-0.1 s of a cold `agentpager call`).
- * Counts a JSON line's opening brackets too (jsontext's bound on nesting, before a parse).
+ * Counts a JSON line's opening brackets too (jsontext's bound on nesting, before a parse), and a
+ * marker's occurrences (memmem: about 4x bytes.count on JSON, whose many quotes keep its skips short).
  * Optional: built by hatch_build.py where a C compiler is found; newline_scan.py falls back to
  * numpy and bytes methods without it. */
 #define PY_SSIZE_T_CLEAN
@@ -101,12 +102,36 @@ static PyObject *brackets(PyObject *module, PyObject *args) {
     return PyLong_FromSsize_t(found);
 }
 
+static PyObject *occurrences(PyObject *module, PyObject *args) {
+    Py_buffer view, marker;
+    if (!PyArg_ParseTuple(args, "y*y*", &view, &marker)) return NULL;
+    if (marker.len == 0) {
+        PyBuffer_Release(&view);
+        PyBuffer_Release(&marker);
+        PyErr_SetString(PyExc_ValueError, "empty marker");
+        return NULL;
+    }
+    Py_ssize_t found = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const char *at = view.buf, *stop = (const char *)view.buf + view.len;
+    while (stop - at >= marker.len && (at = memmem(at, (size_t)(stop - at), marker.buf, (size_t)marker.len)) != NULL) {
+        found++;
+        at += marker.len; /* not overlapping, as bytes.count */
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&marker);
+    return PyLong_FromSsize_t(found);
+}
+
 static PyMethodDef methods[] = {
     {"count", count, METH_VARARGS, "count(buffer, end): the newlines among the first end bytes of buffer."},
     {"offsets", offsets, METH_VARARGS,
      "offsets(buffer, end, base): base plus the offset of each newline among the first end bytes of buffer, "
      "packed as native 64-bit integers."},
     {"brackets", brackets, METH_VARARGS, "brackets(buffer): the [ and { in buffer (a JSON line's bytes)."},
+    {"occurrences", occurrences, METH_VARARGS,
+     "occurrences(buffer, marker): how many times marker occurs in buffer, not overlapping (bytes.count)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -54,6 +54,14 @@ def opening_brackets(data: bytes) -> int:
     return data.count(b"[") + data.count(b"{")
 
 
+def occurrences(data: bytes, marker: bytes) -> int:
+    """How many times ``marker`` (a fragment of JSON, ``"type":"tool_use"``) occurs in ``data``, as
+    ``bytes.count``: memmem, about 4x faster on JSON, whose many quotes keep bytes.count's skips short."""
+    if _native is not None and marker:
+        return _native.occurrences(data, marker)
+    return data.count(marker)
+
+
 def decode(text: str, position: int = 0) -> tuple[Any, int]:
     """``JSONDecoder.raw_decode``: the value at ``position`` and where it ends; ValueError (TooDeep
     past MAX_DEPTH) when there is none."""
