@@ -92,3 +92,13 @@ async def test_the_finder_offers_the_projects_file_first(root: Path) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert app.viewer.path == "zz/cli.py"
+
+
+def test_a_match_that_starts_the_file_name_comes_first() -> None:
+    paths = ["tests/test_cli.py", "src/agentpager/cli.py", "src/agentpager/clip.py"]
+    ranked = Candidates(project_first(paths, set())).rank(fuzzy("cli.py"), 10)
+    assert ranked == [
+        ("src/agentpager/cli.py", [15, 16, 17, 18, 19, 20]),
+        ("tests/test_cli.py", [11, 12, 13, 14, 15, 16]),
+        ("src/agentpager/clip.py", [15, 16, 17, 19, 20, 21]),
+    ], "cli.py starts its name, test_cli.py is nearer the root, clip.py is a looser match"

@@ -71,16 +71,17 @@ class Candidates:
     ) -> list[tuple[str, list[int]]]:
         """The best ``limit`` paths ``pattern`` matches, with the positions of the matched characters.
 
-        Better: all in the file name, then the tighter match, then the path's order (``project_first``'s).
-        Once ``limit`` paths hold the query whole in their name, no path can beat them and the scan
+        Better: all in the file name, then the tighter match, then one that starts the name (``cli``
+        finds ``cli.py`` before ``test_cli.py``), then the path's order (``project_first``'s). Once
+        ``limit`` paths start their name with the query whole, no path can beat them and the scan
         stops. Setting ``stop`` ends it early too (with what it found so far).
         """
         best = heapq.nsmallest(limit, self._matches(pattern, limit, stop), key=lambda item: item[0])
-        return [(self.paths[key[2]], positions) for key, positions in best]
+        return [(self.paths[key[-1]], positions) for key, positions in best]
 
     def _matches(
         self, pattern: re.Pattern[str], limit: int, stop: threading.Event | None
-    ) -> Iterator[tuple[tuple[bool, int, int], list[int]]]:
+    ) -> Iterator[tuple[tuple[bool, int, bool, int], list[int]]]:
         """(sort key, positions in the path) for each path that matches, until ``limit`` perfect ones."""
         perfect = 0
         for chunk in self.chunks:
@@ -98,8 +99,8 @@ class Candidates:
                     found = in_name
                 span = found.end() - found.start()
                 positions = [found.start(group) - start for group in range(1, pattern.groups + 1)]
-                yield (found.start() < name, span, chunk.first + line), positions
-                if found.start() >= name and span == pattern.groups:
+                yield (found.start() < name, span, found.start() > name, chunk.first + line), positions
+                if found.start() == name and span == pattern.groups:
                     perfect += 1
                     if perfect >= limit:
                         return
