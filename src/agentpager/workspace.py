@@ -67,6 +67,10 @@ class ToolResult:
     """Why the call was not carried out (a shell command agentpager does not emulate); the text says so."""
 
 
+INSTALLED_OR_BUILT = frozenset(("node_modules", "bower_components", "site-packages", "__pycache__", "build", "dist"))
+"""Directories that hold what a project installs or builds, whether a ``.gitignore`` names them or not."""
+
+
 class Shared:
     """What every profile's view of one workspace shares: the root, the output guard's limit, the
     files' indexes and converted documents, the listings, and what each profile keeps between calls.
@@ -336,9 +340,10 @@ class Workspace:
 
     def ignored_directories(self, files: list[str]) -> set[str]:
         """The directories of ``files`` (as ``files`` gives them) that are not the project's own:
-        hidden ones, those the ``.gitignore`` files among ``files`` ignore (git's rules: the nearest
-        file with a matching rule decides, its last such rule), and every one below them. Only those
-        ignore files are read, not the tree; one that cannot be read or compiled counts for nothing."""
+        hidden ones, those named in INSTALLED_OR_BUILT, those the ``.gitignore`` files among ``files``
+        ignore (git's rules: the nearest file with a matching rule decides, its last such rule), and
+        every one below them. Only those ignore files are read, not the tree; one that cannot be read
+        or compiled counts for nothing."""
         from agentpager.tools.shell.errors import Unsupported
         from agentpager.tools.shell.gitignore import Rules, rule_of
 
@@ -352,7 +357,12 @@ class Workspace:
         try:
             for directory in sorted(directories):  # a directory before those below it
                 parent, _, name = directory.rpartition("/")
-                if directory and (parent in ignored or name.startswith(".") or _ignored_by(rules, directory)):
+                if directory and (
+                    parent in ignored
+                    or name.startswith(".")
+                    or name in INSTALLED_OR_BUILT
+                    or _ignored_by(rules, directory)
+                ):
                     ignored.add(directory)
                     continue
                 ignore_file = f"{directory}/.gitignore".removeprefix("/")

@@ -15,6 +15,7 @@ FILES = [
     ".venv/lib/python3.11/site-packages/pkg/cli.py",
     "build/lib/cli.py",
     "node_modules/tool/cli.py",
+    "out/cli.py",
     "src/pkg/cli.py",
     "tools/node_modules/x/cli.py",
     "web/generated/cli.py",
@@ -27,11 +28,13 @@ def a_project(root: Path) -> None:
     for path in FILES:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text("print()\n")
-    (root / ".gitignore").write_text("node_modules\n/build/\n")
+    (root / ".gitignore").write_text("/out/\n")
     (root / "web" / ".gitignore").write_text("generated/\n")
 
 
-def test_ignored_directories_are_hidden_ones_and_those_gitignore_files_ignore(root: Path) -> None:
+def test_ignored_directories_are_hidden_ones_installed_or_built_ones_and_those_gitignore_files_ignore(
+    root: Path,
+) -> None:
     a_project(root)
     workspace = Workspace(root)
     assert sorted(workspace.ignored_directories(workspace.files())) == [
@@ -44,6 +47,7 @@ def test_ignored_directories_are_hidden_ones_and_those_gitignore_files_ignore(ro
         "build/lib",
         "node_modules",
         "node_modules/tool",
+        "out",
         "tools/node_modules",
         "tools/node_modules/x",
         "web/generated",
@@ -59,6 +63,7 @@ def test_the_projects_own_files_come_first_then_the_shallower(root: Path) -> Non
         "zz/cli.py",
         "src/pkg/cli.py",
         "web/src/cli.py",
+        "out/cli.py",
         "build/lib/cli.py",
         "node_modules/tool/cli.py",
         "web/generated/cli.py",
