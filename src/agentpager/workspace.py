@@ -346,6 +346,7 @@ class Workspace:
         or compiled counts for nothing."""
         from agentpager.tools.shell.errors import Unsupported
         from agentpager.tools.shell.gitignore import Rules, rule_of
+        from agentpager.tools.shell.walk import ignore_file_lines
 
         listed = set(files)
         directories = {path.rpartition("/")[0] for path in files}
@@ -368,7 +369,7 @@ class Workspace:
                 ignore_file = f"{directory}/.gitignore".removeprefix("/")
                 if ignore_file in listed:
                     try:
-                        lines = self._small_text(ignore_file).split("\n")
+                        lines = ignore_file_lines(self.filesystem.open(ignore_file), ignore_file)
                         rules[directory] = Rules(rule for rule in map(rule_of, lines) if rule is not None)
                     except (OSError, Unsupported):
                         pass
@@ -376,17 +377,6 @@ class Workspace:
             for each in rules.values():
                 each.close()
         return ignored
-
-    def _small_text(self, path: str, limit: int = 1 << 20) -> str:
-        """The text of file ``path`` beneath the root; OSError when it is over ``limit`` bytes."""
-        fd = self.filesystem.open(path)
-        try:
-            data = os.read(fd, limit + 1)
-        finally:
-            os.close(fd)
-        if len(data) > limit:
-            raise OSError(f"{path} is over {limit:,} bytes")
-        return data.decode("utf-8", "surrogateescape")
 
     @staticmethod
     def count_tokens(text: str) -> int:
