@@ -79,10 +79,20 @@ def test_what_is_wrong_with_a_pasted_call(text: str, message: str) -> None:
             47,
             'file_path="…cli.py" start_line=450 end_line=457',
         ),
-        (  # a list of numbers is never cut; a text that does not fit is left out, the longest first
+        (  # a list of numbers is never cut; the other texts are cut below 8 cells to keep a file name
+            {"command": "view", "path": "src/agentpager/cli.py", "view_range": [450, 457]},
+            49,
+            'command="v…" path="…cli.py" view_range=[450, 457]',
+        ),
+        (  # when that does not keep it, the longest text is cut past it, to the line's last column
             {"command": "view", "path": "src/agentpager/cli.py", "view_range": [450, 457]},
             45,
-            'command="view" path=… view_range=[450, 457]',
+            'command="view" path="…" view_range=[450, 457]',
+        ),
+        (  # a text that does not fit even so is left out, the longest first
+            {"command": "view", "path": "src/agentpager/cli.py", "view_range": [450, 457]},
+            41,
+            'command=… path="…" view_range=[450, 457]',
         ),
         (  # another text is cut in the middle too, down to a few characters
             {"pattern": "def arguments_line", "path": "src/agentpager/exchange.py", "context": 3},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -75,9 +75,11 @@ def arguments_line(
     arguments as fit are shown from the first (`` …`` for the others); when the first alone does not
     fit, its value and then the line are cut.
     ``keep_numbers``, for a line where the numbers say which lines: the texts give way instead, the
-    longest first; other texts are cut in the middle too, down to a few characters, then paths past
-    their file names (``"…app.py"``), then texts are left out (``path=…``); only when the numbers
-    alone do not fit is the line's end cut.
+    longest first; other texts are cut in the middle too, down to 8 cells; then, when that keeps the
+    file names whole, paths lose their last ``/`` (``"…app.py"``) and other texts are cut down to
+    their quotes (``"v…"``, ``"…"``); else every text is, the longest first, paths past their file
+    names (``"…p.py"``); then texts are left out (``path=…``); only when the numbers alone do not fit
+    is the line's end cut.
     """
     names, whole, texts = _shown_arguments(arguments, under)
 
@@ -99,15 +101,23 @@ def arguments_line(
         return line(whole)
     floors = _floors(whole, texts, keep_numbers, cells)
     if keep_numbers:
-        values = _cut_longest_first(whole, floors, excess, cut_middle, cells)
-        shortest = [min(floor, _SHORTEST_CUT) if index in texts else floor for index, floor in enumerate(floors)]
-        values = _cut_longest_first(values, shortest, excess, _cut_past_file_name, cells)
+        values = _cut_longest_first(whole, floors, excess, [cut_middle] * len(whole), cells)
+        ends = [_cut_past_file_name if _is_path(value) else cut_middle for value in whole]
+        names_whole = [
+            floor if index not in texts else floor - 1 if _is_path(whole[index]) else min(floor, _LEAST_CUT)
+            for index, floor in enumerate(floors)
+        ]
+        names_kept = _cut_longest_first(values, names_whole, excess, ends, cells)
+        if excess(names_kept) <= 0:
+            return line(names_kept)
+        least = [min(floor, _LEAST_CUT) if index in texts else floor for index, floor in enumerate(floors)]
+        values = _cut_longest_first(values, least, excess, ends, cells)
         for index in sorted(texts, key=lambda index: cells(values[index]), reverse=True):
             if excess(values) > 0:
                 values[index] = "…"
         return cut_end(line(values), width)
     for kept in range(len(whole), 0, -1):
-        values = _cut_longest_first(whole[:kept], floors, excess, cut_middle, cells)
+        values = _cut_longest_first(whole[:kept], floors, excess, [cut_middle] * kept, cells)
         if excess(values) <= 0:
             return line(values)
     first = whole[:1]
@@ -118,7 +128,7 @@ def arguments_line(
 
 def kept_arguments_width(arguments: Mapping[str, Any], most: int) -> int:
     """How many cells ``arguments_line`` needs with ``keep_numbers`` to cut no path past its file name
-    nor leave out an argument, counted up to about ``most`` (past it, more than ``most``)."""
+    nor another text below 8 cells, counted up to about ``most`` (past it, more than ``most``)."""
     names, whole, texts = _shown_arguments(arguments)
     cells = cache(lambda text: cells_up_to(text, most))
     floors = _floors(whole, texts, True, cells)
@@ -153,7 +163,7 @@ def _floors(whole: list[str], texts: set[int], keep_numbers: bool, cells: Callab
     floors = [_file_name_floor(value, cells) if index in texts else cells(value) for index, value in enumerate(whole)]
     if keep_numbers:
         return [
-            min(floor, _SHORTEST_CUT) if index in texts and floor == cells(value) else floor
+            min(floor, _SHORTEST_CUT) if index in texts and not _is_path(value) else floor
             for index, (value, floor) in enumerate(zip(whole, floors, strict=True))
         ]
     return floors
@@ -163,16 +173,16 @@ def _cut_longest_first(
     values: list[str],
     floors: list[int],
     excess: Callable[[list[str]], int],
-    cut: Callable[[str, int], str],
+    cuts: Sequence[Callable[[str, int], str]],
     cells: Callable[[str], int],
 ) -> list[str]:
-    """``values`` cut, the widest first, each no narrower than its floor, until their line's ``excess``
-    is gone (or every value is at its floor)."""
+    """``values`` cut, the widest first, each no narrower than its floor (and by its cutter in ``cuts``),
+    until their line's ``excess`` is gone (or every value is at its floor)."""
     values = list(values)
     for index in sorted(range(len(values)), key=lambda index: cells(values[index]), reverse=True):
         over = excess(values)
         if over > 0 and floors[index] < cells(values[index]):
-            values[index] = cut(values[index], max(floors[index], cells(values[index]) - over))
+            values[index] = cuts[index](values[index], max(floors[index], cells(values[index]) - over))
     return values
 
 
@@ -180,6 +190,11 @@ def _cut_past_file_name(shown: str, width: int) -> str:
     """A shown path cut past its file name: its first character (a quote), ``…`` and as much of its end
     as fits in ``width`` cells (``"…app.py"``)."""
     return shown if cells_up_to(shown, width) <= width else shown[0] + "…" + last_cells(shown, width - 2)
+
+
+def _is_path(shown: str) -> bool:
+    """Whether a shown value has a ``/`` before its closing quote: a path, which ends with its file name."""
+    return shown.rfind("/", 0, len(shown) - 1) >= 0
 
 
 def _file_name_floor(shown: str, cells: Callable[[str], int]) -> int:
@@ -190,7 +205,11 @@ def _file_name_floor(shown: str, cells: Callable[[str], int]) -> int:
 
 
 _SHORTEST_CUT = 8
-"""No value is cut shorter than this (``"ab…yz"``): past it, the line's end is."""
+"""No value is cut shorter than this (``"ab…yz"``): past it, the line's end is; with ``keep_numbers``,
+no text but a path while the paths can keep their file names whole."""
+_LEAST_CUT = 3
+"""With ``keep_numbers``, texts are cut down to this (``"…"``) before they are left out (``…``): the
+line fills every column it can."""
 
 
 def read_call(text: str) -> tuple[str, dict[str, Any]]:

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentpager.engine.content import ContentStore, TextContent
 from agentpager.engine.filesystem import Filesystem
@@ -31,6 +31,9 @@ from agentpager.tools.guard import GuardSettings, guard, kept_part, overflow_sev
 from agentpager.tools.listing import DirectoryEntries, ListingCache, matcher, read_directory
 from agentpager.tools.paths import Root, look_up, resolve
 from agentpager.tools.volatile import Comparison, compare
+
+if TYPE_CHECKING:
+    from agentpager.tools.shell.gitignore import Rules
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -62,6 +65,10 @@ class ToolResult:
     """Why the real agent may answer otherwise (what decides it is only known to the model's server)."""
     unreplayable: str = ""
     """Why the call was not carried out (a shell command agentpager does not emulate); the text says so."""
+
+
+INSTALLED_OR_BUILT = frozenset(("node_modules", "bower_components", "site-packages", "__pycache__", "build", "dist"))
+"""Directories that hold what a project installs or builds, whether a ``.gitignore`` names them or not."""
 
 
 class Shared:
@@ -331,7 +338,59 @@ class Workspace:
         with matcher("*", use_regex=False) as everything, resolve(self.root, ".", "directory") as root:
             return self.shared.listings.files(self.root, root, everything, True)
 
+    def ignored_directories(self, files: list[str]) -> set[str]:
+        """The directories of ``files`` (as ``files`` gives them) that are not the project's own:
+        hidden ones, those named in INSTALLED_OR_BUILT, those the ``.gitignore`` files among ``files``
+        ignore (git's rules: the nearest file with a matching rule decides, its last such rule), and
+        every one below them. Only those ignore files are read, not the tree; one that cannot be read
+        or compiled counts for nothing."""
+        from agentpager.tools.shell.errors import Unsupported
+        from agentpager.tools.shell.gitignore import Rules, rule_of
+        from agentpager.tools.shell.walk import ignore_file_lines
+
+        listed = set(files)
+        directories = {path.rpartition("/")[0] for path in files}
+        for directory in list(directories):
+            while directory and (directory := directory.rpartition("/")[0]) not in directories:
+                directories.add(directory)
+        rules: dict[str, Rules] = {}
+        ignored: set[str] = set()
+        try:
+            for directory in sorted(directories):  # a directory before those below it
+                parent, _, name = directory.rpartition("/")
+                if directory and (
+                    parent in ignored
+                    or name.startswith(".")
+                    or name in INSTALLED_OR_BUILT
+                    or _ignored_by(rules, directory)
+                ):
+                    ignored.add(directory)
+                    continue
+                ignore_file = f"{directory}/.gitignore".removeprefix("/")
+                if ignore_file in listed:
+                    try:
+                        lines = ignore_file_lines(self.filesystem.open(ignore_file), ignore_file)
+                        rules[directory] = Rules(rule for rule in map(rule_of, lines) if rule is not None)
+                    except (OSError, Unsupported):
+                        pass
+        finally:
+            for each in rules.values():
+                each.close()
+        return ignored
+
     @staticmethod
     def count_tokens(text: str) -> int:
         """cl100k_base tokens in ``text`` (tiktoken, offline)."""
         return count_tokens(text)
+
+
+def _ignored_by(rules: Mapping[str, Rules], directory: str) -> bool:
+    """Whether the ignore files above ``directory`` (``rules`` by the directory holding each) ignore it."""
+    above = directory
+    while above:
+        above = above.rpartition("/")[0]
+        if (found := rules.get(above)) is not None:
+            decided = found.decide(directory[len(above) + 1 :] if above else directory, True)
+            if decided is not None:
+                return decided
+    return False

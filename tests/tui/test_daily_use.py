@@ -461,11 +461,11 @@ def test_fuzzy_ranking_over_many_chunks_stops_at_enough_perfect_matches() -> Non
     paths = [f"d{n % 7}/entry{n:06d}.txt" for n in range(20_000)]
     candidates = Candidates(paths)
     assert len(candidates.chunks) == 20
-    ranked = candidates.rank(fuzzy("y0199"), 3)
+    ranked = candidates.rank(fuzzy("entry0199"), 3)
     assert ranked == [
-        ("d6/entry019900.txt", [7, 8, 9, 10, 11]),
-        ("d0/entry019901.txt", [7, 8, 9, 10, 11]),
-        ("d1/entry019902.txt", [7, 8, 9, 10, 11]),
+        ("d6/entry019900.txt", [3, 4, 5, 6, 7, 8, 9, 10, 11]),
+        ("d0/entry019901.txt", [3, 4, 5, 6, 7, 8, 9, 10, 11]),
+        ("d1/entry019902.txt", [3, 4, 5, 6, 7, 8, 9, 10, 11]),
     ]
     assert [path for path, _ in candidates.rank(fuzzy("y0199z"), 3)] == []
 

@@ -292,6 +292,12 @@ def _lines(fd: int, name: str) -> list[str]:
     finally:
         for each in opened:
             os.close(each)
+    return ignore_file_lines(file, name)
+
+
+def ignore_file_lines(file: int, name: str) -> list[str]:
+    """The lines of the ignore file open as ``file`` (closed here): none when it is not a regular
+    file, Unsupported when it is over IGNORE_FILE_BYTES."""
     try:
         st = os.fstat(file)
         if not stat.S_ISREG(st.st_mode):

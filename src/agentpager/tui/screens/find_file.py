@@ -13,6 +13,7 @@ import heapq
 import itertools
 import re
 import threading
+from collections import defaultdict
 from collections.abc import Iterator
 
 from rich.text import Text
@@ -29,7 +30,7 @@ from agentpager.workspace import Workspace
 
 TITLE = "Open a file: type letters of its path (Enter opens, Escape cancels)"
 MAX_FILES = 500_000
-"""Files offered at most (the first, in path order): memory and matching time stay bounded."""
+"""Files offered at most (the first in ``project_first``'s order): memory and matching time stay bounded."""
 SHOWN = 50
 CHUNK = 1024
 
@@ -42,6 +43,16 @@ def fuzzy(query: str) -> re.Pattern[str]:
     parts = [f"({characters[0]})"] if characters else []
     parts += [f"[^{character}\\n]*+({character})" for character in characters[1:]]
     return re.compile("".join(parts), re.IGNORECASE)
+
+
+def project_first(paths: list[str], ignored_directories: set[str]) -> list[str]:
+    """``paths`` (sorted) in the order that breaks ties between equal matches: the project's own
+    files before those in ``ignored_directories``, then the shallower first, then in path order.
+    Candidates rank equal matches by their order, so the scan's early stop stays right."""
+    groups: dict[tuple[bool, int], list[str]] = defaultdict(list)
+    for path in paths:
+        groups[path.rpartition("/")[0] in ignored_directories, path.count("/")].append(path)
+    return [path for key in sorted(groups) for path in groups[key]]
 
 
 class Candidates:
@@ -60,16 +71,17 @@ class Candidates:
     ) -> list[tuple[str, list[int]]]:
         """The best ``limit`` paths ``pattern`` matches, with the positions of the matched characters.
 
-        Better: all in the file name, then the tighter match, then the path's order. Once ``limit``
-        paths hold the query whole in their name, no path can beat them and the scan stops. Setting
-        ``stop`` ends it early too (with what it found so far).
+        Better: all in the file name, then the tighter match, then one that starts the name (``cli``
+        finds ``cli.py`` before ``test_cli.py``), then the path's order (``project_first``'s). Once
+        ``limit`` paths start their name with the query whole, no path can beat them and the scan
+        stops. Setting ``stop`` ends it early too (with what it found so far).
         """
         best = heapq.nsmallest(limit, self._matches(pattern, limit, stop), key=lambda item: item[0])
-        return [(self.paths[key[2]], positions) for key, positions in best]
+        return [(self.paths[key[-1]], positions) for key, positions in best]
 
     def _matches(
         self, pattern: re.Pattern[str], limit: int, stop: threading.Event | None
-    ) -> Iterator[tuple[tuple[bool, int, int], list[int]]]:
+    ) -> Iterator[tuple[tuple[bool, int, bool, int], list[int]]]:
         """(sort key, positions in the path) for each path that matches, until ``limit`` perfect ones."""
         perfect = 0
         for chunk in self.chunks:
@@ -87,8 +99,8 @@ class Candidates:
                     found = in_name
                 span = found.end() - found.start()
                 positions = [found.start(group) - start for group in range(1, pattern.groups + 1)]
-                yield (found.start() < name, span, chunk.first + line), positions
-                if found.start() >= name and span == pattern.groups:
+                yield (found.start() < name, span, found.start() > name, chunk.first + line), positions
+                if found.start() == name and span == pattern.groups:
                     perfect += 1
                     if perfect >= limit:
                         return
@@ -144,6 +156,7 @@ class FindFile(ModalScreen[str | None]):
     @work(thread=True, group="list", exit_on_error=False)
     def _list_files(self) -> None:
         files = self.workspace.files()
+        files = project_first(files, self.workspace.ignored_directories(files))
         note = (
             f"{len(files):,} files" if len(files) <= MAX_FILES else f"the first {MAX_FILES:,} of {len(files):,} files"
         )
