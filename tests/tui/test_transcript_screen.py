@@ -325,6 +325,28 @@ async def test_a_search_that_matches_nothing_says_so(root: Path) -> None:
         assert shown(summary).startswith("#0 turn 1 · Read")
 
 
+async def test_tab_goes_between_the_list_and_the_tab_shown_and_each_shows_it_has_the_focus(root: Path) -> None:
+    """Tab stopped at the row of tabs too, a third stop with the screen's own keys (``[ ] Tabs`` in the
+    footer, as at the output), and the list looked the same with the focus as without it."""
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        calls = app.screen.query_one(CallList)
+        outputs = app.screen.query_one("#outputs", TabbedContent)
+        for tab in ("tab-recorded", "tab-difference", "tab-conversation"):
+            outputs.active = tab
+            await settle(pilot)
+            cursor_with_focus = calls.get_component_rich_style("calllist--cursor").bgcolor
+            await pilot.press("tab")
+            pane = app.focused
+            assert pane is not None and pane in outputs.get_pane(tab).query("*"), f"{tab}: the tab shown is next"
+            assert calls.get_component_rich_style("calllist--cursor").bgcolor != cursor_with_focus, tab
+            border_with_focus = pane.styles.border_left
+            await pilot.press("tab")
+            assert app.focused is calls, f"{tab}: back to the list, the only other stop"
+            assert pane.styles.border_left != border_with_focus, f"{tab}: its border shows it had the focus"
+
+
 async def test_the_context_tab_shows_estimated_turns_at_80x24(root: Path) -> None:
     """The session records no usage: each of its three requests is estimated, marked ``~``."""
     app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
