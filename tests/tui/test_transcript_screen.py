@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from pilot_helpers import settle, type_ahead, until
+from rich.cells import cell_len
 from rich.console import Console
 from textual.widgets import Markdown, Static, TabbedContent
 from textual.widgets._footer import FooterKey, FooterLabel
@@ -164,6 +165,23 @@ async def test_the_header_says_where_a_session_ran_when_it_is_replayed_elsewhere
             about = shown(app.screen.query_one("#about", Static), 400)
             assert (f"(the session ran in {cut_middle(str(root.absolute()), 48)})" in about) is said, about
             app.screen.workers.cancel_all()
+
+
+async def test_the_header_cuts_long_paths_in_their_middle_at_80_columns(root: Path) -> None:
+    """A path wider than the header's line was broken where the line ended, in the middle of a word."""
+    deep = root / "a-rather-long-directory-name" / "another-fairly-long-directory-component" / "and-a-third"
+    deep.mkdir(parents=True)
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(deep))), str(deep))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        about = app.screen.query_one("#about", Static)
+        words = shown(about, 1000).split()
+        assert shown(about, 78).split() == words, "wrapped between words only (78: the line inside its padding)"
+        assert words[0].startswith(str(root)[:10]) and "…" in words[0] and words[0].endswith("/session.jsonl")
+        assert max(cell_len(word) for word in words) <= 78
+        await pilot.resize_terminal(200, 55)
+        await settle(pilot)
+        assert shown(about, 1000).split()[0] == f"{deep}/session.jsonl", "whole when the line holds it"
 
 
 async def test_page_down_shows_the_next_rows_and_skips_none(root: Path) -> None:

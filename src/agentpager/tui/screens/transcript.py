@@ -360,10 +360,12 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         following = " · [b]following[/b]" if self.follow_timer is not None else ""
         searching = f" · [b]searching /{escape(self.searching)}/…[/b]" if self.searching else ""
         calls = plural(len(transcript.calls), "tool call")
+        # a path wider than the line (inside its padding) would be broken where the line ends, mid-word
+        line = self.app.size.width - 2
+        path, root = (escape(cut_middle(each, line)) for each in (transcript.path, self.replayer.root))
         return (
-            f"[b]{escape(transcript.path)}[/b] · {transcript.format} · {calls}{subagents}{restarts}"
-            f" · replayed against {escape(self.replayer.root)}{self._elsewhere()}{problems}{reading}{shown}"
-            f"{following}{searching}"
+            f"[b]{path}[/b] · {transcript.format} · {calls}{subagents}{restarts}"
+            f" · replayed against {root}{self._elsewhere()}{problems}{reading}{shown}{following}{searching}"
         )
 
     def _elsewhere(self) -> str:
@@ -384,6 +386,7 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
 
     def on_resize(self, event: Resize) -> None:
         self.query_one("#columns", Static).update(COLUMNS if event.size.width >= WIDE_FROM else NARROW_COLUMNS)
+        self.query_one("#about", Static).update(self._about())
 
     def on_mount(self) -> None:
         # Tab goes between the list and the tab shown: the row of tabs is no stop (← → and [ ] switch them
