@@ -575,9 +575,24 @@ class ToolPanel(ReportsFailures, Vertical):
             self._follow(self._workspace(), self.view, self._last_window)
 
     def watch_pinned(self, pinned: bool) -> None:
-        mode = self.query_one("#mode", Static)
-        mode.set_class(pinned, "pinned")
-        mode.update("pinned: your call · p follows the viewer" if pinned else "following the viewer · e edits the call")
+        self.query_one("#mode", Static).set_class(pinned, "pinned")
+        self._show_mode()
+
+    def on_descendant_focus(self) -> None:
+        self._show_mode()
+
+    def on_descendant_blur(self) -> None:
+        self._show_mode()
+
+    def _show_mode(self) -> None:
+        """Whether the call follows the viewer, and the key that changes that: in a field, ``e`` and ``p``
+        are typed, not the workspace's keys (the line said "e edits the call" where ``e`` typed an e)."""
+        editing = self.has_focus_within
+        if self.pinned:
+            mode = f"pinned: your call · {'esc, then ' if editing else ''}p follows the viewer"
+        else:
+            mode = f"following the viewer · {'esc goes back' if editing else 'e edits the call'}"
+        self.query_one("#mode", Static).update(mode)
 
     # -- running ----------------------------------------------------------------------------------
 
