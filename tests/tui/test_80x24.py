@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from pilot_helpers import choose_profile, settle, type_ahead
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Label, Select, Static
 from textual.widgets._footer import FooterKey
 
 from agentpager import Workspace
@@ -182,6 +182,10 @@ async def test_the_panel_offers_the_keys_that_work_where_the_cursor_is(root: Pat
         assert isinstance(app.focused, Input)
         assert str(mode.render()) == "following the viewer · esc goes back"
         assert "e Edit" not in footer_keys(app) and "esc Back" in footer_keys(app), "as the footer says"
+        await pilot.press("shift+tab", "shift+tab")  # past the path, to the tool's chooser: no text typed there
+        assert isinstance(app.focused, Select) and str(mode.render()) == "following the viewer · e edits the call"
+        await pilot.press("e")
+        assert app.focused is app.panel._fields["start_line"]
         await pilot.press("4")  # the value is selected: typing replaces it
         await settle(pilot)
         assert str(mode.render()) == "pinned: your call · esc, then p follows the viewer"

@@ -587,7 +587,8 @@ class ToolPanel(ReportsFailures, Vertical):
     def _show_mode(self) -> None:
         """Whether the call follows the viewer, and the key that changes that: in a field, ``e`` and ``p``
         are typed, not the workspace's keys (the line said "e edits the call" where ``e`` typed an e)."""
-        editing = self.has_focus_within
+        focused = self.screen.focused if self.has_focus_within else None
+        editing = isinstance(focused, Input) or (isinstance(focused, TextArea) and not focused.read_only)
         if self.pinned:
             mode = f"pinned: your call · {'esc, then ' if editing else ''}p follows the viewer"
         else:
