@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from pilot_helpers import choose_profile, settle, type_ahead
-from textual.widgets import Input, Label
+from textual.widgets import Input, Label, Select, Static
 from textual.widgets._footer import FooterKey
 
 from agentpager import Workspace
@@ -166,6 +166,34 @@ async def test_argument_names_never_run_into_their_values(root: Path) -> None:
             if labels and inputs and str(labels.first().render()):
                 name, field = labels.first(), inputs.first()
                 assert name.region.x + len(str(name.render())) < field.region.x, str(name.render())
+
+
+async def test_the_panel_offers_the_keys_that_work_where_the_cursor_is(root: Path) -> None:
+    """``e`` puts the cursor in an argument, where ``e`` and ``p`` are typed: the panel still said
+    "e edits the call" (a second e typed an e over the value) and "p follows the viewer"."""
+    big_file(root)
+    app = AgentPagerApp(Workspace(root), "big.txt")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        mode = app.panel.query_one("#mode", Static)
+        assert str(mode.render()) == "following the viewer · e edits the call"
+        assert "e Edit" in footer_keys(app)
+        await pilot.press("e")
+        assert isinstance(app.focused, Input)
+        assert str(mode.render()) == "following the viewer · esc goes back"
+        assert "e Edit" not in footer_keys(app) and "esc Back" in footer_keys(app), "as the footer says"
+        await pilot.press("shift+tab", "shift+tab")  # past the path, to the tool's chooser: no text typed there
+        assert isinstance(app.focused, Select) and str(mode.render()) == "following the viewer · e edits the call"
+        await pilot.press("e")
+        assert app.focused is app.panel._fields["start_line"]
+        await pilot.press("4")  # the value is selected: typing replaces it
+        await settle(pilot)
+        assert str(mode.render()) == "pinned: your call · esc, then p follows the viewer"
+        await pilot.press("escape")
+        assert str(mode.render()) == "pinned: your call · p follows the viewer"
+        await pilot.press("p")
+        await settle(pilot)
+        assert str(mode.render()) == "following the viewer · e edits the call"
 
 
 def deep_session(root: Path) -> Path:

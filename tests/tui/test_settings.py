@@ -236,7 +236,7 @@ async def test_config_problems_are_one_notification_and_defaults_are_used(
         assert "budget: expected the context window in tokens" in told[0]
         assert "theme: 'nope' is not a theme" in told[0] and "using textual-dark" in told[0]
         assert app.theme == "textual-dark"
-        assert app.panel.query_one("#window", Input).value == "200000"
+        assert app.panel.query_one("#window", Input).value == "200,000"
         assert app.panel.query_one("#pair", Select).value == "anthropic", "the valid setting is kept"
 
 
@@ -246,8 +246,35 @@ async def test_budget_and_theme_from_the_config(workspace_dir: Path, isolated_co
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.theme == "phosphor" and notices(app) == []
-        assert app.panel.query_one("#window", Input).value == "8000"
+        assert app.panel.query_one("#window", Input).value == "8,000"
         assert "fits the budget" in str(app.panel.query_one("#stats").render())
+
+
+async def test_the_budget_is_written_with_separators_and_read_with_or_without_them(
+    workspace_dir: Path, isolated_config: Path
+) -> None:
+    """The window showed ``8000`` where the rest of the UI writes ``8,000``, refused ``8 000``, and an
+    emptied field was an error (whole numbers, please) where it means the default: the settings' window."""
+    (isolated_config / "config.toml").write_text("budget = 8000\n")
+    app = app_with_config(workspace_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        window, used = app.panel.query_one("#window", Input), app.panel.query_one("#used", Input)
+        stats = app.panel.query_one("#stats")
+        assert window.value == "8,000"
+        fits = str(stats.render())
+        assert "fits the budget" in fits
+        for typed in ("8000", "8 000", "8_000", "", "8,000"):
+            window.value = typed
+            await settle(pilot)
+            assert str(stats.render()) == fits, repr(typed)
+        for typed in ("8k", "²"):
+            window.value = typed
+            await settle(pilot)
+            assert "whole numbers, please" in str(stats.render()), repr(typed)
+        window.value, used.value = "8,000", ""
+        await settle(pilot)
+        assert str(stats.render()) == fits, "no tokens used"
 
 
 async def test_remapped_keys_work_and_the_old_ones_stop(

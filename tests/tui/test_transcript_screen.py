@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from pilot_helpers import settle, type_ahead, until
+from rich.cells import cell_len
 from rich.console import Console
 from textual.widgets import Markdown, Static, TabbedContent
 from textual.widgets._footer import FooterKey, FooterLabel
@@ -166,6 +167,23 @@ async def test_the_header_says_where_a_session_ran_when_it_is_replayed_elsewhere
             app.screen.workers.cancel_all()
 
 
+async def test_the_header_cuts_long_paths_in_their_middle_at_80_columns(root: Path) -> None:
+    """A path wider than the header's line was broken where the line ended, in the middle of a word."""
+    deep = root / "a-rather-long-directory-name" / "another-fairly-long-directory-component" / "and-a-third"
+    deep.mkdir(parents=True)
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(deep))), str(deep))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        about = app.screen.query_one("#about", Static)
+        words = shown(about, 1000).split()
+        assert shown(about, 78).split() == words, "wrapped between words only (78: the line inside its padding)"
+        assert words[0].startswith(str(root)[:10]) and "…" in words[0] and words[0].endswith("/session.jsonl")
+        assert max(cell_len(word) for word in words) <= 78
+        await pilot.resize_terminal(200, 55)
+        await settle(pilot)
+        assert shown(about, 1000).split()[0] == f"{deep}/session.jsonl", "whole when the line holds it"
+
+
 async def test_page_down_shows_the_next_rows_and_skips_none(root: Path) -> None:
     """PgDn moves by the rows on screen (at 80x24 fewer than 20): the row after the last one shown
     comes to the top, and PgUp goes back."""
@@ -323,6 +341,28 @@ async def test_a_search_that_matches_nothing_says_so(root: Path) -> None:
         await pilot.press("f", "f")
         await settle(pilot)
         assert shown(summary).startswith("#0 turn 1 · Read")
+
+
+async def test_tab_goes_between_the_list_and_the_tab_shown_and_each_shows_it_has_the_focus(root: Path) -> None:
+    """Tab stopped at the row of tabs too, a third stop with the screen's own keys (``[ ] Tabs`` in the
+    footer, as at the output), and the list looked the same with the focus as without it."""
+    app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        calls = app.screen.query_one(CallList)
+        outputs = app.screen.query_one("#outputs", TabbedContent)
+        for tab in ("tab-recorded", "tab-difference", "tab-conversation"):
+            outputs.active = tab
+            await settle(pilot)
+            cursor_with_focus = calls.get_component_rich_style("calllist--cursor").bgcolor
+            await pilot.press("tab")
+            pane = app.focused
+            assert pane is not None and pane in outputs.get_pane(tab).query("*"), f"{tab}: the tab shown is next"
+            assert calls.get_component_rich_style("calllist--cursor").bgcolor != cursor_with_focus, tab
+            border_with_focus = pane.styles.border_left
+            await pilot.press("tab")
+            assert app.focused is calls, f"{tab}: back to the list, the only other stop"
+            assert pane.styles.border_left != border_with_focus, f"{tab}: its border shows it had the focus"
 
 
 async def test_the_context_tab_shows_estimated_turns_at_80x24(root: Path) -> None:

@@ -179,6 +179,8 @@ class ToolPanel(ReportsFailures, Vertical):
         """The call before a person started editing it (a window's end moves with its start from there)."""
         self._touched: set[str] = set()
         """The arguments the person changed since (the others are the panel's to set)."""
+        self._context_window = DEFAULT_CONTEXT_WINDOW
+        """The budget's window when its field is empty: the settings'."""
 
     # -- layout -----------------------------------------------------------------------------------
 
@@ -207,14 +209,14 @@ class ToolPanel(ReportsFailures, Vertical):
                 with Horizontal(id="budget"):
                     yield Label("budget")
                     yield Input(
-                        str(DEFAULT_CONTEXT_WINDOW),
-                        placeholder="context window",
+                        f"{DEFAULT_CONTEXT_WINDOW:,}",
+                        placeholder=f"{DEFAULT_CONTEXT_WINDOW:,}",
                         compact=True,
                         id="window",
-                        tooltip="context window (tokens)",
+                        tooltip="context window (tokens); empty: the settings' window",
                     )
                     yield Label("used")
-                    yield Input("0", placeholder="tokens used", compact=True, id="used", tooltip="tokens already used")
+                    yield Input("0", placeholder="0", compact=True, id="used", tooltip="tokens already used")
                     yield Label("pair")
                     yield Select(
                         [(name, name) for name in PAIR_FORMATS],
@@ -573,9 +575,25 @@ class ToolPanel(ReportsFailures, Vertical):
             self._follow(self._workspace(), self.view, self._last_window)
 
     def watch_pinned(self, pinned: bool) -> None:
-        mode = self.query_one("#mode", Static)
-        mode.set_class(pinned, "pinned")
-        mode.update("pinned: your call · p follows the viewer" if pinned else "following the viewer · e edits the call")
+        self.query_one("#mode", Static).set_class(pinned, "pinned")
+        self._show_mode()
+
+    def on_descendant_focus(self) -> None:
+        self._show_mode()
+
+    def on_descendant_blur(self) -> None:
+        self._show_mode()
+
+    def _show_mode(self) -> None:
+        """Whether the call follows the viewer, and the key that changes that: in a field, ``e`` and ``p``
+        are typed, not the workspace's keys (the line said "e edits the call" where ``e`` typed an e)."""
+        focused = self.screen.focused if self.has_focus_within else None
+        editing = isinstance(focused, Input) or (isinstance(focused, TextArea) and not focused.read_only)
+        if self.pinned:
+            mode = f"pinned: your call · {'esc, then ' if editing else ''}p follows the viewer"
+        else:
+            mode = f"following the viewer · {'esc goes back' if editing else 'e edits the call'}"
+        self.query_one("#mode", Static).update(mode)
 
     # -- running ----------------------------------------------------------------------------------
 
@@ -632,16 +650,25 @@ class ToolPanel(ReportsFailures, Vertical):
         )
 
     def _budget(self) -> tuple[int | None, int | None]:
-        values = []
-        for name in ("#window", "#used"):
-            text = self.query_one(name, Input).value.strip().replace(",", "").replace("_", "")
-            values.append(int(text) if text.isdigit() else None)
-        return values[0], values[1]
+        """The context window and the tokens used, None where the field holds no whole number."""
+        window = _whole_number(self.query_one("#window", Input).value, self._context_window)
+        return window, _whole_number(self.query_one("#used", Input).value, 0)
 
     def apply_settings(self, context_window: int, pair_format: str) -> None:
         """Start from the user's settings: the budget's context window and the message pair format."""
-        self.query_one("#window", Input).value = str(context_window)
+        self._context_window = context_window
+        window = self.query_one("#window", Input)
+        window.value = window.placeholder = f"{context_window:,}"
         self.query_one("#pair", Select).value = pair_format
+
+
+def _whole_number(text: str, empty: int) -> int | None:
+    """A number as a person types it, with or without separators (``200,000``, ``200 000``,
+    ``200_000``); ``empty`` when there is none, None when it is not a whole number."""
+    digits = "".join(text.split()).replace(",", "").replace("_", "")
+    if not digits:
+        return empty
+    return int(digits) if digits.isascii() and digits.isdigit() else None
 
 
 def _columns(shading: Shading, view: FileView, chars: bool, start: int, end: int) -> Shading:

@@ -34,7 +34,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.timer import Timer
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
 from agentpager.exchange import arguments_line
@@ -98,7 +98,8 @@ class CallList(CursorList):
     CallList {
         height: 1fr;
         overflow-x: hidden;
-        .calllist--cursor { background: $accent 40%; }
+        .calllist--cursor { background: $accent 20%; }
+        &:focus .calllist--cursor { background: $accent 40%; }
         .calllist--same { color: $success; }
         .calllist--differs { color: $warning; }
         .calllist--muted { color: $text-muted; }
@@ -282,6 +283,10 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         #detail { height: 1fr; }
         #summary { height: auto; padding: 0 1; }
         #difference, #conversation { padding: 0 1; }
+        #tab-difference VerticalScroll, #tab-conversation VerticalScroll {  /* the focus shown as the outputs' */
+            border-left: tall $border-blurred;  /* border shows it, by its left edge: no row taken at 80x24 */
+            &:focus { border-left: tall $border; }
+        }
         &.-context #columns, &.-context CallList, &.-context #summary { display: none; }
     }
     """
@@ -355,10 +360,12 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         following = " · [b]following[/b]" if self.follow_timer is not None else ""
         searching = f" · [b]searching /{escape(self.searching)}/…[/b]" if self.searching else ""
         calls = plural(len(transcript.calls), "tool call")
+        # a path wider than the line (inside its padding) would be broken where the line ends, mid-word
+        line = self.app.size.width - 2
+        path, root = (escape(cut_middle(each, line)) for each in (transcript.path, self.replayer.root))
         return (
-            f"[b]{escape(transcript.path)}[/b] · {transcript.format} · {calls}{subagents}{restarts}"
-            f" · replayed against {escape(self.replayer.root)}{self._elsewhere()}{problems}{reading}{shown}"
-            f"{following}{searching}"
+            f"[b]{path}[/b] · {transcript.format} · {calls}{subagents}{restarts}"
+            f" · replayed against {root}{self._elsewhere()}{problems}{reading}{shown}{following}{searching}"
         )
 
     def _elsewhere(self) -> str:
@@ -379,8 +386,12 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
 
     def on_resize(self, event: Resize) -> None:
         self.query_one("#columns", Static).update(COLUMNS if event.size.width >= WIDE_FROM else NARROW_COLUMNS)
+        self.query_one("#about", Static).update(self._about())
 
     def on_mount(self) -> None:
+        # Tab goes between the list and the tab shown: the row of tabs is no stop (← → and [ ] switch them
+        # wherever the focus is), which was a third stop whose keys were those of the screen.
+        self.query_one("#outputs Tabs", Tabs).can_focus = False
         self.query_one(CallList).focus()
         # Replaying competes with the first paint (for the GIL): start once the list is on screen.
         self.call_after_refresh(self._start)
