@@ -668,7 +668,12 @@ def _whole_number(text: str, empty: int) -> int | None:
     digits = "".join(text.split()).replace(",", "").replace("_", "")
     if not digits:
         return empty
+    if len(digits) > _MOST_DIGITS:  # int() refuses past 4,300 digits; no window is that wide
+        return None
     return int(digits) if digits.isascii() and digits.isdigit() else None
+
+
+_MOST_DIGITS = 30
 
 
 def _columns(shading: Shading, view: FileView, chars: bool, start: int, end: int) -> Shading:
