@@ -280,3 +280,45 @@ async def test_escape_stops_a_search_and_its_reading(
         await settle(pilot)
         assert screen.found is None and app.screen is screen
         assert read == ["s4", "s3"], "the reading stopped with the search"
+
+
+@pytest.mark.parametrize("escaped", ["after the search", "while the search lists"])
+async def test_a_search_begun_before_the_list_came_leaves_the_list_behind_it(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, escaped: str
+) -> None:
+    """A search cancels the listing (one worker at a time): Escape then showed "No ... sessions were
+    found" over a home of 20,000 when the search began before the first listing ended."""
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from test_sessions import claude_session
+
+    for n in (1, 2):
+        claude_session(tmp_path, "/home/me/shop", f"s{n}", 1, started=f"2026-01-0{n}T10:00:00.000Z")
+    listing, go_on, list_sessions = [], threading.Event(), sessions_screen.list_sessions
+    held_listings = 1 if escaped == "after the search" else 2
+
+    def held(*arguments, **keywords):  # noqa: ANN002, ANN003, ANN202 - the first listings wait
+        listing.append(arguments)
+        if len(listing) <= held_listings:
+            go_on.wait()
+        return list_sessions(*arguments, **keywords)
+
+    monkeypatch.setattr(sessions_screen, "list_sessions", held)
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        try:
+            await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and listing, "listing")
+            screen = app.screen
+            assert isinstance(screen, SessionsScreen) and not screen.listed
+            await pilot.press("slash", *"export", "enter")
+            if escaped == "after the search":
+                await until(pilot, lambda: screen.found is not None and not screen.searching, "the search done")
+            else:
+                await until(pilot, lambda: len(listing) == 2, "the search listing")
+            await pilot.press("escape")
+        finally:
+            go_on.set()
+        await until(pilot, lambda: len(screen.listed) == 2, "the list")
+        await settle(pilot)
+        assert screen.found is None
+        assert [Path(info.path).stem for info in screen.listed] == ["s2", "s1"]
+        assert "2 sessions in 1 project" in str(screen.query_one("#about", Static).render())

@@ -329,13 +329,15 @@ class SessionsScreen(ReportsFailures, StyledOnce):
         worker = get_current_worker()
         query = parse_query(text)
         store = IndexStore()
-        list_sessions(self.home, store, workers=background_workers())
+        sessions = list_sessions(self.home, store, workers=background_workers())
         look: Callable[[Filters], Iterable[Found]]
         if query.read is not None:
             look = partial(reads_of, store, self.home, query.read)
         else:
             look = partial(search, store, self.home, query.text, cancel=worker.cancelled_event)
         left = len(unread(store, self.home))
+        # the list behind the search (this worker cancelled the one that lists when it came first)
+        self.post_message(self._Listed(sessions, left))
         found: list[Found] = []
         posted, shown = time.monotonic(), 0
         steps = found_while_reading(store, self.home, look, query.filters, background_workers(), worker.cancelled_event)
