@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from pilot_helpers import settle, type_ahead, until
 from rich.cells import cell_len
 from rich.console import Console
@@ -155,15 +156,24 @@ async def test_the_header_says_a_search_is_running_until_it_ends(root: Path) -> 
         app.screen.workers.cancel_all()
 
 
-async def test_the_header_says_where_a_session_ran_when_it_is_replayed_elsewhere(root: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("width", [80, 200])
+async def test_the_header_says_where_a_session_ran_when_it_is_replayed_elsewhere(
+    root: Path, tmp_path: Path, width: int
+) -> None:
+    """The directory is cut to 48 cells at 80 columns (a header of two lines) and to half the line
+    past 96: at 200 columns a directory of 99 cells is shown whole."""
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    for replayed_in, said in ((root, False), (elsewhere, True)):
-        app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(replayed_in))
-        async with app.run_test(size=SIZE) as pilot:
+    ran_in = root / ("d" * max(1, 99 - len(str(root.absolute())) - 1))
+    ran_in.mkdir()
+    for replayed_in, said in ((ran_in, False), (elsewhere, True)):
+        app = AgentPagerApp.for_transcript(open_transcript(str(session(ran_in))), str(replayed_in))
+        async with app.run_test(size=(width, 24)) as pilot:
             await settle(pilot)
             about = shown(app.screen.query_one("#about", Static), 400)
-            assert (f"(the session ran in {cut_middle(str(root.absolute()), 48)})" in about) is said, about
+            cwd = str(ran_in.absolute())
+            expected = cwd if width == 200 and len(cwd) <= 100 else cut_middle(cwd, 48)
+            assert (f"(the session ran in {expected})" in about) is said, about
             app.screen.workers.cancel_all()
 
 

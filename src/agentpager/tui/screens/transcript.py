@@ -374,7 +374,8 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         cwd, root = self.transcript.cwd, os.path.abspath(self.replayer.root)
         if not cwd or not os.path.isabs(cwd) or os.path.normpath(cwd) == root or cwd.startswith(root.rstrip("/") + "/"):
             return ""
-        return f" [b](the session ran in {escape(cut_middle(cwd, 48))})[/b]"  # a header line, not three at 80x24
+        # half the line, at least 48 cells: a header of two lines at 80x24, not three; whole when wide
+        return f" [b](the session ran in {escape(cut_middle(cwd, max(48, self.app.size.width // 2)))})[/b]"
 
     def _shown_note(self) -> str:
         if self.filter == 0 and self.search_hits is None:
