@@ -214,6 +214,15 @@ def _reading_held_at(name: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[s
     return read, go_on
 
 
+async def _searched_when_listed(pilot: Pilot, app: AgentPagerApp, text: str) -> SessionsScreen:
+    """The browser once it lists the sessions, searching them for ``text``."""
+    await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.listed, "listed")
+    screen = app.screen
+    assert isinstance(screen, SessionsScreen)
+    await pilot.press("slash", *text, "enter")
+    return screen
+
+
 def _found_rows(screen: SessionsScreen) -> list[str]:
     found = screen.query_one(FoundList)
     return [Path(line.session.path).stem for line in found.lines if not isinstance(line, str)]
@@ -237,10 +246,7 @@ async def test_a_search_shows_hits_while_the_calls_are_read(
     app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         try:
-            await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.listed, "listed")
-            screen = app.screen
-            assert isinstance(screen, SessionsScreen)
-            await pilot.press("slash", *"export", "enter")
+            screen = await _searched_when_listed(pilot, app, "export")
             await until(pilot, lambda: len(_found_rows(screen)) == 3, "the hits of the sessions read")
             assert _found_rows(screen) == ["s1", "s4", "s3"], "s1 was read before; s4 and s3 as they were read"
             about = str(screen.query_one("#about", Static).render())
@@ -269,10 +275,7 @@ async def test_escape_stops_a_search_and_its_reading(
     app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         try:
-            await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.listed, "listed")
-            screen = app.screen
-            assert isinstance(screen, SessionsScreen)
-            await pilot.press("slash", *"export", "enter")
+            screen = await _searched_when_listed(pilot, app, "export")
             await until(pilot, lambda: _found_rows(screen) == ["s4"], "the hit of the first session read")
             await pilot.press("escape")
         finally:
