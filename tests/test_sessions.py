@@ -11,8 +11,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from waiting import HANG
 
 from agentpager.agents import AGENTS, get_agent
@@ -533,3 +536,52 @@ def test_odd_times_names_and_lone_surrogates_do_not_stop_the_listing(tmp_path: P
             env={**os.environ, "HOME": str(tmp_path), "AGENTPAGER_CACHE_DIR": str(isolated_cache)},
         )
         assert done.returncode == 0 and done.stdout.count(b" the export please") == 2, (options, done.stderr)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    before=st.lists(st.integers(0, 40_000), max_size=3),
+    prompt=st.integers(0, 40_000),
+    outputs=st.lists(st.integers(0, 30_000), min_size=1, max_size=6),
+    after=st.lists(st.integers(0, 40_000), max_size=3),
+    model_late=st.booleans(),
+    last_line_ended=st.booleans(),
+)
+def test_the_ends_are_read_a_little_at_a_time_with_the_same_summary(
+    before: list[int], prompt: int, outputs: list[int], after: list[int], model_late: bool, last_line_ended: bool
+) -> None:
+    """A session's ends are read FIRST_EDGE bytes at a time, growing while what is sought may lie
+    beyond: the summary is the one the whole EDGE_BYTES gives, wherever the first prompt, the last
+    turn's usage and the model are."""
+    import tempfile
+
+    from agentpager.sessions import Found, summarize
+
+    def result(number: int, size: int) -> dict:
+        content = [{"type": "tool_result", "tool_use_id": f"t{number}", "content": "o" * size}]
+        return {"type": "user", "message": {"role": "user", "content": content}}
+
+    records: list[dict] = [{"type": "summary", "summary": "s" * size} for size in before]
+    first = {"role": "user", "content": "Fix it " + "é" * prompt}
+    records.append({"type": "user", "cwd": "/p", "sessionId": "s", "timestamp": "2026-01-01", "message": first})
+    records.append(result(0, 2 * EDGE_BYTES))  # the file is more than its two ends
+    for n, size in enumerate(outputs, start=1):
+        call = {"type": "tool_use", "id": f"t{n}", "name": "Read", "input": {}}
+        usage = {"input_tokens": n, "output_tokens": 5}
+        message = {"id": f"m{n}", "role": "assistant", "content": [call], "usage": usage}
+        if not model_late or n == 1:
+            message["model"] = "claude-sonnet-4-5"
+        records.append({"type": "assistant", "timestamp": "2026-01-01T10:05Z", "message": message})
+        records.append(result(n, size))
+    records += [{"type": "system", "version": "2.1.130", "content": "x" * size} for size in after]
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory, "s.jsonl")
+        text = "\n".join(json.dumps(record) for record in records)
+        path.write_text(text + "\n" if last_line_ended else text, encoding="utf-8")
+        found, size = Found(str(path), "claude-code", "/p"), path.stat().st_size
+        summaries = []
+        for first_edge in (EDGE_BYTES, 100, 4096):
+            with mock.patch("agentpager.sessions.FIRST_EDGE", first_edge):
+                summaries.append(summarize(found, size))
+    assert summaries[1] == summaries[0]
+    assert summaries[2] == summaries[0]

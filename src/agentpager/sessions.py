@@ -2,22 +2,23 @@
 Code's in ``~/.claude/projects/``, Codex's in ``~/.codex/sessions/``, Gemini CLI's in ``~/.gemini/tmp/``,
 OpenCode's exported from its store), summed up from their two ends.
 
-The first look at a session reads its first and last EDGE_BYTES (all of it when it is no bigger
-than twice that): agent, version, model, cwd, branch, start, end, the first prompt, and the context
-of the last model turn, from the last lines back to the first that records usage. A session read
-whole has its calls counted by searching its bytes for the records that start one, without parsing
-them; the calls of the others come from reading them whole, in ``agentpager.sessions_index``, which
-keeps every session's summary and calls.
+The first look at a session reads its first and last EDGE_BYTES at most (all of it when it is no
+bigger than twice that; else its ends a little at a time, as far as what is sought lies): agent,
+version, model, cwd, branch, start, end, the first prompt, and the context of the last model turn,
+from the last lines back to the first that records usage. A session read whole has its calls
+counted by searching its bytes for the records that start one, without parsing them; the calls of
+the others come from reading them whole, in ``agentpager.sessions_index``, which keeps every
+session's summary and calls.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from agentpager.agents import AGENTS
 
@@ -25,7 +26,11 @@ if TYPE_CHECKING:  # imported where a session is summed up: listing unchanged se
     from agentpager.logs.records import Record
     from agentpager.transcripts.formats import Collector, Event, ModelTurn, Parsed
 
+T = TypeVar("T")
 EDGE_BYTES = 64 * 1024
+FIRST_EDGE = 16 * 1024
+"""A bigger session's ends are read this much first, then twice as much while what is looked for
+may lie beyond (``_grown``): most first prompts and last turns are whole in it."""
 TITLE_CHARS = 200
 HEAD_RECORDS = 16
 """The first look parses at most this many records from a session's start for its first prompt."""
@@ -131,15 +136,22 @@ def summarize(found: Found, size: int) -> SessionInfo:
 
     if found.path.endswith(".json"):
         return _summarize_document(found, size)
+    agent = found.agent
     whole = size <= 2 * EDGE_BYTES
     descriptor = regular_descriptor(found.path)  # read by os.pread: a third less than the buffered read
     try:
-        head = os.pread(descriptor, size if whole else EDGE_BYTES, 0)
-        tail = head if whole else os.pread(descriptor, EDGE_BYTES, size - EDGE_BYTES)
+        if whole:
+            head = os.pread(descriptor, size, 0)
+            first = _head_facts(agent, head, cut_end=False)[0]
+            last, turn = _tail_facts(agent, head, cut_start=False, model_known=bool(first.parsed.model))[0]
+        else:
+            first = _grown(lambda edge: _head_facts(agent, os.pread(descriptor, edge, 0), cut_end=True))
+            known = bool(first.parsed.model)
+            last, turn = _grown(
+                lambda edge: _tail_facts(agent, os.pread(descriptor, edge, size - edge), True, model_known=known)
+            )
     finally:
         os.close(descriptor)
-    first = _head_facts(found.agent, head, cut_end=not whole)
-    last, turn = _tail_facts(found.agent, tail, cut_start=not whole, model_known=bool(first.parsed.model))
     prompt = next((event.text for event in first.parsed.events if event.kind == "prompt"), "")
     head_facts, tail_facts = first.parsed, last
     cwd = head_facts.cwd or tail_facts.cwd or ""
@@ -152,7 +164,7 @@ def summarize(found: Found, size: int) -> SessionInfo:
         tail_facts.model or head_facts.model,
         head_facts.started or tail_facts.started,
         tail_facts.ended or head_facts.ended,
-        _count_bytes(head, collectors()[found.agent].call_markers) if whole else None,
+        _count_bytes(head, collectors()[agent].call_markers) if whole else None,
         turn,
         title_of(prompt),
         size,
@@ -162,16 +174,29 @@ def summarize(found: Found, size: int) -> SessionInfo:
     )
 
 
+def _grown(look: Callable[[int], tuple[T, bool]]) -> T:
+    """What ``look(edge)`` finds in a session's first or last ``edge`` bytes: FIRST_EDGE, then twice
+    as many while it says that what it looks for may lie beyond them, up to EDGE_BYTES (the answer
+    is then the one EDGE_BYTES gives)."""
+    edge = FIRST_EDGE
+    while True:
+        found, whole = look(edge)
+        if whole or edge >= EDGE_BYTES:
+            return found
+        edge = min(2 * edge, EDGE_BYTES)
+
+
 def title_of(prompt: str) -> str:
     """A prompt on one line, cut to TITLE_CHARS (prompts of 10,000 characters are common: only their
     start is looked at)."""
     return " ".join(prompt[: 4 * TITLE_CHARS].split())[:TITLE_CHARS]
 
 
-def _head_facts(agent: str, head: bytes, cut_end: bool) -> Collector:
+def _head_facts(agent: str, head: bytes, cut_end: bool) -> tuple[Collector, bool]:
     """A collector fed the session's first record and then, up to its first prompt, the records
     that can hold one (found by the format's ``prompt_markers``; HEAD_RECORDS at most). A first
-    line longer than the head is skimmed: its members before the cut are what is needed."""
+    line longer than the head is skimmed: its members before the cut are what is needed. With it,
+    whether a longer head would give the same (False when the head's cut may hide what is sought)."""
     from agentpager.logs.records import Location, Record
     from agentpager.logs.skim import Skimmer
     from agentpager.transcripts.formats import collectors, feed
@@ -182,38 +207,41 @@ def _head_facts(agent: str, head: bytes, cut_end: bool) -> Collector:
         found = Skimmer().skim(head.decode("utf-8", "replace").lstrip("\ufeff"), "")
         if found is not None:
             feed(collector, Record(found[0], Location(line=1)))
-        return collector
+        return collector, False
     end = head.find(b"\n")
     first = _record(head if end < 0 else head[:end], 1)
     if first is not None:
         feed(collector, first)
     for _ in range(HEAD_RECORDS):
         if collector.prompt or end < 0:  # the first prompt was read
-            break
+            return collector, True
         places = [at for marker in collector_class.prompt_markers if (at := head.find(marker, end)) >= 0]
         if not places:
-            break
+            return collector, not cut_end
         start = head.rfind(b"\n", 0, min(places)) + 1
         end = head.find(b"\n", start)
         if end < 0 and cut_end:
-            break  # cut by the head's end
+            return collector, False  # cut by the head's end
         record = _record(head[start : len(head) if end < 0 else end], 0)
         if record is not None:
             feed(collector, record)
-    return collector
+    return collector, True
 
 
-def _tail_facts(agent: str, tail: bytes, cut_start: bool, model_known: bool) -> tuple[Parsed, int | None]:
+def _tail_facts(
+    agent: str, tail: bytes, cut_start: bool, model_known: bool
+) -> tuple[tuple[Parsed, int | None], bool]:
     """What the session's last record says (when it ended, the agent's version, the model), and the
     context plus output of its last model turn that records usage: only the lines that hold one of
-    the format's ``turn_markers`` are parsed, from the end back."""
+    the format's ``turn_markers`` are parsed, from the end back. With them, whether a longer tail
+    would give the same (False when the lines looked at ran out before that turn and the model)."""
     from agentpager.transcripts.formats import Parsed, collectors, feed
 
     collector_class = collectors()[agent]
     facts = Parsed(agent)
     first = tail.find(b"\n") + 1 if cut_start else 0
     if cut_start and not first:
-        return facts, None  # no whole line
+        return (facts, None), False  # no whole line
     turn = None
     end = len(tail)
     line = _line_before(tail, end, first)  # the last record
@@ -234,10 +262,10 @@ def _tail_facts(agent: str, tail: bytes, cut_start: bool, model_known: bool) -> 
             if turn is None and last is not None:
                 turn = last.context + last.output
             if turn is not None and (facts.model or model_known):
-                break
+                return (facts, turn), True
         marker = max(tail.rfind(marker, first, start) for marker in collector_class.turn_markers)
         line = None if marker < 0 else _line_before(tail, tail.find(b"\n", marker), first)
-    return facts, turn
+    return (facts, turn), not cut_start
 
 
 def _line_before(data: bytes, end: int, first: int) -> tuple[int, int] | None:

@@ -28,11 +28,11 @@ from agentpager.sessions_index.lines import listing_bytes, session_lines
 FILE_NAME = "sessions.db"
 APPLICATION_ID = 0x61705358
 """``PRAGMA application_id`` of the index ("apSX"): a database without it is not ours."""
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """2: agents named by their ids (``gemini-cli``, was ``gemini``); 3: a call's turn is its model turn
 (it was the prompt's), the resume state keeps each agent's turns; 4: the listings kept whole; 5: each
-kept listing in a file of its own, with the digest of the files' versions it lists. An index of
-another version is made again."""
+kept listing in a file of its own, with the digest of the files' versions it lists; 6: a home filed
+under a digest of its directories (``home_key``). An index of another version is made again."""
 LISTINGS = "sessions-listings"
 """The directory beside the database that holds the kept listings (a 19 MB value read from the
 database took 0.1 s, the same bytes read from a file 6 ms)."""
@@ -174,9 +174,11 @@ class IndexStore:
         raise AssertionError("unreachable")
 
     def _prepare(self, db: sqlite3.Connection) -> None:
-        """WAL mode, and the schema made when the file is new; NotOurs when it is not this index."""
+        """WAL mode, and the schema made when the file is new; NotOurs when it is not this index.
+        Written without syncing (a sixth of a first listing's writes): a crash of the machine can at
+        worst damage it, and a damaged index is made again (``run``)."""
         db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA synchronous=OFF")
         if _header(db) == (APPLICATION_ID, SCHEMA_VERSION):
             return
         db.execute("BEGIN IMMEDIATE")  # looked at again under the write lock: another process may be making it
