@@ -79,20 +79,41 @@ def test_what_is_wrong_with_a_pasted_call(text: str, message: str) -> None:
             47,
             'file_path="…cli.py" start_line=450 end_line=457',
         ),
-        (  # a list of numbers is never cut; the other texts are cut below 8 cells to keep a file name
+        (  # a list of numbers is never cut; a short text is left out to keep a file name (not cut to
+            # "v…"), and the cells that frees past the need go back to the path
             {"command": "view", "path": "src/agentpager/cli.py", "view_range": [450, 457]},
             49,
-            'command="v…" path="…cli.py" view_range=[450, 457]',
+            'command=… path="sr…/cli.py" view_range=[450, 457]',
         ),
-        (  # when that does not keep it, the longest text is cut past it, to the line's last column
+        (  # when that does not keep it, the path is cut past it, to the line's last column
             {"command": "view", "path": "src/agentpager/cli.py", "view_range": [450, 457]},
             45,
-            'command="view" path="…" view_range=[450, 457]',
+            'command=… path="…li.py" view_range=[450, 457]',
         ),
-        (  # a text that does not fit even so is left out, the longest first
+        (  # a text that does not fit even so is left out, the longest first (never cut to '"…"')
             {"command": "view", "path": "src/agentpager/cli.py", "view_range": [450, 457]},
             41,
-            'command=… path="…" view_range=[450, 457]',
+            'command=… path=… view_range=[450, 457]',
+        ),
+        (  # a directory keeps its last part as a file does, and is cut past it to no less than "…i/"
+            {"pattern": "*.py", "path": "src/agentpager/tui/", "limit": 50},
+            37,
+            'pattern="*.py" path="…/tui/" limit=50',
+        ),
+        (
+            {"pattern": "*.py", "path": "src/agentpager/tui/", "limit": 50},
+            36,
+            'pattern="*.py" path="…tui/" limit=50',
+        ),
+        (
+            {"pattern": "*.py", "path": "src/agentpager/tui/", "limit": 50},
+            29,
+            'pattern=… path="…i/" limit=50',
+        ),
+        (  # a short directory is a short text: whole or left out, never '"…"'
+            {"pattern": "test_[a-z_]+[.]py", "recursive": True, "path": "src/", "limit": 50},
+            46,
+            'pattern=… recursive=true path="src/" limit=50',
         ),
         (  # another text is cut in the middle too, down to a few characters
             {"pattern": "def arguments_line", "path": "src/agentpager/exchange.py", "context": 3},

@@ -76,10 +76,11 @@ def arguments_line(
     fit, its value and then the line are cut.
     ``keep_numbers``, for a line where the numbers say which lines: the texts give way instead, the
     longest first; other texts are cut in the middle too, down to 8 cells; then, when that keeps the
-    file names whole, paths lose their last ``/`` (``"…app.py"``) and other texts are cut down to
-    their quotes (``"v…"``, ``"…"``); else every text is, the longest first, paths past their file
-    names (``"…p.py"``); then texts are left out (``path=…``); only when the numbers alone do not fit
-    is the line's end cut.
+    file names whole, paths lose their last ``/`` (``"…app.py"``) and other texts are left out
+    (``command=…``); else paths are cut past their file names too (``"…p.py"``, down to ``"…py"``);
+    then texts are left out, the longest first. A text is never cut to only an ellipsis (a short
+    one, ``"src/"``, is whole or left out), and cells a text left out frees past the line's need go
+    back to a text that was cut. Only when the numbers alone do not fit is the line's end cut.
     """
     names, whole, texts = _shown_arguments(arguments, under)
 
@@ -101,23 +102,23 @@ def arguments_line(
         return line(whole)
     floors = _floors(whole, texts, keep_numbers, cells)
     if keep_numbers:
-        values = _cut_longest_first(whole, floors, excess, [cut_middle] * len(whole), cells)
-        ends = [_cut_past_file_name if _is_path(value) else cut_middle for value in whole]
+        values = _cut_longest_first(whole, floors, excess, [_cut_middle_of] * len(whole), cells)
+        paths = {index for index in texts if _is_path(whole[index])}
+        ends = [_cut_past_file_name if index in paths else _left_out for index in range(len(whole))]
         names_whole = [
-            floor if index not in texts else floor - 1 if _is_path(whole[index]) else min(floor, _LEAST_CUT)
-            for index, floor in enumerate(floors)
+            floor - 1 if index in paths else 1 if index in texts else floor for index, floor in enumerate(floors)
         ]
         names_kept = _cut_longest_first(values, names_whole, excess, ends, cells)
         if excess(names_kept) <= 0:
-            return line(names_kept)
-        least = [min(floor, _LEAST_CUT) if index in texts else floor for index, floor in enumerate(floors)]
+            return line(_widened(names_kept, whole, excess, cells))
+        least = [_LEAST_CUT if index in paths else 1 if index in texts else floor for index, floor in enumerate(floors)]
         values = _cut_longest_first(values, least, excess, ends, cells)
         for index in sorted(texts, key=lambda index: cells(values[index]), reverse=True):
             if excess(values) > 0:
                 values[index] = "…"
-        return cut_end(line(values), width)
+        return cut_end(line(_widened(values, whole, excess, cells)), width)
     for kept in range(len(whole), 0, -1):
-        values = _cut_longest_first(whole[:kept], floors, excess, [cut_middle] * kept, cells)
+        values = _cut_longest_first(whole[:kept], floors, excess, [_cut_middle_of] * kept, cells)
         if excess(values) <= 0:
             return line(values)
     first = whole[:1]
@@ -186,30 +187,65 @@ def _cut_longest_first(
     return values
 
 
+def _widened(
+    values: list[str], whole: list[str], excess: Callable[[list[str]], int], cells: Callable[[str], int]
+) -> list[str]:
+    """``values`` with the cells left over on their line (a text left out frees all of its, when fewer
+    were needed) given back to the texts that were cut, the first first."""
+    values = list(values)
+    for index, shown in enumerate(whole):
+        spare = -excess(values)
+        if spare > 0 and values[index] not in ("…", shown):
+            wider = cells(values[index]) + spare
+            past_file_name = _is_path(shown) and wider < _file_name_floor(shown, cells)
+            values[index] = (_cut_past_file_name if past_file_name else _cut_middle_of)(shown, wider)
+    return values
+
+
+def _cut_middle_of(shown: str, width: int) -> str:
+    """``cut_middle`` for a shown value: a directory's path (``"src/tui/"``) keeps its last part whole
+    as a file's path does (``"…/tui/"``)."""
+    if shown.endswith('/"') and _is_path(shown):
+        return cut_middle(shown[:-2], width - 2) + '/"'
+    return cut_middle(shown, width)
+
+
+def _left_out(shown: str, width: int) -> str:
+    """A text left out of the line, whatever the room: cut shorter it would show only its ellipsis."""
+    return "…"
+
+
 def _cut_past_file_name(shown: str, width: int) -> str:
     """A shown path cut past its file name: its first character (a quote), ``…`` and as much of its end
     as fits in ``width`` cells (``"…app.py"``)."""
     return shown if cells_up_to(shown, width) <= width else shown[0] + "…" + last_cells(shown, width - 2)
 
 
+def _name_start(shown: str) -> int:
+    """Where a shown path's last part starts, at its ``/`` (a directory's trailing ``/`` is of its
+    last part, ``/tui/"``); -1 for a value with no ``/`` before it, which is no path."""
+    return shown.rfind("/", 0, len(shown) - 1 - shown.endswith('/"'))
+
+
 def _is_path(shown: str) -> bool:
-    """Whether a shown value has a ``/`` before its closing quote: a path, which ends with its file name."""
-    return shown.rfind("/", 0, len(shown) - 1) >= 0
+    """Whether a shown value has a ``/`` before its last part: a path, which ends with its file name."""
+    return _name_start(shown) >= 0
 
 
 def _file_name_floor(shown: str, cells: Callable[[str], int]) -> int:
     """How short (in cells) a shown path may be cut: ``"…`` and its last part, the file name (a text
     that is no path is not cut)."""
-    name_starts = shown.rfind("/", 0, len(shown) - 1)
+    name_starts = _name_start(shown)
     return cells(shown[name_starts:]) + 2 if name_starts >= 0 else cells(shown)
 
 
 _SHORTEST_CUT = 8
 """No value is cut shorter than this (``"ab…yz"``): past it, the line's end is; with ``keep_numbers``,
-no text but a path while the paths can keep their file names whole."""
-_LEAST_CUT = 3
-"""With ``keep_numbers``, texts are cut down to this (``"…"``) before they are left out (``…``): the
-line fills every column it can."""
+a text is left out instead (one this short is whole or left out), but a path, which may be cut past
+its file name down to _LEAST_CUT."""
+_LEAST_CUT = 5
+"""With ``keep_numbers``, paths are cut past their file names down to this (``"…py"``, a directory's
+``"…i/"``) before they are left out (``…``): shorter, a path would show little more than its ellipsis."""
 
 
 def read_call(text: str) -> tuple[str, dict[str, Any]]:

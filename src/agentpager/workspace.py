@@ -342,10 +342,12 @@ class Workspace:
         """The directories of ``files`` (as ``files`` gives them) that are not the project's own:
         hidden ones, those named in INSTALLED_OR_BUILT, those the ``.gitignore`` files among ``files``
         ignore (git's rules: the nearest file with a matching rule decides, its last such rule), and
-        every one below them. Only those ignore files are read, not the tree; one that cannot be read
-        or compiled counts for nothing."""
+        every one below them; a repository's ``.git/info/exclude`` counts as the first rules of the
+        ``.gitignore`` beside its ``.git`` (as the tools' walk reads it). Only those ignore files are
+        read, not the tree; one that cannot be read counts for nothing, and so do a directory's rules
+        that cannot be compiled."""
         from agentpager.tools.shell.errors import Unsupported
-        from agentpager.tools.shell.gitignore import Rules, rule_of
+        from agentpager.tools.shell.gitignore import Rule, Rules, rule_of
         from agentpager.tools.shell.walk import ignore_file_lines
 
         listed = set(files)
@@ -366,13 +368,20 @@ class Workspace:
                 ):
                     ignored.add(directory)
                     continue
-                ignore_file = f"{directory}/.gitignore".removeprefix("/")
-                if ignore_file in listed:
-                    try:
-                        lines = ignore_file_lines(self.filesystem.open(ignore_file), ignore_file)
-                        rules[directory] = Rules(rule for rule in map(rule_of, lines) if rule is not None)
-                    except (OSError, Unsupported):
-                        pass
+                found: list[Rule] = []
+                for kind in (".git/info/exclude", ".gitignore"):  # the exclude file counts for less
+                    ignore_file = f"{directory}/{kind}".removeprefix("/")
+                    if ignore_file in listed:
+                        try:
+                            lines = ignore_file_lines(self.filesystem.open(ignore_file), ignore_file)
+                            found += [rule for rule in map(rule_of, lines) if rule is not None]
+                        except (OSError, Unsupported):
+                            pass
+                try:
+                    if found:
+                        rules[directory] = Rules(found)
+                except Unsupported:
+                    pass
         finally:
             for each in rules.values():
                 each.close()

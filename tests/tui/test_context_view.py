@@ -10,6 +10,7 @@ from pathlib import Path
 from pilot_helpers import settle, until
 from rich.cells import cell_len
 from rich.console import Console
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agentpager.transcripts import Transcript, open_transcript
@@ -120,9 +121,9 @@ async def test_the_chart_opens_on_the_call_s_turn(root: Path) -> None:
 
 
 def bar_cells(width: int) -> int:
-    """What a bar gets at a terminal ``width`` wide: the turn and token columns, the padding and the
-    scrollbar taken."""
-    return width - 5 - 10 - 2 - 2
+    """What a bar gets at a terminal ``width`` wide: the turn and token columns, the padding, the
+    scrollbar and the border that shows the focus taken."""
+    return width - 5 - 10 - 2 - 2 - 1
 
 
 def test_the_costliest_outputs_name_their_files_relative_to_the_cwd(root: Path) -> None:
@@ -153,3 +154,27 @@ def test_the_header_names_the_window_and_cuts_the_model_name(root: Path) -> None
     console.print(header(Charted(fills, shown.turns, shown.costliest), 60))
     first = console.export_text().splitlines()[0]
     assert first.endswith("… · window 200,000 tokens") and len(first) <= 60, first
+
+
+async def test_the_chart_shows_its_focus_as_the_conversation_does(root: Path) -> None:
+    """A left border, bright while the rows have the focus and dimmed without it (the chart showed
+    nothing): the border is the whole view's, so the header's scale stays over the bars."""
+    app = AgentPagerApp.for_transcript(transcript_with_a_compaction(root), str(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = await shown_context(app, pilot)
+        head, rows = view.query_one("#context-head"), view.query_one(ChartRows)
+        assert head.region.x == rows.region.x == 1, (head.region, rows.region)
+        borders = [view.styles.border_left]
+        app.screen.set_focus(None)
+        await settle(pilot)
+        borders.append(view.styles.border_left)
+        await pilot.press("left")  # the Conversation tab
+        await settle(pilot)
+        conversation = app.screen.query_one("#tab-conversation VerticalScroll", VerticalScroll)
+        conversation.focus()
+        await settle(pilot)
+        expected = [conversation.styles.border_left]
+        app.screen.set_focus(None)
+        await settle(pilot)
+        expected.append(conversation.styles.border_left)
+        assert borders == expected and expected[0] != expected[1], (borders, expected)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pilot_helpers import settle
 from textual.widgets import Input, OptionList
 
 from agentpager import Workspace
+from agentpager.tools.shell import walk
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.screens.find_file import Candidates, FindFile, fuzzy, project_first
 
@@ -107,3 +109,24 @@ def test_a_match_that_starts_the_file_name_comes_first() -> None:
         ("tests/test_cli.py", [11, 12, 13, 14, 15, 16]),
         ("src/agentpager/clip.py", [15, 16, 17, 19, 20, 21]),
     ], "cli.py starts its name, test_cli.py is nearer the root, clip.py is a looser match"
+
+
+def test_the_repository_s_exclude_file_counts_as_its_gitignore_does_but_for_less(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``.git/info/exclude`` was not read: a directory only it ignores came first. Its rules count
+    for less than the ``.gitignore`` beside it (``!notes/`` keeps what it ignores); one over the
+    ignore files' bound counts for nothing, and the ``.gitignore`` still counts."""
+    for path in ("scratch/cli.py", "notes/cli.py", "out/cli.py", "src/cli.py"):
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text("print()\n")
+    (root / ".git" / "info").mkdir(parents=True)
+    (root / ".git" / "info" / "exclude").write_text("# local\nscratch/\nnotes/\n")
+    (root / ".gitignore").write_text("/out/\n!notes/\n")
+    workspace = Workspace(root)
+    files = workspace.files()
+    assert sorted(workspace.ignored_directories(files)) == [".git", ".git/info", "out", "scratch"]
+    ranked = Candidates(project_first(files, workspace.ignored_directories(files))).rank(fuzzy("cli.py"), 10)
+    assert [path for path, _ in ranked] == ["notes/cli.py", "src/cli.py", "out/cli.py", "scratch/cli.py"]
+    monkeypatch.setattr(walk, "IGNORE_FILE_BYTES", len("/out/\n!notes/\n"))
+    assert sorted(workspace.ignored_directories(files)) == [".git", ".git/info", "out"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -35,10 +36,11 @@ async def status_of(root: Path, profile: str, path: str, pinned: bool) -> tuple[
 @pytest.mark.parametrize(
     ("profile", "path", "call"),
     [
-        (  # the file name was cut ("…d_file.py") while the command stayed whole
+        (  # the file name was cut ("…d_file.py") while the command stayed whole; then the command
+            # was cut to '"…"', and the cells leaving it out frees go to the path
             "openhands",
             "src/agentpager/tui/screens/find_file.py",
-            'pinned file_editor command="…" path="…find_file.py" view_range=[1, 9]',
+            'pinned file_editor command=… path="s…/find_file.py" view_range=[1, 9]',
         ),
         (  # a short path was cut in its middle ("a/c…py") while the count of characters stayed
             "crush",
@@ -64,3 +66,33 @@ async def test_every_profile_fills_the_line_and_keeps_the_file_name(root: Path, 
         call, _, width = await status_of(root, profile, path, pinned)
         assert "find_file.py" in call, (profile, pinned, call)
         assert len(call) == width or "…" not in call, (profile, pinned, call, width)
+        assert not ONLY_AN_ELLIPSIS.search(call), (profile, pinned, call)
+
+
+ONLY_AN_ELLIPSIS = re.compile(r'="…/?"|=\[…\]')
+"""A value cut to nothing but its ellipsis (and a directory's "/"): ``path="…"``, ``path="…/"``,
+``ignore=[…]``."""
+
+
+@pytest.mark.parametrize(
+    ("directory", "call"),
+    [
+        (  # was 'pattern="…" recursive=true path="…" limit=50': short texts are whole or left out
+            "src/",
+            "pinned list_files pattern=… recursive=true path=… limit=50",
+        ),
+        (  # was 'path="…"': a directory keeps what it can of its last part, as a file does
+            "src/agentpager/",
+            'pinned list_files pattern=… recursive=true path="…r/" limit=50',
+        ),
+    ],
+)
+async def test_a_directory_is_never_cut_to_only_an_ellipsis(root: Path, directory: str, call: str) -> None:
+    a_file(root, "notes.txt")
+    app = AgentPagerApp(Workspace(root, "qq"), "notes.txt")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        arguments = {"pattern": "*.py", "recursive": True, "path": directory, "limit": 50}
+        app.panel.load_call("qq", "list_files", arguments)
+        await settle(pilot)
+        assert str(app.query_one(CallStatus).query_one("#call-summary", Label).render()) == call

@@ -177,6 +177,33 @@ async def test_the_header_says_where_a_session_ran_when_it_is_replayed_elsewhere
             app.screen.workers.cancel_all()
 
 
+@pytest.mark.parametrize(
+    ("width", "rows", "said"),
+    [
+        (200, 1, "/srv/agents/a-rather-long-name-for-the-check…/of-a-session-run-in-it"),
+        (80, 3, "/srv/agents/a-rather-lon…/of-a-session-run-in-it"),
+    ],
+)
+async def test_the_header_takes_one_row_when_the_directory_cut_fits_in_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, width: int, rows: int, said: str
+) -> None:
+    """At 200 columns the directory a session ran in is cut to what is left of the header's row (half
+    the line took a second row); at 80 columns, where no cut keeps one row, it takes 48 cells as before."""
+    monkeypatch.chdir(tmp_path)
+    ran_in, elsewhere = Path("agent-sessions/of-a-project-with-a-long-name"), Path("e")
+    ran_in.mkdir(parents=True)
+    elsewhere.mkdir()
+    path = session(ran_in)
+    cwd = "/srv/agents/a-rather-long-name-for-the-checkout-directory/and-a-deep-path/in-it/of-a-session-run-in-it"
+    path.write_text(path.read_text().replace(str(ran_in.absolute()), cwd))
+    app = AgentPagerApp.for_transcript(open_transcript(str(path)), str(elsewhere))
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        about = app.screen.query_one("#about", Static)
+        assert (about.size.height, f"(the session ran in {said})" in shown(about, 400)) == (rows, True), shown(about)
+        app.screen.workers.cancel_all()
+
+
 async def test_the_header_cuts_long_paths_in_their_middle_at_80_columns(root: Path) -> None:
     """A path wider than the header's line was broken where the line ended, in the middle of a word."""
     deep = root / "a-rather-long-directory-name" / "another-fairly-long-directory-component" / "and-a-third"

@@ -199,7 +199,9 @@ class ContextView(Vertical):
     own), computed in a worker for the turns around that call's."""
 
     DEFAULT_CSS = """
-    ContextView {
+    ContextView {  /* the rows' focus shown as the Conversation's, by the whole view's left edge: */
+        border-left: tall $border-blurred;  /* the header's scale stays over the bars */
+        &:focus-within { border-left: tall $border; }
         #context-head { height: auto; padding: 0 1; background: $boost; }
         ChartRows { height: 1fr; padding: 0 1; overflow-x: hidden; overflow-y: scroll; }
     }

@@ -363,19 +363,22 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         # a path wider than the line (inside its padding) would be broken where the line ends, mid-word
         line = self.app.size.width - 2
         path, root = (escape(cut_middle(each, line)) for each in (transcript.path, self.replayer.root))
-        return (
-            f"[b]{path}[/b] · {transcript.format} · {calls}{subagents}{restarts}"
-            f" · replayed against {root}{self._elsewhere()}{problems}{reading}{shown}{following}{searching}"
-        )
+        head = f"[b]{path}[/b] · {transcript.format} · {calls}{subagents}{restarts} · replayed against {root}"
+        tail = f"{problems}{reading}{shown}{following}{searching}"
+        return head + self._elsewhere(line - Text.from_markup(head + tail).cell_len) + tail
 
-    def _elsewhere(self) -> str:
+    def _elsewhere(self, room: int) -> str:
         """Where the session ran, when that is outside the directory its calls are replayed against
-        (a session opened from the browser: its reads differ because the files are not those it read)."""
+        (a session opened from the browser: its reads differ because the files are not those it read);
+        ``room``: the cells the rest of the header leaves on its first row."""
         cwd, root = self.transcript.cwd, os.path.abspath(self.replayer.root)
         if not cwd or not os.path.isabs(cwd) or os.path.normpath(cwd) == root or cwd.startswith(root.rstrip("/") + "/"):
             return ""
-        # half the line, at least 48 cells: a header of two lines at 80x24, not three; whole when wide
-        return f" [b](the session ran in {escape(cut_middle(cwd, max(48, self.app.size.width // 2)))})[/b]"
+        room -= len(" (the session ran in )")
+        # cut to the row's room when that leaves 48 cells, else (on a second row) to half the line,
+        # at least 48: a header of two lines at 80x24, not three; whole when wide
+        width = room if room >= 48 else max(48, self.app.size.width // 2)
+        return f" [b](the session ran in {escape(cut_middle(cwd, width))})[/b]"
 
     def _shown_note(self) -> str:
         if self.filter == 0 and self.search_hits is None:
