@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 import subprocess
@@ -26,6 +25,7 @@ from agentpager.tui.clipboard import copy_with_pyperclip, system_clipboard
 from agentpager.tui.editor import editor_command
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.footer import FittedFooter
+from agentpager.tui.idle_collection import CollectsWhenIdle
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.screens.reads import ReadsScreen
 from agentpager.tui.screens.sessions import SessionsScreen
@@ -93,7 +93,7 @@ class WorkspaceScreen(StyledOnce):
     """The app's first screen: the tree, the viewer and the tool panel (composed by the app)."""
 
 
-class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
+class AgentPagerApp(ReportsFailures, KeepsTypedAhead, CollectsWhenIdle):
     """See a workspace the way an agent's file tools see it."""
 
     TITLE = "agentpager"
@@ -217,9 +217,6 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
         return action not in WORKSPACE_ACTIONS or self.screen is self.screen_stack[0]
 
     def on_mount(self) -> None:
-        # Full garbage collections over Textual's long-lived objects paused the UI for 25-50 ms
-        # while scrolling; freezing what exists once the screen is up leaves them out.
-        self.call_after_refresh(gc.freeze)
         self.panel.apply_settings(self.config.budget, self.config.pair_format)
         self.viewer.reads_home = self.sessions_home
         if self.welcome:
@@ -228,6 +225,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead):
             self.notify(problem, title=title, severity="warning", timeout=15)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.watch(self.panel, "pinned", self._pinned_changed, init=False)
+        self.watch(self.viewer, "scroll_y", self.idle_collections.saw_activity, init=False)
         if self.open_path:
             if self.size.width < SMALL_BELOW:  # a file to read in a small terminal: give it the width
                 self.workspace_tree.display = False
