@@ -7,7 +7,7 @@ Many files to sum up (the first listing) are shared between worker processes.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 
 from agentpager.sessions import Found, SessionInfo, find_sessions, session_directories, summarize
 from agentpager.sessions_index.pool import worker_count, worker_pool
@@ -70,13 +70,13 @@ def refresh(
     store: IndexStore,
     workers: int | None = None,
     found: list[tuple[Found, Version]] | None = None,
-    saved: Callable[[list[SessionInfo], int, int], None] | None = None,
+    saved: Callable[[int, int], None] | None = None,
 ) -> None:
     """Sum up again the sessions of ``home`` whose files changed, sum up the new ones, forget those
     gone. Summaries are written a batch at a time while the others are
     summed up. ``found``: the home's files with their versions, when the caller has them. ``saved``:
-    told of each batch written while others are to come, its summaries, how many sessions are summed
-    up so far and of how many (a browser shows them as they come)."""
+    told, once each batch is written while others are to come, how many sessions are summed up so
+    far and of how many (a browser shows the index's sessions as they come)."""
     key = home_key(home)
     found = session_files(home) if found is None else found
     known = store.stamps(key)
@@ -95,16 +95,9 @@ def refresh(
                 store.save_summaries(key, batch)
                 written += len(batch)
                 if saved is not None:
-                    saved([info for info, _ in batch], written, len(changed))
+                    saved(written, len(changed))
                 batch = []
         store.save_summaries(key, batch)
-
-
-def in_listing_order(sessions: Iterable[SessionInfo]) -> list[SessionInfo]:
-    """These sessions in the order the index lists them (``store.newest_first``): the last to end (or,
-    not ended, to start) first, then the last to start, then by path."""
-    by_path = sorted(sessions, key=lambda info: info.path)
-    return sorted(by_path, key=lambda info: (info.ended or info.started, info.started), reverse=True)
 
 
 def summarize_all(changed: list[tuple[Found, Version]], workers: int) -> Iterator[tuple[SessionInfo, Version]]:

@@ -32,7 +32,7 @@ from textual.worker import get_current_worker
 
 from agentpager.sessions import SessionInfo, duration_of
 from agentpager.sessions_index.lines import duration_text
-from agentpager.sessions_index.listing import first_sessions, in_listing_order, indexed_sessions, list_sessions, refresh
+from agentpager.sessions_index.listing import first_sessions, indexed_sessions, list_sessions, refresh
 from agentpager.sessions_index.pool import background_workers
 from agentpager.sessions_index.search import (
     Filters,
@@ -270,7 +270,7 @@ class SessionsScreen(ReportsFailures, StyledOnce):
         if len(first) < count:
             listed = indexed_sessions(self.home, store)
             self.post_message(self._Listed(listed, None))
-        refresh(self.home, store, background_workers(), saved=self._filling(listed))
+        refresh(self.home, store, background_workers(), saved=self._filling(store, len(listed)))
         if worker.is_cancelled:
             return
         sessions = indexed_sessions(self.home, store)
@@ -278,23 +278,23 @@ class SessionsScreen(ReportsFailures, StyledOnce):
         self.post_message(self._Listed(sessions, left))
         self._read_calls(store, left)
 
-    def _filling(self, listed: list[SessionInfo]) -> Callable[[list[SessionInfo], int, int], None]:
-        """What ``refresh`` tells of each batch it writes, for the list shown (``listed``): how far it
-        is, posted at most every FILLING_SECONDS, with the list of the sessions summed up so far each
-        time it has doubled (the lists posted then take two lists' sorting and showing at most: each
-        took about 0.06 s at 20,000 sessions, and one a second slowed the first listing by about 5%)."""
+    def _filling(self, store: IndexStore, shown: int) -> Callable[[int, int], None]:
+        """What ``refresh`` tells of each batch it writes, when the list shown has ``shown`` sessions:
+        how far it is, posted at most every FILLING_SECONDS, with the index's sessions each time they
+        have doubled (the lists posted then take two lists' reading and showing at most: each took
+        about 0.06 s at 20,000 sessions, and one a second slowed the first listing by about 5%)."""
         worker = get_current_worker()
-        by_path = {info.path: info for info in listed}
-        shown, posted = len(listed), None
+        posted: float | None = None
+        next_list = 2 * shown  # the sessions looked at when the list is posted again
 
-        def saved(batch: list[SessionInfo], looked: int, changed: int) -> None:
-            nonlocal shown, posted
-            by_path.update((info.path, info) for info in batch)
+        def saved(looked: int, changed: int) -> None:
+            nonlocal next_list, posted
             if worker.is_cancelled or (posted is not None and time.monotonic() - posted < FILLING_SECONDS):
                 return
-            if len(by_path) >= 2 * shown:
-                shown = len(by_path)
-                self.post_message(self._Listed(in_listing_order(by_path.values()), None, looked=(looked, changed)))
+            if looked >= next_list:
+                sessions = indexed_sessions(self.home, store)
+                next_list = 2 * len(sessions)
+                self.post_message(self._Listed(sessions, None, looked=(looked, changed)))
             else:
                 self.post_message(self._Looking((looked, changed)))
             posted = time.monotonic()
