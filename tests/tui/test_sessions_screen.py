@@ -296,16 +296,20 @@ async def test_a_search_begun_before_the_list_came_leaves_the_list_behind_it(
 
     for n in (1, 2):
         claude_session(tmp_path, "/home/me/shop", f"s{n}", 1, started=f"2026-01-0{n}T10:00:00.000Z")
-    listing, go_on, list_sessions = [], threading.Event(), sessions_screen.list_sessions
+    listing, go_on = [], threading.Event()
     held_listings = 1 if escaped == "after the search" else 2
 
-    def held(*arguments, **keywords):  # noqa: ANN002, ANN003, ANN202 - the first listings wait
-        listing.append(arguments)
-        if len(listing) <= held_listings:
-            go_on.wait()
-        return list_sessions(*arguments, **keywords)
+    def holding(list_them):  # noqa: ANN001, ANN202 - the first listings wait
+        def held(*arguments, **keywords):  # noqa: ANN002, ANN003, ANN202
+            listing.append(arguments)
+            if len(listing) <= held_listings:
+                go_on.wait()
+            return list_them(*arguments, **keywords)
 
-    monkeypatch.setattr(sessions_screen, "list_sessions", held)
+        return held
+
+    monkeypatch.setattr(sessions_screen, "refresh", holding(sessions_screen.refresh))  # the browser's listing
+    monkeypatch.setattr(sessions_screen, "list_sessions", holding(sessions_screen.list_sessions))  # the search's
     app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         try:

@@ -7,7 +7,7 @@ Many files to sum up (the first listing) are shared between worker processes.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from agentpager.sessions import Found, SessionInfo, find_sessions, session_directories, summarize
 from agentpager.sessions_index.pool import worker_count, worker_pool
@@ -74,10 +74,13 @@ def refresh(
     store: IndexStore,
     workers: int | None = None,
     found: list[tuple[Found, Version]] | None = None,
+    saved: Callable[[int, int], None] | None = None,
 ) -> None:
     """Sum up again the sessions of ``home`` whose files changed, sum up the new ones, forget those
     gone. Summaries are written a batch at a time while the others are
-    summed up. ``found``: the home's files with their versions, when the caller has them."""
+    summed up. ``found``: the home's files with their versions, when the caller has them. ``saved``:
+    told, once each batch is written while others are to come, how many sessions are summed up so
+    far and of how many (a browser shows the index's sessions as they come)."""
     key = home_key(home)
     found = session_files(home) if found is None else found
     known = store.stamps(key)
@@ -89,10 +92,14 @@ def refresh(
     if changed:
         store.close()  # not carried into forked workers
         batch: list[tuple[SessionInfo, Version]] = []
+        written = 0
         for summary in summarize_all(changed, worker_count() if workers is None else workers):
             batch.append(summary)
             if len(batch) == WRITE_BATCH:
                 store.save_summaries(key, batch)
+                written += len(batch)
+                if saved is not None:
+                    saved(written, len(changed))
                 batch = []
         store.save_summaries(key, batch)
 
