@@ -341,3 +341,24 @@ def test_line_prefixes_are_the_starts_of_the_lines(
         assert list(reader.line_prefixes(first, last, limit)) == [
             (line[:limit], len(line) > limit) for line in lines[first - 1 : last]
         ]
+
+
+@pytest.mark.parametrize("value", ["\x00", "a.txt\x00", "sub/\x00/a.txt"])
+def test_a_nul_in_any_argument_of_any_tool_is_answered(tmp_path: Path, value: str) -> None:
+    """No file can have a NUL in its name: every tool says so in its agent's words (Python's own calls
+    raise ValueError for it, which no tool may let out)."""
+    root = messy_workspace(tmp_path)
+    failed = []
+    for profile in all_profiles():
+        workspace = Workspace(root, profile.name)
+        for tool in profile.tools:
+            for param in tool.spec.params:
+                result = workspace.call(tool.spec.name, {param.name: value})
+                if INTERNAL_ERROR in result.text:
+                    failed.append((profile.name, tool.spec.name, param.name, result.text[-80:]))
+    assert failed == []
+    opencode = Workspace(root, "opencode").call("read", {"filePath": "\x00"})
+    assert (opencode.text, opencode.uncertain) == (
+        f"File not found: {root}/\x00",
+        "the path holds a NUL byte; what OpenCode (Bun) says of it was not recorded",
+    )

@@ -173,7 +173,7 @@ class _Walk:
     def _look_up_beneath(self, parent: int, name: str) -> str | None:
         try:
             st = os.stat(name, dir_fd=parent, follow_symlinks=False)
-        except (OSError, UnicodeEncodeError) as error:
+        except (OSError, ValueError) as error:  # ValueError: a NUL, or a lone surrogate (UnicodeEncodeError)
             self.steps.append(_Step(name, error=_errno_of(error)))
             return None
         if stat.S_ISLNK(st.st_mode):
@@ -200,7 +200,7 @@ class _Walk:
             st = os.lstat(path)
             if stat.S_ISLNK(st.st_mode):
                 return self._follow(name, os.readlink(path))
-        except (OSError, UnicodeEncodeError) as error:
+        except (OSError, ValueError) as error:  # ValueError: a NUL, or a lone surrogate (UnicodeEncodeError)
             self.steps.append(_Step(name, error=_errno_of(error)))
             return None
         self.steps.append(_Step(name, None if stat.S_ISDIR(st.st_mode) else st))
@@ -257,8 +257,8 @@ def _open_same_file(name: str, parent: int, st: os.stat_result) -> int:
     return fd
 
 
-def _errno_of(error: OSError | UnicodeEncodeError) -> int:
-    """A name that cannot be encoded (a lone surrogate) cannot exist."""
+def _errno_of(error: OSError | ValueError) -> int:
+    """A name that cannot be encoded (a lone surrogate) or holds a NUL cannot exist."""
     return error.errno or errno.EIO if isinstance(error, OSError) else errno.ENOENT
 
 

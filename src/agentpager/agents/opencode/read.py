@@ -391,6 +391,8 @@ def read(call: Call, filePath: str, offset: int | None, limit: int | None) -> st
         call.uncertain = "the path leads outside the workspace, which agentpager never reads (OpenCode reads it)"
         raise ToolError(REJECTED)
     if found.st is None:
+        if "\0" in filePath:  # no file has one: said as for a missing file
+            call.uncertain = "the path holds a NUL byte; what OpenCode (Bun) says of it was not recorded"
         raise _missing(call, session, where)
     placed = call.place(found.real, where.shown)
     if placed.st is not None and stat.S_ISDIR(placed.st.st_mode):
