@@ -113,7 +113,8 @@ async def test_a_symlink_to_outside_is_not_read_as_a_transcript(workspace_root: 
             assert app.screen.transcript.subagents == []
             tree.action_refresh_tree()
             await settle(pilot)
-        assert watch.touched() == []
+        touched = watch.touched()
+        assert touched == [], touched
 
 
 async def test_the_transcript_replays_with_the_apps_workspace(workspace_root: Path) -> None:
@@ -154,7 +155,8 @@ async def test_the_tree_reads_a_directory_replaced_by_a_symlink_to_outside_as_ou
         with watching(outside) as watch:
             tree.action_refresh_tree()
             await settle(pilot)
-            assert watch.touched() == []
+            touched = watch.touched()
+        assert touched == [], touched
         entry = tree.root.data
         assert isinstance(entry, DirectoryEntry) and entry.listing is not None
         assert "sub" in entry.listing.outside and "sub" not in entry.listing.directories
@@ -174,6 +176,7 @@ def test_the_filesystem_beneath_a_root_refuses_what_leads_out(workspace_root: Pa
                 attempt()
             assert refused.value.errno == errno.EACCES and refused.value.strerror == "outside the workspace"
         assert not filesystem.is_file("link.jsonl")
-        assert watch.touched() == []
+        touched = watch.touched()
+        assert touched == [], touched
     os.close(filesystem.open("session.jsonl"))
     assert filesystem.names("session") == ["subagents"] and filesystem.is_file("session.jsonl")
