@@ -23,6 +23,9 @@ from agentpager.transcripts import Transcript, TranscriptError, listed_arguments
 Format = Literal["html", "markdown"]
 OUTPUT_CHARS = 4000
 """Characters of each recorded output a page shows (the rest is counted, not shown)."""
+ARGUMENT_CELLS = 160
+"""Each call's arguments as its list row shows them, cut in the middle (paths keep their file names)
+to this: measuring them for 10,000 took a quarter of an export."""
 DIFF_LINES = 200
 EVENT_CHARS = 4000
 TEMPLATES = {"html": "session.html.j2", "markdown": "session.md.j2"}
@@ -166,7 +169,7 @@ def _calls(transcript: Transcript, replayer: Any, statuses: dict[int, str]) -> I
             call.index,
             call.turn,
             call.tool,
-            listed_arguments(call, 10_000),
+            listed_arguments(call, ARGUMENT_CELLS),
             replay.status,
             replay.reason,
             None if recorded is None else len(recorded),
