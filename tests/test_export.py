@@ -217,3 +217,28 @@ def test_the_export_command(shop: tuple[Path, Path], tmp_path: Path) -> None:
         2,
         "agentpager: nope: not a file, and no session has that id (agentpager sessions lists them).\n",
     )
+
+
+def test_an_export_tells_how_far_it_is_and_the_command_says_it_on_a_terminal(
+    shop: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from agentpager import cli
+
+    session, root = shop
+    told: list[tuple[int, int]] = []
+    export_session(str(session), str(tmp_path / "s1.md"), "markdown", str(root), lambda *how_far: told.append(how_far))
+    assert told == [(1, 2), (2, 2)]
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = tmp_path / "out.html"
+    monkeypatch.setattr(cli, "TELL_SECONDS", 3600.0)  # the first call only is told
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    assert cli.main(["export", str(session), "--html", str(out), "--root", str(root)]) == 0
+    assert sys.stderr.getvalue() == (
+        f"\ragentpager: replaying the calls for {out}: 1 of 2 \r\x1b[Kagentpager: wrote {out}\n"
+    )

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -20,6 +21,8 @@ from agentpager import __version__
 PROFILES_HELP = "tool profile (default qq; agentpager profiles lists them)"
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
 VERSION = f"agentpager {__version__}"
+TELL_SECONDS = 0.2
+"""How often a long command's progress line on a terminal is written again."""
 
 
 class CommandError(Exception):
@@ -369,18 +372,35 @@ def _write(data: bytes) -> None:
     sys.stdout.buffer.write(data)
 
 
+class _Told:
+    """How far a long command is, on one line of a terminal's stderr: written again at most every
+    TELL_SECONDS, cleared at the end; nothing when stderr is not a terminal."""
+
+    def __init__(self) -> None:
+        self.on = sys.stderr.isatty()
+        self.at: float | None = None
+
+    def __call__(self, text: str) -> None:
+        now = time.monotonic()
+        if self.on and (self.at is None or now - self.at >= TELL_SECONDS):
+            self.at = now
+            print(f"\ragentpager: {text} ", end="", file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.at is not None:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+
+
 def _read_calls(home: str | None, store: Any) -> None:
     """Bring the index's calls up to date (saying how far it got on a terminal)."""
     from agentpager.sessions_index.updating import unread, update_calls
 
     left = len(unread(store, home))
-    tell = sys.stderr.isatty() and left > 0
+    told = _Told()
     for done in update_calls(home, store):
         left -= len(done)
-        if tell:
-            print(f"\ragentpager: reading the calls of every session, {left:,} to go ", end="", file=sys.stderr)
-    if tell:
-        print("\r\033[K", end="", file=sys.stderr)
+        told(f"reading the calls of every session, {left:,} to go")
+    told.done()
 
 
 def _tell_uncounted(uncounted: int) -> None:
@@ -458,10 +478,19 @@ def _export(options: argparse.Namespace) -> int:
 
     path = options.session if os.path.exists(options.session) else _session_path(options.session, options.home)
     out = options.html or options.markdown
+    told = _Told()
     try:
-        export_session(path, out, "html" if options.html else "markdown", options.root)
+        export_session(
+            path,
+            out,
+            "html" if options.html else "markdown",
+            options.root,
+            lambda done, calls: told(f"replaying the calls for {out}: {done:,} of {calls:,}"),
+        )
     except (ExportError, OSError) as error:
         raise CommandError(str(error)) from None
+    finally:
+        told.done()
     print(f"agentpager: wrote {out}", file=sys.stderr)
     return 0
 

@@ -14,13 +14,14 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentpager.transcripts import Transcript, TranscriptError, listed_arguments, open_transcript
 
 Format = Literal["html", "markdown"]
+Progress = Callable[[int, int], None]
 OUTPUT_CHARS = 4000
 """Characters of each recorded output a page shows (the rest is counted, not shown)."""
 ARGUMENT_CELLS = 160
@@ -76,9 +77,12 @@ class Said:
     call: int | None = None
 
 
-def export_session(path: str, out: str, format: Format, root: str | None = None) -> None:
+def export_session(
+    path: str, out: str, format: Format, root: str | None = None, progress: Progress | None = None
+) -> None:
     """Write the session at ``path`` to ``out`` as a page (``html``) or Markdown, its calls replayed
-    against ``root`` (default: the current directory)."""
+    against ``root`` (default: the current directory); ``progress`` is told of each call replayed
+    (how many, of how many: a 1 GB session's take minutes)."""
     try:
         transcript = open_transcript(path)
     except TranscriptError as error:
@@ -86,7 +90,7 @@ def export_session(path: str, out: str, format: Format, root: str | None = None)
     partial = f"{out}.partial-{os.getpid()}"
     try:
         with open(partial, "w", encoding="utf-8") as file:
-            for piece in render(transcript, format, root):
+            for piece in render(transcript, format, root, progress):
                 file.write(piece)
         os.replace(partial, out)
     finally:
@@ -94,7 +98,9 @@ def export_session(path: str, out: str, format: Format, root: str | None = None)
             os.unlink(partial)
 
 
-def render(transcript: Transcript, format: Format, root: str | None = None) -> Iterator[str]:
+def render(
+    transcript: Transcript, format: Format, root: str | None = None, progress: Progress | None = None
+) -> Iterator[str]:
     """The page, a piece at a time."""
     from agentpager.transcripts.replay import Replayer
 
@@ -103,7 +109,7 @@ def render(transcript: Transcript, format: Format, root: str | None = None) -> I
     template = _environment().get_template(TEMPLATES[format])
     return template.generate(
         session=_facts(transcript, replayer.root),
-        calls=_calls(transcript, replayer, statuses),
+        calls=_calls(transcript, replayer, statuses, progress),
         statuses=statuses,
         turns=_turns(transcript),
         conversation=_conversation(transcript),
@@ -148,9 +154,14 @@ def _facts(transcript: Transcript, root: str) -> dict[str, Any]:
     }
 
 
-def _calls(transcript: Transcript, replayer: Any, statuses: dict[int, str]) -> Iterator[CallRow]:
+def _calls(
+    transcript: Transcript, replayer: Any, statuses: dict[int, str], progress: Progress | None
+) -> Iterator[CallRow]:
     """Each call replayed, one at a time (its status kept in ``statuses`` for the conversation)."""
-    for call in transcript.calls:
+    calls = transcript.calls
+    for done, call in enumerate(calls, start=1):
+        if progress is not None:
+            progress(done, len(calls))
         replay = replayer.replay(call)
         statuses[call.index] = replay.status
         recorded = replay.recorded
