@@ -362,3 +362,27 @@ def test_a_nul_in_any_argument_of_any_tool_is_answered(tmp_path: Path, value: st
         f"File not found: {root}/\x00",
         "the path holds a NUL byte; what OpenCode (Bun) says of it was not recorded",
     )
+
+
+
+def test_each_volatile_part_is_found_after_its_marker() -> None:
+    """A text is searched for a volatile part only when it holds the part's marker: each agent's
+    parts, in answers as the agents write them, still become placeholders."""
+    from agentpager.agents import get_agent
+    from agentpager.tools.volatile import with_placeholders
+
+    claude, codex = get_agent("claude-code").volatile, get_agent("codex").volatile
+    answers = {
+        "File content (31000 tokens) exceeds maximum allowed tokens (25000).": claude,
+        "head\nFull output saved to: /home/me/.claude/projects/p/s/tool-results/b1.txt\n": claude,
+        "<total_tokens>199989 tokens left</total_tokens>": claude,
+        "Chunk ID: 3f2a9c\nWall time: 0.1 seconds\nOutput:\n": codex,
+        '{"output":"x","metadata":{"exit_code":0,"duration_seconds":0.12}}': codex,
+    }
+    assert [with_placeholders(text, parts) for text, parts in answers.items()] == [
+        "File content (⟦tokens⟧ tokens) exceeds maximum allowed tokens (25000).",
+        "head\nFull output saved to: ⟦saved_to⟧\n",
+        "<total_tokens>⟦tokens_left⟧ tokens left</total_tokens>",
+        "Chunk ID: ⟦chunk_id⟧\nWall time: ⟦wall_time⟧ seconds\nOutput:\n",
+        '{"output":"x","metadata":{"exit_code":0,"duration_seconds":⟦duration⟧}}',
+    ]

@@ -65,17 +65,20 @@ AGENT = Agent(
             "⟦tokens⟧",
             r"(?<=File content \()\d+(?= tokens\) exceeds maximum allowed tokens)",
             "counted by the API with Claude's tokenizer; the mock answers count_tokens with characters / 4",
+            "File content (",
         ),
         Volatile(
             "⟦saved_to⟧",
             r"(?<=Full output saved to: )/\S+(?=\n)",
             "the file Claude Code 2.1 saved a large Bash output to: under its home, project and session directory",
+            "Full output saved to: ",
         ),
         Volatile(
             "⟦tokens_left⟧",
             r"(?<=<total_tokens>)\d+(?= tokens left</total_tokens>)",
             "Claude Code's token budget countdown: a budget minus the tokens the API reported used so far "
             "(the mock reports 11), so only the model's server knows it.",
+            "<total_tokens>",
         ),
     ),
 )

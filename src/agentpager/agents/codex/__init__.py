@@ -27,14 +27,18 @@ AGENT = Agent(
         ("sessions/*/*/*/rollout-*.jsonl", "sessions/rollout-*.jsonl", "sessions/rollout-*.json"),
     ),
     volatile=(
-        Volatile("⟦chunk_id⟧", r"(?<=^Chunk ID: )[0-9a-f]+$", "a random id per output chunk"),
+        Volatile("⟦chunk_id⟧", r"(?<=^Chunk ID: )[0-9a-f]+$", "a random id per output chunk", "Chunk ID: "),
         Volatile(
             "⟦wall_time⟧",
             r"(?<=^Wall time: )\d+(?:\.\d+)?(?= seconds$)",
             "how long the command took (0.60: to 0.1 s, 0 for none)",
+            "Wall time: ",
         ),
         Volatile(
-            "⟦duration⟧", r'(?<="duration_seconds":)\d+\.\d+(?=})', "how long the command took, in 0.60's JSON answers"
+            "⟦duration⟧",
+            r'(?<="duration_seconds":)\d+\.\d+(?=})',
+            "how long the command took, in 0.60's JSON answers",
+            '"duration_seconds":',
         ),
     ),
 )
