@@ -47,7 +47,8 @@ def collections_on(clock: Clock) -> tuple[IdleCollections, list[float]]:
 def test_a_collection_waits_for_a_still_moment_and_comes_at_the_latest_after_a_long_busy_one() -> None:
     clock = Clock()
     collections, collected = collections_on(clock)
-    gc.collect(1)  # a young collection: objects reached the old generation
+    for _ in range(gc.get_threshold()[2]):  # as many young collections as Python waits for
+        gc.collect(1)
     collections.check()
     assert collected == [], "right after activity"
     for _ in range(int(LONGEST_SECONDS / 0.25) - 1):
@@ -65,6 +66,15 @@ def test_a_collection_waits_for_a_still_moment_and_comes_at_the_latest_after_a_l
     clock.now += IDLE_SECONDS / 2
     collections.check()
     assert collected[1:] == [clock.now], "still for IDLE_SECONDS"
+    clock.now += 2 * IDLE_SECONDS
+    gc.collect()  # Python's own: none moved since
+    gc.collect(1)
+    collections.check()
+    assert len(collected) == 2, "still, but fewer young collections than Python waits for"
+    collections.saw_activity()
+    clock.now += LONGEST_SECONDS
+    collections.check()
+    assert len(collected) == 3, "busy for LONGEST_SECONDS: one young collection is enough"
 
 
 @pytest.mark.usefixtures("no_automatic_collections")

@@ -51,11 +51,14 @@ class IdleCollections:
         self.active_at = self.clock()
 
     def check(self) -> None:
-        """Collect when it is time and a young collection moved objects to the old generation."""
+        """Collect when it is time: still for IDLE_SECONDS once as many young collections moved
+        objects to the old generation as Python waits for (a thread reading meanwhile allocates
+        without end), or busy for LONGEST_SECONDS once one did."""
         now = self.clock()
-        if gc.get_count()[2] == 0:
-            return
-        if now - self.active_at >= IDLE_SECONDS or now - self.collected_at >= LONGEST_SECONDS:
+        moved = gc.get_count()[2]
+        waits = (self._thresholds or gc.get_threshold())[2]
+        still = now - self.active_at >= IDLE_SECONDS and moved >= waits
+        if still or (moved and now - self.collected_at >= LONGEST_SECONDS):
             self.collect()
             self.collected_at = now
 
