@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pilot_helpers import settle
+import pytest
+from pilot_helpers import settle, until
 from rich.cells import cell_len
 from rich.style import Style
 from textual.widgets import OptionList
@@ -105,6 +106,22 @@ async def test_export_a_session_from_the_browser(tmp_path: Path) -> None:
         await settle(pilot)
     text = page.read_text()
     assert "Read the &lt;script&gt;x&lt;/script&gt; app" in text and "<script" not in text
+
+
+async def test_an_export_of_many_calls_says_it_began(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentpager.tui.screens import sessions
+
+    monkeypatch.setattr(sessions, "EXPORT_SAID_FROM", 1)
+    root, home = workspace(tmp_path)
+    page = tmp_path / "shared.html"
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("E", *str(page), "enter")
+        await until(pilot, page.exists, "the page written")
+        await settle(pilot)
+        said = [str(note.message) for note in app._notifications]
+    assert said[-2:] == [f"Replaying its 2 calls for {page}…", f"Wrote {page}"]
 
 
 def indexed(home: Path) -> None:

@@ -59,6 +59,8 @@ UPDATE_SECONDS = 0.25
 """Counts are posted to the list at most this often (a batch at a time)."""
 SHOWN_SECONDS = 1.0
 """How long the first rows are given to be shown before the others are read."""
+EXPORT_SAID_FROM = 1000
+"""An export of this many calls or more says it began (the 1 GB session's 89,342 took 100 s)."""
 FILLING_SECONDS = 0.5
 """How far a first listing is, and the list as it fills, are posted at most this often."""
 
@@ -481,9 +483,13 @@ class SessionsScreen(ReportsFailures, StyledOnce):
     def _export(self, info: SessionInfo, path: str) -> None:
         from agentpager.export import ExportError, export_session
 
+        def started(done: int, calls: int) -> None:
+            if done == 1 and calls >= EXPORT_SAID_FROM:  # a big session's export takes minutes
+                self.notify(f"Replaying its {calls:,} calls for {path}…", title="Export", timeout=10)
+
         try:
             root = self.app.workspace.root.path  # type: ignore[attr-defined]
-            export_session(info.path, path, "markdown" if path.endswith(".md") else "html", root)
+            export_session(info.path, path, "markdown" if path.endswith(".md") else "html", root, started)
         except (ExportError, OSError) as error:
             self.notify(f"Not exported: {error}", severity="error")
         else:
