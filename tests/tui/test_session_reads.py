@@ -96,22 +96,10 @@ async def test_search_every_session_and_open_one_at_the_call(tmp_path: Path) -> 
         assert isinstance(app.screen, SessionsScreen) and app.screen.found is None
 
 
-async def test_export_a_session_from_the_browser(tmp_path: Path) -> None:
-    root, home = workspace(tmp_path)
-    page = tmp_path / "shared.html"
-    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home))
-    async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot)
-        await pilot.press("E", *str(page), "enter")
-        await settle(pilot)
-    text = page.read_text()
-    assert "Read the &lt;script&gt;x&lt;/script&gt; app" in text and "<script" not in text
-
-
-async def test_an_export_of_many_calls_says_it_began(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_export_a_session_from_the_browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from agentpager.tui.screens import sessions
 
-    monkeypatch.setattr(sessions, "EXPORT_SAID_FROM", 1)
+    monkeypatch.setattr(sessions, "EXPORT_SAID_FROM", 2)  # a session of that many calls says it began
     root, home = workspace(tmp_path)
     page = tmp_path / "shared.html"
     app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home))
@@ -122,6 +110,8 @@ async def test_an_export_of_many_calls_says_it_began(tmp_path: Path, monkeypatch
         await settle(pilot)
         said = [str(note.message) for note in app._notifications]
     assert said[-2:] == [f"Replaying its 2 calls for {page}…", f"Wrote {page}"]
+    text = page.read_text()
+    assert "Read the &lt;script&gt;x&lt;/script&gt; app" in text and "<script" not in text
 
 
 def indexed(home: Path) -> None:
