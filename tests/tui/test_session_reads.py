@@ -100,16 +100,17 @@ async def test_export_a_session_from_the_browser(tmp_path: Path, monkeypatch: py
     from agentpager.tui.screens import sessions
 
     monkeypatch.setattr(sessions, "EXPORT_SAID_FROM", 2)  # a session of that many calls says it began
+    monkeypatch.chdir(tmp_path)  # a name typed is one there (each key typed took 50 ms: not a whole path)
     root, home = workspace(tmp_path)
     page = tmp_path / "shared.html"
     app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home))
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
-        await pilot.press("E", *str(page), "enter")
+        await pilot.press("E", *"shared.html", "enter")
         await until(pilot, page.exists, "the page written")
         await settle(pilot)
         said = [str(note.message) for note in app._notifications]
-    assert said[-2:] == [f"Replaying its 2 calls for {page}…", f"Wrote {page}"]
+    assert said[-2:] == ["Replaying its 2 calls for shared.html…", "Wrote shared.html"]
     text = page.read_text()
     assert "Read the &lt;script&gt;x&lt;/script&gt; app" in text and "<script" not in text
 
