@@ -13,13 +13,17 @@ from waiting import HANG
 
 
 async def settle(pilot: Pilot, rounds: int = 5) -> None:
-    """Let workers finish and the messages they posted be handled."""
-    for _ in range(rounds):
+    """Let workers finish and the messages they posted be handled: up to ``rounds`` times, and no
+    more once a round ends with no worker running (what those posted is handled: the next rounds
+    found nothing to do, and took a quarter of the TUI tests' time)."""
+    for done in range(1, rounds + 1):
         try:
             await pilot.app.workers.wait_for_complete()
         except WorkerCancelled:
             pass  # an exclusive worker replaced by a newer one
         await pilot.pause()
+        if done >= 2 and not any(worker.is_running for worker in pilot.app.workers):
+            return
 
 
 async def until(pilot: Pilot, condition: Callable[[], bool], what: str) -> None:
