@@ -308,8 +308,7 @@ async def test_a_search_begun_before_the_list_came_leaves_the_list_behind_it(
 
         return held
 
-    monkeypatch.setattr(sessions_screen, "refresh", holding(sessions_screen.refresh))  # the browser's listing
-    monkeypatch.setattr(sessions_screen, "list_sessions", holding(sessions_screen.list_sessions))  # the search's
+    monkeypatch.setattr(sessions_screen, "list_sessions", holding(sessions_screen.list_sessions))
     app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         try:

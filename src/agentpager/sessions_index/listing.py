@@ -42,12 +42,15 @@ def first_sessions(home: str | None, rows: int, store: IndexStore) -> tuple[list
 
 
 def list_sessions(
-    home: str | None = None, store: IndexStore | None = None, workers: int | None = None
+    home: str | None = None,
+    store: IndexStore | None = None,
+    workers: int | None = None,
+    saved: Callable[[int, int], None] | None = None,
 ) -> list[SessionInfo]:
     """Every session of ``home`` (default: the user's), newest first. ``workers``: processes that sum
-    up a first listing (default: one per processor; 0: this process)."""
+    up a first listing (default: one per processor; 0: this process); ``saved``: as ``refresh``'s."""
     store = store or IndexStore()
-    refresh(home, store, workers)
+    refresh(home, store, workers, saved=saved)
     return store.sessions(home_key(home))
 
 

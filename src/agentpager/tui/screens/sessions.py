@@ -32,7 +32,7 @@ from textual.worker import get_current_worker
 
 from agentpager.sessions import SessionInfo, duration_of
 from agentpager.sessions_index.lines import duration_text
-from agentpager.sessions_index.listing import first_sessions, indexed_sessions, list_sessions, refresh
+from agentpager.sessions_index.listing import first_sessions, indexed_sessions, list_sessions
 from agentpager.sessions_index.pool import background_workers
 from agentpager.sessions_index.search import (
     Filters,
@@ -272,10 +272,9 @@ class SessionsScreen(ReportsFailures, StyledOnce):
         if len(first) < count:
             listed = indexed_sessions(self.home, store)
             self.post_message(self._Listed(listed, None))
-        refresh(self.home, store, background_workers(), saved=self._filling(store, len(listed)))
+        sessions = list_sessions(self.home, store, background_workers(), self._filling(store, len(listed)))
         if worker.is_cancelled:
             return
-        sessions = indexed_sessions(self.home, store)
         left = len(unread(store, self.home))
         self.post_message(self._Listed(sessions, left))
         self._read_calls(store, left)
