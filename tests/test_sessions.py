@@ -583,5 +583,8 @@ def test_the_ends_are_read_a_little_at_a_time_with_the_same_summary(
         for first_edge in (EDGE_BYTES, 100, 4096):
             with mock.patch("agentpager.sessions.FIRST_EDGE", first_edge):
                 summaries.append(summarize(found, size))
+        with mock.patch("agentpager.sessions.LOOKED_CHARS", 1 << 30):  # no string cut before parsing
+            summaries.append(summarize(found, size))
     assert summaries[1] == summaries[0]
     assert summaries[2] == summaries[0]
+    assert summaries[3] == summaries[0]

@@ -32,6 +32,9 @@ FIRST_EDGE = 16 * 1024
 """A bigger session's ends are read this much first, then twice as much while what is looked for
 may lie beyond (``_grown``): most first prompts and last turns are whole in it."""
 TITLE_CHARS = 200
+LOOKED_CHARS = 1024
+"""A summary looks at no string past this many characters (a title at its prompt's first
+``4 * TITLE_CHARS``): longer ones are cut before the records are parsed, a third of their bytes."""
 HEAD_RECORDS = 16
 """The first look parses at most this many records from a session's start for its first prompt."""
 
@@ -281,10 +284,12 @@ def _line_before(data: bytes, end: int, first: int) -> tuple[int, int] | None:
 
 
 def _record(line: bytes, number: int) -> Record | None:
+    """The record of ``line``, its strings cut to LOOKED_CHARS."""
+    from agentpager.engine.jsontext import shortened
     from agentpager.logs.records import Location, Record, json_line
 
     try:
-        return Record(json_line(line), Location(line=number))
+        return Record(json_line(shortened(line, LOOKED_CHARS)), Location(line=number))
     except ValueError:
         return None
 

@@ -124,6 +124,103 @@ static PyObject *occurrences(PyObject *module, PyObject *args) {
     return PyLong_FromSsize_t(found);
 }
 
+/* Whether the escape at `at` (`\uXXXX`) is a high surrogate, `\uD800` to `\uDBFF`: with the escape
+ * after it, one character (or two, when that is not a low surrogate: the cut then keeps more). */
+static int high_surrogate(const unsigned char *at) {
+    unsigned char second = at[3];
+    return (at[2] == 'd' || at[2] == 'D') &&
+           (second == '8' || second == '9' || second == 'a' || second == 'b' || second == 'A' || second == 'B');
+}
+
+/* Where the string whose characters start at `at` is cut to `keep` characters (a character is a
+ * byte that does not continue a UTF-8 sequence, or an escape: a surrogate pair's two one), or where its closing
+ * quote is when it is not that long; `*closed` says which. NULL when the text ends first. */
+static const unsigned char *string_cut(const unsigned char *at, const unsigned char *end, Py_ssize_t keep, int *closed) {
+    Py_ssize_t characters = 0;
+    while (at < end) {
+        unsigned char byte = *at;
+        if (byte == '"') {
+            *closed = 1;
+            return at;
+        }
+        if ((byte & 0xC0) == 0x80) { /* continues a UTF-8 sequence */
+            at++;
+            continue;
+        }
+        if (characters == keep) {
+            *closed = 0;
+            return at;
+        }
+        characters++;
+        Py_ssize_t step = byte != '\\' ? 1 : end - at > 1 && at[1] == 'u' ? 6 : 2;
+        if (step == 6 && end - at >= 12 && high_surrogate(at) && at[6] == '\\' && at[7] == 'u') step = 12;
+        if (end - at < step) break;
+        at += step;
+    }
+    return NULL;
+}
+
+/* The closing quote of a string from `at` on (the first quote after an even run of backslashes). */
+static const unsigned char *closing_quote(const unsigned char *at, const unsigned char *end) {
+    while (at < end) {
+        const unsigned char *quote = memchr(at, '"', (size_t)(end - at));
+        if (quote == NULL) return NULL;
+        const unsigned char *slash = quote;
+        while (slash > at && slash[-1] == '\\') slash--;
+        if ((quote - slash) % 2 == 0) return quote;
+        at = quote + 1;
+    }
+    return NULL;
+}
+
+static PyObject *shortened(PyObject *module, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t keep;
+    if (!PyArg_ParseTuple(args, "y*n", &view, &keep)) return NULL;
+    if (keep < 0) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "keep is negative");
+        return NULL;
+    }
+    const unsigned char *start = view.buf, *end = start + view.len, *at = start, *copied = start;
+    unsigned char *out = NULL, *written = NULL;
+    int failed = 0;
+    if (view.len > keep) {
+        while ((at = memchr(at, '"', (size_t)(end - at))) != NULL) {
+            int closed;
+            const unsigned char *cut = string_cut(at + 1, end, keep, &closed);
+            if (cut == NULL) break; /* not JSON: the decoder says what is wrong */
+            if (closed) {
+                at = cut + 1;
+                continue;
+            }
+            const unsigned char *quote = closing_quote(cut, end);
+            if (quote == NULL) break;
+            if (out == NULL && (out = written = PyMem_RawMalloc((size_t)view.len)) == NULL) {
+                failed = 1;
+                break;
+            }
+            memcpy(written, copied, (size_t)(cut - copied));
+            written += cut - copied;
+            copied = quote; /* the closing quote and what follows */
+            at = quote + 1;
+        }
+    }
+    PyObject *result;
+    if (failed) {
+        result = PyErr_NoMemory();
+    } else if (out == NULL) {
+        result = Py_NewRef(Py_None);
+    } else {
+        memcpy(written, copied, (size_t)(end - copied));
+        written += end - copied;
+        result = PyBytes_FromStringAndSize((const char *)out, written - out);
+    }
+    PyMem_RawFree(out);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"count", count, METH_VARARGS, "count(buffer, end): the newlines among the first end bytes of buffer."},
     {"offsets", offsets, METH_VARARGS,
@@ -132,6 +229,9 @@ static PyMethodDef methods[] = {
     {"brackets", brackets, METH_VARARGS, "brackets(buffer): the [ and { in buffer (a JSON line's bytes)."},
     {"occurrences", occurrences, METH_VARARGS,
      "occurrences(buffer, marker): how many times marker occurs in buffer, not overlapping (bytes.count)."},
+    {"shortened", shortened, METH_VARARGS,
+     "shortened(buffer, keep): the JSON text in buffer with each string longer than keep characters cut to "
+     "its first keep; None when none is that long (or the text ends inside a string)."},
     {NULL, NULL, 0, NULL},
 };
 
