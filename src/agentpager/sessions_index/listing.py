@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Iterator
 
 from agentpager.sessions import Found, SessionInfo, find_sessions, session_directories, summarize
+from agentpager.sessions_index.lines import SessionRow, session_row
 from agentpager.sessions_index.pool import worker_count, worker_pool
 from agentpager.sessions_index.store import Files, IndexStore, Version
 
@@ -94,7 +95,7 @@ def refresh(
         store.forget(gone)
     if changed:
         store.close()  # not carried into forked workers
-        batch: list[tuple[SessionInfo, Version]] = []
+        batch: list[tuple[SessionRow, Version]] = []
         written = 0
         for summary in summarize_all(changed, worker_count() if workers is None else workers):
             batch.append(summary)
@@ -107,17 +108,22 @@ def refresh(
         store.save_summaries(key, batch)
 
 
-def summarize_all(changed: list[tuple[Found, Version]], workers: int) -> Iterator[tuple[SessionInfo, Version]]:
+def summarize_all(changed: list[tuple[Found, Version]], workers: int) -> Iterator[tuple[SessionRow, Version]]:
     """Each session's summary, with the version of its file it was made from, in order."""
     if not workers or len(changed) < PARALLEL_FROM:
-        summaries = summarized([(item, version[2]) for item, version in changed])
+        summaries = summary_rows([(item, version[2]) for item, version in changed])
         yield from zip(summaries, (version for _, version in changed), strict=True)
         return
     chunks = [changed[start : start + CHUNK] for start in range(0, len(changed), CHUNK)]
     with worker_pool(workers) as pool:
-        results = pool.map(summarized, [[(item, version[2]) for item, version in chunk] for chunk in chunks])
+        results = pool.map(summary_rows, [[(item, version[2]) for item, version in chunk] for chunk in chunks])
         for chunk, infos in zip(chunks, results, strict=True):
             yield from zip(infos, (version for _, version in chunk), strict=True)
+
+
+def summary_rows(items: list[tuple[Found, int]]) -> list[SessionRow]:
+    """Each session's summary as the index keeps it."""
+    return [session_row(info) for info in summarized(items)]
 
 
 def summarized(items: list[tuple[Found, int]]) -> list[SessionInfo]:

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from agentpager.engine.cache import cache_root, write_atomically
 from agentpager.sessions import SessionInfo
-from agentpager.sessions_index.lines import listing_bytes, session_lines
+from agentpager.sessions_index.lines import SessionRow, listing_bytes
 
 FILE_NAME = "sessions.db"
 APPLICATION_ID = 0x61705358
@@ -371,7 +371,7 @@ class IndexStore:
                     with contextlib.suppress(OSError):
                         os.unlink(entry.path)
 
-    def save_summaries(self, home: str, summaries: Sequence[tuple[SessionInfo, Version]]) -> None:
+    def save_summaries(self, home: str, summaries: Sequence[tuple[SessionRow, Version]]) -> None:
         """Store these summaries of ``home``'s sessions, made from these versions of their files, with
         their listing lines (what was read of their calls is kept: the next call read compares)."""
         columns = ", ".join(SUMMARY_FIELDS)
@@ -384,10 +384,10 @@ class IndexStore:
                 f"INSERT INTO sessions (home, dev, inode, mtime_ns, {columns}) VALUES (?, ?, ?, ?, {marks}) "
                 f"ON CONFLICT(path) DO UPDATE SET home = excluded.home, dev = excluded.dev, "
                 f"inode = excluded.inode, mtime_ns = excluded.mtime_ns, {updates}",
-                [(home, dev, inode, mtime_ns, *astuple_shallow(info)) for info, (dev, inode, _, mtime_ns) in summaries],
+                [(home, dev, inode, mtime_ns, *row.values) for row, (dev, inode, _, mtime_ns) in summaries],
             )
-            ids = ids_of(db, [info.path for info, _ in summaries])
-            save_lines(db, [(ids[info.path], info) for info, _ in summaries])
+            ids = ids_of(db, [row.path for row, _ in summaries])
+            save_lines(db, [(ids[row.path], row) for row, _ in summaries])
 
         if summaries:
             self.run(write, write=True)
@@ -464,11 +464,6 @@ def write_rows(db: sqlite3.Connection, statement: str, rows: Sequence[Sequence[A
         )
 
 
-def astuple_shallow(info: SessionInfo) -> tuple[Any, ...]:
-    """The summary's values in column order (``dataclasses.astuple`` copies deeply: slower)."""
-    return tuple(vars(info).values())
-
-
 def ids_of(db: sqlite3.Connection, paths: Sequence[str]) -> dict[str, int]:
     """The ids of the sessions of these files, by path (asked ID_BATCH at a time: one query per
     session took a fifth of a first listing's writes)."""
@@ -480,16 +475,15 @@ def ids_of(db: sqlite3.Connection, paths: Sequence[str]) -> dict[str, int]:
     return ids
 
 
-def save_lines(db: sqlite3.Connection, sessions: Sequence[tuple[int, SessionInfo]]) -> None:
+def save_lines(db: sqlite3.Connection, sessions: Sequence[tuple[int, SessionRow]]) -> None:
     """Keep what a listing writes for each session (UTF-8: it is written as it is); the listings
     kept are made again when next asked."""
     if sessions:
         db.execute("DELETE FROM listings")
-    rows = []
-    for session, info in sessions:
-        json_line, text_line = session_lines(info)
-        rows.append((session, json_line.encode("utf-8", "surrogatepass"), text_line.encode("utf-8", "surrogatepass")))
-    db.executemany("INSERT OR REPLACE INTO lines (session, json, text) VALUES (?, ?, ?)", rows)
+    db.executemany(
+        "INSERT OR REPLACE INTO lines (session, json, text) VALUES (?, ?, ?)",
+        [(session, row.json, row.text) for session, row in sessions],
+    )
 
 
 def clear_calls(db: sqlite3.Connection, session: int) -> None:

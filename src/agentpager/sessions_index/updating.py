@@ -13,6 +13,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 
 from agentpager.sessions import SessionInfo
 from agentpager.sessions_index.calls import SessionRead, Task, read_sessions
+from agentpager.sessions_index.lines import session_row
 from agentpager.sessions_index.listing import home_key
 from agentpager.sessions_index.pool import worker_count, worker_pool
 from agentpager.sessions_index.store import (
@@ -171,7 +172,7 @@ def save_reads(store: IndexStore, reads: list[SessionRead], stamps: dict[int, st
             [read.session for read in reads],
         )
         changed = [(row[0], info_of(row[1:])) for row in cursor]
-        save_lines(db, changed)
+        save_lines(db, [(session, session_row(info)) for session, info in changed])
         return [info for _, info in changed]
 
     return store.run(write, write=True) if reads else []
