@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentpager.engine import jsontext
-from agentpager.sessions import LOOKED_CHARS, TITLE_CHARS
+from agentpager.sessions import LOOKED_CHARS, TITLE_CHARS, title_of
 
 pytestmark = pytest.mark.skipif(jsontext._native is None, reason="the C module was not built")
 
@@ -58,3 +58,13 @@ def test_a_string_cut_keeps_whole_characters_and_escapes() -> None:
 
 def test_a_summary_parses_enough_of_a_prompt_for_its_title() -> None:
     assert LOOKED_CHARS >= 4 * TITLE_CHARS  # title_of looks at the prompt's first 4 * TITLE_CHARS
+
+
+@given(
+    runs=st.lists(st.tuples(st.integers(0, 300), st.integers(0, 300)), max_size=6),
+    word=st.sampled_from("a語"),
+    space=st.sampled_from(" \n\u3000"),
+)
+def test_a_title_is_the_prompts_first_words_on_one_line(runs: list[tuple[int, int]], word: str, space: str) -> None:
+    prompt = "".join(word * letters + space * spaces for letters, spaces in runs)
+    assert title_of(prompt) == " ".join(prompt[: 4 * TITLE_CHARS].split())[:TITLE_CHARS]

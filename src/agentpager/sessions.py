@@ -190,9 +190,13 @@ def _grown(look: Callable[[int], tuple[T, bool]]) -> T:
 
 
 def title_of(prompt: str) -> str:
-    """A prompt on one line, cut to TITLE_CHARS (prompts of 10,000 characters are common: only their
-    start is looked at)."""
-    return " ".join(prompt[: 4 * TITLE_CHARS].split())[:TITLE_CHARS]
+    """A prompt's first ``4 * TITLE_CHARS`` characters on one line, cut to TITLE_CHARS (prompts of
+    10,000 characters are common). The words of a shorter start are the start of those of a longer
+    one: its first half is looked at first, and is enough when it makes a whole title."""
+    title = " ".join(prompt[: 2 * TITLE_CHARS].split())
+    if len(title) < TITLE_CHARS:
+        title = " ".join(prompt[: 4 * TITLE_CHARS].split())
+    return title[:TITLE_CHARS]
 
 
 def _head_facts(agent: str, head: bytes, cut_end: bool) -> tuple[Collector, bool]:
