@@ -21,11 +21,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from agentpager.tui.screens.dialog import Dialog
 from agentpager.workspace import Workspace
 
 TITLE = "Open a file: type letters of its path (Enter opens, Escape cancels)"
@@ -117,7 +117,7 @@ class Chunk:
         self.ends = [start + len(line) for start, line in zip(self.starts, lines, strict=True)]
 
 
-class FindFile(ModalScreen[str | None]):
+class FindFile(Dialog[str | None]):
     """Answers with the display path chosen, or None."""
 
     BINDINGS = [

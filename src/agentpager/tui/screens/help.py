@@ -11,8 +11,10 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Markdown
+
+from agentpager.tui.screens.dialog import Dialog
 
 INTRO = """\
 # agentpager
@@ -92,7 +94,7 @@ def screen_keys(screen: Screen[Any]) -> str:
     return "\n".join([f"## {title}", "", *lines, "", ""])
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss(None)", "Close")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }

@@ -5,11 +5,12 @@ from __future__ import annotations
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import ModalScreen
 from textual.widgets import Label
 
+from agentpager.tui.screens.dialog import Dialog
 
-class KeyPrompt(ModalScreen[str | None]):
+
+class KeyPrompt(Dialog[str | None]):
     """Answers with the next letter (or ``'``) typed; Escape answers None."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]

@@ -8,11 +8,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from agentpager.tui.screens.dialog import Dialog
 
-class PromptScreen(ModalScreen[str | None]):
+
+class PromptScreen(Dialog[str | None]):
     """Asks for one value; ``check`` returns why a value is wrong, or None to accept it.
 
     ``history`` (oldest first) is offered with Up and Down, and an accepted value is added to it.

@@ -9,11 +9,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from agentpager.tui.screens.dialog import Dialog
 from agentpager.sessions_index.listing import list_sessions
 from agentpager.sessions_index.pool import background_workers
 from agentpager.sessions_index.search import ReadCall, reads_of
@@ -34,7 +34,7 @@ def read_row(read: ReadCall) -> str:
     )
 
 
-class ReadsScreen(ReportsFailures, ModalScreen[bool]):
+class ReadsScreen(ReportsFailures, Dialog[bool]):
     """The calls that read line ``line`` of the file at ``path``; dismissed with whether the index
     was brought up to date (the viewer's gutter counts again then)."""
 
