@@ -224,27 +224,37 @@ static PyObject *shortened(PyObject *module, PyObject *args) {
 /* Nesting past this is not measured: the encoder is left to say what it makes of it. */
 #define MEASURED_DEPTH 200
 
-/* The characters of a str as json.dumps(..., ensure_ascii=False) writes it (the C encoder's
- * escape_unicode): its quotes, a backslash escape for " \ \b \f \n \r \t, \u00XX for the
- * other control characters; -1 (no error set) when it cannot be read. */
+/* What each ASCII character adds to a str's length when the C encoder escapes it (escape_unicode,
+ * ensure_ascii=False): a backslash for " \\ \\b \\f \\n \\r \\t, \\u00XX for the other control characters. */
+static const unsigned char escape_extra[128] = {
+    5, 5, 5, 5, 5, 5, 5, 5, 1, 1, 1, 5, 1, 1, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+};
+
+#define ESCAPES_OF(type)                                                            \
+    do {                                                                            \
+        const type *chars = data;                                                   \
+        for (Py_ssize_t i = 0; i < length; i++) {                                   \
+            if (chars[i] < 128) extra += escape_extra[chars[i]];                    \
+        }                                                                           \
+    } while (0)
+
+/* The characters of a str as json.dumps(..., ensure_ascii=False) writes it: its own, its quotes and
+ * its escapes' (see escape_extra); -1 (no error set) when it cannot be read. */
 static Py_ssize_t string_length(PyObject *text) {
     if (PyUnicode_READY(text) < 0) {
         PyErr_Clear();
         return -1;
     }
-    Py_ssize_t length = PyUnicode_GET_LENGTH(text), found = length + 2;
-    int kind = PyUnicode_KIND(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text), extra = 0;
     const void *data = PyUnicode_DATA(text);
-    for (Py_ssize_t i = 0; i < length; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c > '\\') continue;
-        if (c == '\\' || c == '"' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
-            found += 1;
-        } else if (c <= 0x1f) {
-            found += 5;
-        }
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND: ESCAPES_OF(Py_UCS1); break;
+    case PyUnicode_2BYTE_KIND: ESCAPES_OF(Py_UCS2); break;
+    default: ESCAPES_OF(Py_UCS4); break;
     }
-    return found;
+    return length + 2 + extra;
 }
 
 /* The characters of `value` as json.dumps(value, ensure_ascii=False) writes it; -1 (no error set)
