@@ -464,7 +464,7 @@ class Attribution:
     def _turn(self, index: RecordIndex, agent_id: int, context: int, keep: bool = True) -> int:
         """The outputs' share of a turn's context, each output's tokens noted; unless ``keep`` is
         False (a turn the collector may still change), the agent moves on to this turn."""
-        agent = self.agents.setdefault(agent_id, _AgentContext())
+        agent = self.agents.get(agent_id) or self.agents.setdefault(agent_id, _AgentContext())
         if context <= 0:
             return NO_TOKENS  # no usage: what came since waits for the next turn that has some
         outputs = agent.outputs if agent.context else 0
