@@ -2,6 +2,7 @@
  * then count blocks at once, without importing numpy (0.07-0.1 s of a cold `agentpager call`).
  * Counts a JSON line's opening brackets too (jsontext's bound on nesting, before a parse), and a
  * marker's occurrences (memmem: about 4x bytes.count on JSON, whose many quotes keep its skips short).
+ * Measures a parsed JSON value's text as json.dumps writes it, without writing it (a call's arguments).
  * Optional: built by hatch_build.py where a C compiler is found; newline_scan.py falls back to
  * numpy and bytes methods without it. */
 #define PY_SSIZE_T_CLEAN
@@ -225,7 +226,8 @@ static PyObject *shortened(PyObject *module, PyObject *args) {
 #define MEASURED_DEPTH 200
 
 /* What each ASCII character adds to a str's length when the C encoder escapes it (escape_unicode,
- * ensure_ascii=False): a backslash for " \\ \\b \\f \\n \\r \\t, \\u00XX for the other control characters. */
+ * ensure_ascii=False): one (a backslash) for a quote, a backslash, BS, FF, LF, CR and TAB, five for the
+ * other control characters (written \u00XX). */
 static const unsigned char escape_extra[128] = {
     5, 5, 5, 5, 5, 5, 5, 5, 1, 1, 1, 5, 1, 1, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
     0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
