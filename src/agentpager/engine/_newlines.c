@@ -2,6 +2,7 @@
  * then count blocks at once, without importing numpy (0.07-0.1 s of a cold `agentpager call`).
  * Counts a JSON line's opening brackets too (jsontext's bound on nesting, before a parse), and a
  * marker's occurrences (memmem: about 4x bytes.count on JSON, whose many quotes keep its skips short).
+ * Measures a parsed JSON value's text as json.dumps writes it, without writing it (a call's arguments).
  * Optional: built by hatch_build.py where a C compiler is found; newline_scan.py falls back to
  * numpy and bytes methods without it. */
 #define PY_SSIZE_T_CLEAN
@@ -221,6 +222,98 @@ static PyObject *shortened(PyObject *module, PyObject *args) {
     return result;
 }
 
+/* Nesting past this is not measured: the encoder is left to say what it makes of it. */
+#define MEASURED_DEPTH 200
+
+/* What each ASCII character adds to a str's length when the C encoder escapes it (escape_unicode,
+ * ensure_ascii=False): one (a backslash) for a quote, a backslash, BS, FF, LF, CR and TAB, five for the
+ * other control characters (written \u00XX). */
+static const unsigned char escape_extra[128] = {
+    5, 5, 5, 5, 5, 5, 5, 5, 1, 1, 1, 5, 1, 1, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+};
+
+#define ESCAPES_OF(type)                                                            \
+    do {                                                                            \
+        const type *chars = data;                                                   \
+        for (Py_ssize_t i = 0; i < length; i++) {                                   \
+            if (chars[i] < 128) extra += escape_extra[chars[i]];                    \
+        }                                                                           \
+    } while (0)
+
+/* The characters of a str as json.dumps(..., ensure_ascii=False) writes it: its own, its quotes and
+ * its escapes' (see escape_extra); -1 (no error set) when it cannot be read. */
+static Py_ssize_t string_length(PyObject *text) {
+    if (PyUnicode_READY(text) < 0) {
+        PyErr_Clear();
+        return -1;
+    }
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text), extra = 0;
+    const void *data = PyUnicode_DATA(text);
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND: ESCAPES_OF(Py_UCS1); break;
+    case PyUnicode_2BYTE_KIND: ESCAPES_OF(Py_UCS2); break;
+    default: ESCAPES_OF(Py_UCS4); break;
+    }
+    return length + 2 + extra;
+}
+
+/* The characters of `value` as json.dumps(value, ensure_ascii=False) writes it; -1 (no error set)
+ * for what it does not measure: a type other than JSON's exact ones, a key that is not a str,
+ * nesting past MEASURED_DEPTH, a number whose repr fails. */
+static Py_ssize_t value_length(PyObject *value, int depth) {
+    if (PyUnicode_CheckExact(value)) return string_length(value);
+    if (value == Py_None || value == Py_True) return 4;
+    if (value == Py_False) return 5;
+    if (PyLong_CheckExact(value) || PyFloat_CheckExact(value)) {
+        if (PyFloat_CheckExact(value)) {
+            double number = PyFloat_AS_DOUBLE(value);
+            if (Py_IS_NAN(number)) return 3;                  /* NaN */
+            if (Py_IS_INFINITY(number)) return number > 0 ? 8 : 9; /* Infinity, -Infinity */
+        }
+        PyObject *text = Py_TYPE(value)->tp_repr(value);
+        if (text == NULL) {
+            PyErr_Clear();
+            return -1;
+        }
+        Py_ssize_t found = PyUnicode_GET_LENGTH(text);
+        Py_DECREF(text);
+        return found;
+    }
+    if (depth >= MEASURED_DEPTH) return -1;
+    Py_ssize_t found = 2; /* the brackets */
+    if (PyList_CheckExact(value)) {
+        Py_ssize_t count = PyList_GET_SIZE(value);
+        for (Py_ssize_t i = 0; i < count; i++) {
+            Py_ssize_t item = value_length(PyList_GET_ITEM(value, i), depth + 1);
+            if (item < 0) return -1;
+            found += item + (i ? 2 : 0); /* ", " before each but the first */
+        }
+        return found;
+    }
+    if (PyDict_CheckExact(value)) {
+        Py_ssize_t position = 0;
+        PyObject *key, *member;
+        int first = 1;
+        while (PyDict_Next(value, &position, &key, &member)) {
+            Py_ssize_t name = PyUnicode_CheckExact(key) ? string_length(key) : -1;
+            Py_ssize_t item = name < 0 ? -1 : value_length(member, depth + 1);
+            if (item < 0) return -1;
+            found += name + 2 + item + (first ? 0 : 2); /* ": " after the key, ", " between */
+            first = 0;
+        }
+        return found;
+    }
+    return -1;
+}
+
+static PyObject *encoded_length(PyObject *module, PyObject *value) {
+    Py_ssize_t found = value_length(value, 0);
+    if (found < 0) Py_RETURN_NONE;
+    return PyLong_FromSsize_t(found);
+}
+
 static PyMethodDef methods[] = {
     {"count", count, METH_VARARGS, "count(buffer, end): the newlines among the first end bytes of buffer."},
     {"offsets", offsets, METH_VARARGS,
@@ -232,6 +325,9 @@ static PyMethodDef methods[] = {
     {"shortened", shortened, METH_VARARGS,
      "shortened(buffer, keep): the JSON text in buffer with each string longer than keep characters cut to "
      "its first keep; None when none is that long (or the text ends inside a string)."},
+    {"encoded_length", encoded_length, METH_O,
+     "encoded_length(value): the characters of json.dumps(value, ensure_ascii=False), without making it; None "
+     "for a value it does not measure (not JSON's exact types, a key not a str, nested deeper than 200)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from _json import make_scanner, scanstring
+from _json import encode_basestring, make_encoder, make_scanner, scanstring
 from collections.abc import Callable
 from typing import Any
 
@@ -70,6 +70,27 @@ def shortened(data: bytes, keep: int) -> bytes:
         return data
     cut = _native.shortened(data, keep)
     return data if cut is None else cut
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+_ENCODE = make_encoder(None, _not_json, encode_basestring, None, ": ", ", ", False, False, True)
+"""The C encoder ``json.dumps(value, ensure_ascii=False)`` makes (``json.encoder``'s
+``JSONEncoder.iterencode``), made once. No circular check: the values measured are parsed JSON."""
+
+
+def encoded_length(value: Any) -> int:
+    """The characters of ``json.dumps(value, ensure_ascii=False)``, counted without making the text:
+    by the C module (a quarter of the time the encoder takes: the arguments of the calls in the first
+    150 MB of a real 1 GB session are 22 MB of text), else by summing the lengths of the encoder's
+    pieces, never joined. TypeError, ValueError or RecursionError where ``json.dumps`` raises them."""
+    if _native is not None:
+        found = _native.encoded_length(value)
+        if found is not None:
+            return found
+    return sum(map(len, _ENCODE(value, 0)))
 
 
 def decode(text: str, position: int = 0) -> tuple[Any, int]:

@@ -23,7 +23,6 @@ import struct
 import sys
 import threading
 import zlib
-from _json import encode_basestring, make_encoder
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -31,6 +30,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from agentpager.engine import jsontext
 from agentpager.engine.cache import CacheDir, cache_root, file_key
 from agentpager.engine.filesystem import ANYWHERE, Filesystem
 from agentpager.engine.lineindex import Stamp
@@ -331,23 +331,12 @@ class Boundaries(Table):
         return sum(self.new_session)
 
 
-def _not_json(value: Any) -> Any:
-    raise TypeError(f"{type(value).__name__} is not JSON")
-
-
-_ARGUMENTS_JSON = make_encoder(None, _not_json, encode_basestring, None, ": ", ", ", False, False, True)
-"""The C encoder ``json.dumps(arguments, ensure_ascii=False)`` makes (``json.encoder``'s
-``JSONEncoder.iterencode``), made once: its pieces' lengths are summed, never joined (the arguments
-of the calls in the first 150 MB of a real 1 GB session are 22 MB of text). No circular check:
-arguments are parsed JSON."""
-
-
 def _chars(arguments: dict[str, Any] | str) -> int:
     """The characters of a call's arguments as the model wrote them (JSON)."""
     if isinstance(arguments, str):
         return len(arguments)
     try:
-        return sum(map(len, _ARGUMENTS_JSON(arguments, 0)))
+        return jsontext.encoded_length(arguments)
     except (ValueError, TypeError, RecursionError):
         return 0
 
@@ -475,7 +464,7 @@ class Attribution:
     def _turn(self, index: RecordIndex, agent_id: int, context: int, keep: bool = True) -> int:
         """The outputs' share of a turn's context, each output's tokens noted; unless ``keep`` is
         False (a turn the collector may still change), the agent moves on to this turn."""
-        agent = self.agents.setdefault(agent_id, _AgentContext())
+        agent = self.agents.get(agent_id) or self.agents.setdefault(agent_id, _AgentContext())
         if context <= 0:
             return NO_TOKENS  # no usage: what came since waits for the next turn that has some
         outputs = agent.outputs if agent.context else 0
