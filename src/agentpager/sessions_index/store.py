@@ -28,11 +28,13 @@ from agentpager.sessions_index.lines import SessionRow, listing_bytes
 FILE_NAME = "sessions.db"
 APPLICATION_ID = 0x61705358
 """``PRAGMA application_id`` of the index ("apSX"): a database without it is not ours."""
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """2: agents named by their ids (``gemini-cli``, was ``gemini``); 3: a call's turn is its model turn
 (it was the prompt's), the resume state keeps each agent's turns; 4: the listings kept whole; 5: each
 kept listing in a file of its own, with the digest of the files' versions it lists; 6: a home filed
-under a digest of its directories (``home_key``). An index of another version is made again."""
+under a digest of its directories (``home_key``); 7: no change, but calls read by worker processes
+that shared the line index's buffers (a few sessions in a thousand read with another file's lines)
+are read again. An index of another version is made again."""
 LISTINGS = "sessions-listings"
 """The directory beside the database that holds the kept listings (a 19 MB value read from the
 database took 0.1 s, the same bytes read from a file 6 ms)."""
