@@ -328,3 +328,26 @@ async def test_a_search_begun_before_the_list_came_leaves_the_list_behind_it(
         assert screen.found is None
         assert [Path(info.path).stem for info in screen.listed] == ["s2", "s1"]
         assert "2 sessions in 1 project" in str(screen.query_one("#about", Static).render())
+
+
+async def test_a_call_opened_from_a_session_of_the_browser_shows_in_the_workspace(root: Path, tmp_path: Path) -> None:
+    """``o`` opens the call's window in the viewer and ``w`` goes back to the workspace, from a transcript
+    opened from the browser too (they went back to the browser); Escape goes back to the browser."""
+    home = home_with_sessions(tmp_path / "home")
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for key in ("o", "w"):
+            await pilot.press("S", "down", "down", "down", "enter")  # s1: three Read calls
+            await settle(pilot)
+            assert isinstance(app.screen, TranscriptScreen)
+            await pilot.press(key)
+            await settle(pilot)
+            assert [type(screen).__name__ for screen in app.screen_stack] == ["WorkspaceScreen"], key
+        assert app.panel.pinned and app.panel.outcome is not None and app.panel.outcome.tool == "Read"
+        await pilot.press("t")
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen), "t comes back to the transcript"
+        await pilot.press("S", "down", "down", "down", "enter", "escape")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)

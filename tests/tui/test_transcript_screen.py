@@ -556,7 +556,8 @@ async def test_the_help_over_the_transcript_lists_its_keys_first(root: Path) -> 
             "- `/` Search the whole session: conversation, arguments, outputs",
             "- `F` Follow a session still being written, or stop",
             "- `y` Copy the replayed output",
-            "- `esc` `w` Back to the workspace",
+            "- `esc` Back to the browser or workspace it came from",
+            "- `w` Back to the workspace",
             "- `↑` `↓` `pgup` `pgdn` `space` `home` `end` Scroll the Context tab's chart",
         ):
             assert line in transcript_keys.splitlines()

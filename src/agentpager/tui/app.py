@@ -367,11 +367,17 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead, CollectsWhenIdle):
         reads = ReadsScreen(path, viewer.path, viewer.line_in_focus, self.sessions_home)
         self.push_screen(reads, lambda updated: viewer.count_reads() if updated else None)
 
+    def action_workspace(self) -> None:
+        """Back to the workspace from the screens over it (a transcript opened from the session
+        browser is over the browser: both stay installed, for ``t`` and ``S``)."""
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
     @on(TranscriptScreen.OpenCall)
     def _open_call(self, event: TranscriptScreen.OpenCall) -> None:
         plan = event.replay.plan
         assert plan is not None
-        self.pop_screen()
+        self.action_workspace()
         self.panel.load_call(plan.profile, plan.tool, plan.arguments)
 
     @on(WorkspaceTree.DirectoryChosen)

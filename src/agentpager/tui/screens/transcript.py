@@ -270,7 +270,8 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         Binding("F", "toggle_follow", "Follow", tooltip="Follow a session still being written, or stop"),
         Binding("c", "copy('shown')", "Copy", tooltip="Copy the output shown"),
         Binding("y", "copy('replayed')", "Copy replayed", tooltip="Copy the replayed output"),
-        Binding("escape,w", "app.pop_screen", "Back", tooltip="Back to the workspace"),
+        Binding("escape", "app.pop_screen", "Back", tooltip="Back to the browser or workspace it came from"),
+        Binding("w", "app.workspace", "Workspace", show=False, tooltip="Back to the workspace"),
         Binding("q", "app.quit", "Quit"),
     ]
     HELP_SECTION = ("The transcript (`t`)", (ChartRows,))
