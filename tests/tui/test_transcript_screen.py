@@ -121,6 +121,19 @@ async def test_the_tree_offers_a_transcript(root: Path) -> None:
         assert len(app.screen.query_one(CallList).calls) == 3
 
 
+async def test_a_transcript_given_to_open_is_offered(root: Path) -> None:
+    """``agentpager session.jsonl`` shows the log in the viewer, and ``t`` its calls (it said "No transcript")."""
+    session(root)
+    app = AgentPagerApp(Workspace(root), open_path="session.jsonl")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.viewer.path == "session.jsonl"
+        await pilot.press("t")
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)
+        assert len(app.screen.query_one(CallList).calls) == 3
+
+
 async def test_ten_thousand_calls(root: Path) -> None:
     app = AgentPagerApp.for_transcript(open_transcript(str(session(root, 10_000))), str(root))
     async with app.run_test(size=SIZE) as pilot:

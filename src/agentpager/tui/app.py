@@ -229,7 +229,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead, CollectsWhenIdle):
         if self.open_path:
             if self.size.width < SMALL_BELOW:  # a file to read in a small terminal: give it the width
                 self.workspace_tree.display = False
-            self.viewer.open_file(self.open_path)
+            self._open(self.open_path, focus=True)  # a transcript given to open is offered, as in the tree
         else:
             self.workspace_tree.focus()
         if self.replayer is not None:
