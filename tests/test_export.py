@@ -242,3 +242,18 @@ def test_an_export_tells_how_far_it_is_and_the_command_says_it_on_a_terminal(
     assert sys.stderr.getvalue() == (
         f"\ragentpager: replaying the calls for {out}: 1 of 2 \r\x1b[Kagentpager: wrote {out}\n"
     )
+
+
+def test_a_page_that_cannot_be_written_is_named_as_asked(shop: tuple[Path, Path], tmp_path: Path) -> None:
+    """Not as the temporary file written first (``x.html.partial-6926``), and nothing is left behind."""
+    from agentpager.export import ExportError
+
+    session, root = shop
+    out = tmp_path / "missing" / "x.html"
+    with pytest.raises(ExportError) as raised:
+        export_session(str(session), str(out), "html", str(root))
+    assert str(raised.value) == f"cannot write {out}: No such file or directory"
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(ExportError, match="^cannot write .*taken: Is a directory$"):
+        export_session(str(session), str(tmp_path / "taken"), "html", str(root))
+    assert not list(tmp_path.glob("taken.partial-*"))

@@ -93,6 +93,8 @@ def export_session(
             for piece in render(transcript, format, root, progress):
                 file.write(piece)
         os.replace(partial, out)
+    except OSError as error:  # says the file asked for, not the one written first
+        raise ExportError(f"cannot write {out}: {error.strerror or error}") from None
     finally:
         if os.path.exists(partial):
             os.unlink(partial)
