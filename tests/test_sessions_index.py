@@ -315,8 +315,12 @@ def test_since_takes_dates_times_and_spans() -> None:
     assert since_time("7d", now) == "2026-03-03T12:00:00"
     assert since_time("90m", now) == "2026-03-10T10:30:00"
     assert since_time("2026-01-02T10:00Z", now) == "2026-01-02T10:00:00"
-    with pytest.raises(SearchError):
+    with pytest.raises(SearchError, match=r"^--since yesterday: not a date \(2026-01-02\), a time"):
         since_time("yesterday", now)
+    with pytest.raises(SearchError, match=r"^since:5x: not a date"):  # the browser's search names its word
+        parse_query("parser since:5x")
+    with pytest.raises(SearchError, match=r"^agent:claude: no such agent \(claude-code, codex, "):
+        parse_query("parser agent:claude")
 
 
 def test_a_browser_query_sets_filters() -> None:
@@ -386,9 +390,16 @@ def test_the_search_and_read_commands(tmp_path: Path) -> None:
     done = sessions_command(home, "--tool", "Grep", "--json", cache=tmp_path / "cache")
     assert [json.loads(row)["session_id"] for row in done.stdout.splitlines()] == ["s"]
     done = sessions_command(home, "--tool", "Edit", cache=tmp_path / "cache")
-    assert done.stdout == "" and done.returncode == 0
+    assert (done.stdout, done.stderr, done.returncode) == ("", "agentpager: no session matches.\n", 0)
+    for nothing in (["--search", "haystack"], ["--read", "/nowhere.py"], ["--since", "2099-01-01"]):
+        done = sessions_command(home, *nothing, cache=tmp_path / "cache")
+        assert (done.stdout, done.stderr) == ("", "agentpager: no session matches.\n"), nothing
+        done = sessions_command(home, *nothing, "--json", cache=tmp_path / "cache")
+        assert (done.stdout, done.stderr) == ("", ""), nothing
     done = sessions_command(home, "--since", "soon", cache=tmp_path / "cache")
-    assert done.returncode == 2 and "--since 'soon'" in done.stderr
+    assert done.returncode == 2 and "--since soon: not a date" in done.stderr
+    done = sessions_command(home, "--agent", "claude", cache=tmp_path / "cache")
+    assert done.returncode == 2 and "argument --agent: invalid choice: 'claude' (choose from 'claude-code'" in done.stderr
 
 
 UNDER_TEXTUAL = """

@@ -419,6 +419,7 @@ def _session_list(sessions: list, as_json: bool) -> int:
     from agentpager.sessions_index.lines import listing_bytes, session_json, session_text
 
     _tell_uncounted(sum(not info.counted for info in sessions))
+    _tell_none_found(len(sessions), as_json)
     line = session_json if as_json else session_text
     _write(listing_bytes(((info.project, line(info).encode("utf-8", "surrogatepass")) for info in sessions), not as_json))
     return 0
@@ -433,9 +434,9 @@ def _search(options: argparse.Namespace, store: Any, filters: Any) -> int:
     """One line per prompt, call arguments or call output that holds the text."""
     from agentpager.sessions_index.search import SearchError, search
 
-    out = sys.stdout
+    out, found = sys.stdout, 0
     try:
-        for hit in search(store, options.home, options.search, filters):
+        for found, hit in enumerate(search(store, options.home, options.search, filters), start=1):
             info = hit.session
             if options.json:
                 record = {"path": info.path, "line": hit.line, "kind": hit.kind, "call": hit.call}
@@ -449,15 +450,22 @@ def _search(options: argparse.Namespace, store: Any, filters: Any) -> int:
                 )
     except SearchError as error:
         raise CommandError(str(error)) from None
+    _tell_none_found(found, options.json)
     return 0
+
+
+def _tell_none_found(found: int, as_json: bool) -> None:
+    """A search, a read or a filter that found nothing says so (on stderr; --json writes nothing)."""
+    if not found and not as_json:
+        print("agentpager: no session matches.", file=sys.stderr)
 
 
 def _reads(options: argparse.Namespace, store: Any, filters: Any) -> int:
     """One line per call that read the file: the session, the call, and the lines it read."""
     from agentpager.sessions_index.search import reads_of
 
-    out = sys.stdout
-    for read in reads_of(store, options.home, os.path.abspath(options.read), filters):
+    out, found = sys.stdout, 0
+    for found, read in enumerate(reads_of(store, options.home, os.path.abspath(options.read), filters), start=1):
         info = read.session
         last = "end" if read.last_line is None else str(read.last_line)
         if options.json:
@@ -469,6 +477,7 @@ def _reads(options: argparse.Namespace, store: Any, filters: Any) -> int:
                 f"{info.started[:16].replace('T', ' '):<16}  {info.agent:<11} {info.path}:{read.line}  "
                 f"#{read.call} {read.tool}  lines {read.first_line}-{last}\n"
             )
+    _tell_none_found(found, options.json)
     return 0
 
 
@@ -714,7 +723,7 @@ def _replay_arguments(replay: argparse.ArgumentParser) -> None:
 
 
 def _sessions_arguments(sessions: argparse.ArgumentParser) -> None:
-    from agentpager.agents import AGENTS
+    from agentpager.sessions import session_agents
     from agentpager.wording import listed
 
     sessions.description = (
@@ -733,8 +742,10 @@ def _sessions_arguments(sessions: argparse.ArgumentParser) -> None:
     )
     sessions.add_argument("--read", metavar="PATH", help="the calls that read the file PATH, and which lines")
     sessions.add_argument("--tool", help="only calls of this tool (only sessions with one)")
-    agents = [agent.id for agent in AGENTS if agent.sessions is not None]
-    sessions.add_argument("--agent", help=f"only sessions of this agent ({listed(agents, 'or')})")
+    agents = session_agents()
+    sessions.add_argument(
+        "--agent", choices=agents, metavar="AGENT", help=f"only sessions of this agent ({listed(agents, 'or')})"
+    )
     sessions.add_argument("--since", help="only sessions active since: 2026-01-02, 2026-01-02T10:00, 7d, 12h, 30m")
 
 

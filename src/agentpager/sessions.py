@@ -75,6 +75,11 @@ class Found(NamedTuple):
     project_hint: str
 
 
+def session_agents() -> list[str]:
+    """The ids of the agents whose sessions are found (what ``--agent`` and ``agent:`` take)."""
+    return [agent.id for agent in AGENTS if agent.sessions is not None]
+
+
 def session_directories(home: str | None = None) -> list[str]:
     """The directory each agent keeps its sessions in under ``home`` (default: the user's home)."""
     return [agent.sessions.directory_in(home) for agent in AGENTS if agent.sessions is not None]

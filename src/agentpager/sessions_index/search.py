@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
 
-from agentpager.sessions import SessionInfo
+from agentpager.sessions import SessionInfo, session_agents
 from agentpager.sessions_index.listing import home_key
 from agentpager.sessions_index.store import SUMMARY_FIELDS, IndexStore, info_of, newest_first
 
@@ -64,9 +64,10 @@ class Filters:
         return " AND ".join(conditions), values
 
 
-def since_time(text: str, now: datetime | None = None) -> str:
+def since_time(text: str, now: datetime | None = None, named: str = "--since ") -> str:
     """``--since``: a date or time (``2026-01-02``, ``2026-01-02T10:00``, local time unless it says
-    otherwise) or a span back from now (``30m``, ``12h``, ``7d``, ``2w``), as a UTC time."""
+    otherwise) or a span back from now (``30m``, ``12h``, ``7d``, ``2w``), as a UTC time. SearchError
+    says what was ``named`` (the browser's search says ``since:``)."""
     now = now or datetime.now(UTC)
     span = _SINCE.fullmatch(text.strip())
     if span:
@@ -76,7 +77,7 @@ def since_time(text: str, now: datetime | None = None) -> str:
             moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
         except ValueError:
             raise SearchError(
-                f"--since {text!r}: a date (2026-01-02), a time (2026-01-02T10:00) or 7d, 12h, 30m, 2w"
+                f"{named}{text}: not a date (2026-01-02), a time (2026-01-02T10:00) or a span (7d, 12h, 30m, 2w)"
             ) from None
         if moment.tzinfo is None:
             moment = moment.astimezone()
@@ -104,8 +105,11 @@ def parse_query(typed: str) -> Query:
     read = os.path.abspath(os.path.expanduser(found["read"])) if "read" in found else None
     if read is None and not text:
         raise SearchError("Search for some text, or read:PATH for the calls that read a file.")
-    since = since_time(found["since"]) if "since" in found else None
-    return Query(text, read, Filters(found.get("agent"), found.get("tool"), since))
+    agent = found.get("agent")
+    if agent is not None and agent not in session_agents():
+        raise SearchError(f"agent:{agent}: no such agent ({', '.join(session_agents())})")
+    since = since_time(found["since"], named="since:") if "since" in found else None
+    return Query(text, read, Filters(agent, found.get("tool"), since))
 
 
 @dataclass(frozen=True)
