@@ -277,6 +277,12 @@ async def test_filter_search_copy_and_the_conversation(root: Path) -> None:
         await pilot.press("c")
         await settle(pilot)
         assert app.clipboard == "stale"
+        await pilot.press("escape")  # the search's calls back to every call, as in the session browser
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen) and list(calls.rows) == [0, 1, 2, 3, 4, 5]
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, TranscriptScreen)
 
 
 async def test_a_growing_session_is_followed(root: Path) -> None:
@@ -569,7 +575,7 @@ async def test_the_help_over_the_transcript_lists_its_keys_first(root: Path) -> 
             "- `/` Search the whole session: conversation, arguments, outputs",
             "- `F` Follow a session still being written, or stop",
             "- `y` Copy the replayed output",
-            "- `esc` Back to the browser or workspace it came from",
+            "- `esc` Back to every call after a search, else to where it came from",
             "- `w` Back to the workspace",
             "- `↑` `↓` `pgup` `pgdn` `space` `home` `end` Scroll the Context tab's chart",
         ):

@@ -270,7 +270,7 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         Binding("F", "toggle_follow", "Follow", tooltip="Follow a session still being written, or stop"),
         Binding("c", "copy('shown')", "Copy", tooltip="Copy the output shown"),
         Binding("y", "copy('replayed')", "Copy replayed", tooltip="Copy the replayed output"),
-        Binding("escape", "app.pop_screen", "Back", tooltip="Back to the browser or workspace it came from"),
+        Binding("escape", "back", "Back", tooltip="Back to every call after a search, else to where it came from"),
         Binding("w", "app.workspace", "Workspace", show=False, tooltip="Back to the workspace"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -638,10 +638,7 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
             if pattern is None:
                 return
             if not pattern:
-                self.search_hits = None
-                self.searching = ""
-                self.workers.cancel_group(self, "search")
-                self._apply_filter()
+                self._clear_search()
                 return
             self.search_text = self.searching = pattern
             self.query_one("#about", Static).update(self._about())
@@ -652,6 +649,20 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
             PromptScreen("Search the session (regex; empty: all calls)", "pattern", _pattern_problem, hint=hint),
             searched,
         )
+
+    def _clear_search(self) -> None:
+        self.search_hits = None
+        self.searching = ""
+        self.workers.cancel_group(self, "search")
+        self._apply_filter()
+
+    def action_back(self) -> None:
+        """Escape: a search's calls back to every call (as in the session browser), else back to where
+        the transcript came from."""
+        if self.search_hits is not None or self.searching:
+            self._clear_search()
+        else:
+            self.app.pop_screen()
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
     def _search(self, pattern: Matcher) -> None:
