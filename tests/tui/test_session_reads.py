@@ -97,9 +97,9 @@ async def test_search_every_session_and_open_one_at_the_call(tmp_path: Path) -> 
 
 
 async def test_export_a_session_from_the_browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentpager.tui.screens import sessions
+    from agentpager.tui.screens import exporting
 
-    monkeypatch.setattr(sessions, "EXPORT_SAID_FROM", 2)  # a session of that many calls says it began
+    monkeypatch.setattr(exporting, "EXPORT_SAID_FROM", 2)  # a session of that many calls says it began
     monkeypatch.chdir(tmp_path)  # a name typed is one there (each key typed took 50 ms: not a whole path)
     root, home = workspace(tmp_path)
     page = tmp_path / "shared.html"
@@ -113,6 +113,16 @@ async def test_export_a_session_from_the_browser(tmp_path: Path, monkeypatch: py
     assert said[-2:] == ["Replaying its 2 calls for shared.html…", "Wrote shared.html"]
     text = page.read_text()
     assert "Read the &lt;script&gt;x&lt;/script&gt; app" in text and "<script" not in text
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home))
+    async with app.run_test(size=(120, 30)) as pilot:  # and from the session's transcript, as Markdown
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)
+        await pilot.press("E", *"shared.md", "enter")
+        await until(pilot, (tmp_path / "shared.md").exists, "the Markdown written")
+        await settle(pilot)
+    assert (tmp_path / "shared.md").read_text().startswith("# Read the \\<script\\>x\\</script\\> app\n")
 
 
 def indexed(home: Path) -> None:

@@ -51,6 +51,7 @@ from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.footer import FittedFooter
 from agentpager.tui.found_list import AGENT_NAMES, Found, FoundList, found_lines
 from agentpager.tui.rows import HeadedRows, headed_rows_classes, headed_rows_css
+from agentpager.tui.screens.exporting import ExportsSessions
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.screens.styled import StyledOnce
 from agentpager.wording import plural
@@ -59,8 +60,6 @@ UPDATE_SECONDS = 0.25
 """Counts are posted to the list at most this often (a batch at a time)."""
 SHOWN_SECONDS = 1.0
 """How long the first rows are given to be shown before the others are read."""
-EXPORT_SAID_FROM = 1000
-"""An export of this many calls or more says it began (the 1 GB session's 89,342 took 100 s)."""
 FILLING_SECONDS = 0.5
 """How far a first listing is, and the list as it fills, are posted at most this often."""
 
@@ -159,7 +158,7 @@ class SessionList(HeadedRows[SessionInfo]):
         return text
 
 
-class SessionsScreen(ReportsFailures, StyledOnce):
+class SessionsScreen(ReportsFailures, ExportsSessions, StyledOnce):
     """Every session; Enter opens one, ``/`` searches them all, ``E`` exports one."""
 
     BINDINGS = [
@@ -459,40 +458,8 @@ class SessionsScreen(ReportsFailures, StyledOnce):
     async def action_export(self) -> None:
         """Write the chosen session as one HTML page (or Markdown, for a name ending in .md)."""
         chosen = self._chosen()
-        if chosen is None:
-            return
-        info = chosen[0]
-        default = os.path.join(os.getcwd(), f"{info.session_id or 'session'}.html")
-
-        def named(path: str | None) -> None:
-            if path is not None:
-                self._export(info, os.path.expanduser(path) or default)
-
-        await self.app.push_screen(
-            PromptScreen(
-                "Export the session to (empty: the name shown)",
-                default,
-                lambda _: None,
-                hint="A page with its calls, replay statuses, differences, context and conversation; .md for Markdown.",
-            ),
-            named,
-        )
-
-    @work(thread=True, group="export", exit_on_error=False, description="exporting a session")
-    def _export(self, info: SessionInfo, path: str) -> None:
-        from agentpager.export import ExportError, export_session
-
-        def started(done: int, calls: int) -> None:
-            if done == 1 and calls >= EXPORT_SAID_FROM:  # a big session's export takes minutes
-                self.notify(f"Replaying its {calls:,} calls for {path}…", title="Export", timeout=10)
-
-        try:
-            root = self.app.workspace.root.path  # type: ignore[attr-defined]
-            export_session(info.path, path, "markdown" if path.endswith(".md") else "html", root, started)
-        except (ExportError, OSError) as error:
-            self.notify(f"Not exported: {error}", severity="error")
-        else:
-            self.notify(f"Wrote {path}", title="Export")
+        if chosen is not None:
+            await self.ask_export(chosen[0].path, chosen[0].session_id)
 
 
 def query_problem(text: str) -> str | None:

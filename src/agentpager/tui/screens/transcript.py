@@ -51,6 +51,7 @@ from agentpager.tui.footer import FittedFooter
 from agentpager.tui.lines import smart_case
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.rows import CursorList, row_styles
+from agentpager.tui.screens.exporting import ExportsSessions
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.screens.styled import StyledOnce
 from agentpager.wording import byte_size, cut_middle, fit, plural
@@ -250,7 +251,7 @@ class CallList(CursorList):
             self.cursor = min(len(self.rows) - 1, int(self.scroll_y) + event.y)
 
 
-class TranscriptScreen(ReportsFailures, StyledOnce):
+class TranscriptScreen(ReportsFailures, ExportsSessions, StyledOnce):
     """The transcript's calls; below, the selected call recorded, replayed, the difference, the
     conversation around it, and its agent's context."""
 
@@ -269,6 +270,7 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
         Binding("slash", "search", "Search", tooltip="Search the whole session: conversation, arguments, outputs"),
         Binding("F", "toggle_follow", "Follow", tooltip="Follow a session still being written, or stop"),
         Binding("c", "copy('shown')", "Copy", tooltip="Copy the output shown"),
+        Binding("E", "export", "Export", show=False, tooltip="Export the session as one HTML page or Markdown"),
         Binding("y", "copy('replayed')", "Copy replayed", tooltip="Copy the replayed output"),
         Binding("escape", "back", "Back", tooltip="Back to every call after a search, else to where it came from"),
         Binding("w", "app.workspace", "Workspace", show=False, tooltip="Back to the workspace"),
@@ -649,6 +651,9 @@ class TranscriptScreen(ReportsFailures, StyledOnce):
             PromptScreen("Search the session (regex; empty: all calls)", "pattern", _pattern_problem, hint=hint),
             searched,
         )
+
+    async def action_export(self) -> None:
+        await self.ask_export(self.transcript.path, self.transcript.parsed.session_id)
 
     def _clear_search(self) -> None:
         self.search_hits = None
