@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import subprocess
 import sys
 import uuid
@@ -148,6 +149,9 @@ def write_codex_session(home: Path, rollout: list[bytes], number: int, rng: rand
         # Every line starts {"timestamp":"2025-11-22T20:45:35.610Z",... (24 characters of time).
         out.append(b'{"timestamp":"' + _stamp(moment).encode() + line[38:])
     data = b"\n".join(out) + b"\n"
+    # session_meta's payload says when the session started too: the same time as its line's
+    meta = rb'("type":"session_meta","payload":\{"id":"[^"]*","timestamp":")[^"]*'
+    data = re.sub(meta, rb"\g<1>" + out[0][14:38], data)
     data = data.replace(b"019aad50-a7e6-7422-b7a8-0b384290624f", session.encode())
     data = data.replace(b"/Users/pinouchon/code/rtchess", cwd.encode())
     directory = home / ".codex" / "sessions" / started.strftime("%Y/%m/%d")
