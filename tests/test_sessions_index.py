@@ -331,6 +331,9 @@ def test_a_browser_query_sets_filters() -> None:
         Filters("codex", "Read", "2026-01-02T00:00:00"),
     )
     assert parse_query("read:/tmp/a.py").read == "/tmp/a.py"
+    assert parse_query(" since:7d tool:Read ").text == "", "filters alone list the sessions"
+    with pytest.raises(SearchError, match="^Search for some text, read:PATH .* or filters alone"):
+        parse_query("   ")
 
 
 def test_the_calls_that_read_a_file_and_a_line(shop: tuple[IndexStore, str]) -> None:

@@ -351,3 +351,25 @@ async def test_a_call_opened_from_a_session_of_the_browser_shows_in_the_workspac
         await pilot.press("S", "down", "down", "down", "enter", "escape")
         await settle(pilot)
         assert isinstance(app.screen, SessionsScreen)
+
+
+async def test_filters_alone_list_the_sessions_they_let_through(root: Path, tmp_path: Path) -> None:
+    """``since:`` and ``agent:`` without a text list the sessions, each by its first prompt (they were
+    refused: "Search for some text"); Enter opens one."""
+    home = home_with_sessions(tmp_path / "home")
+    app = AgentPagerApp(Workspace(root), start_with_sessions=True, sessions_home=str(home))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _searched_when_listed(pilot, app, "agent:claude-code since:2026-01-02")
+        await settle(pilot)
+        assert _found_rows(screen) == ["s2"], "s1 ended before"
+        found = screen.query_one(FoundList)
+        assert found.chosen is not None and found.chosen.kind == "prompt" and found.chosen.excerpt
+        await pilot.press("escape", "slash", *"agent:codex", "enter")
+        await settle(pilot)
+        assert _found_rows(screen) == []
+        await pilot.press("escape", "slash", *"tool:Read", "enter")
+        await settle(pilot)
+        assert _found_rows(screen) == ["s2", "s1"]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)

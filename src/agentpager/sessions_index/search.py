@@ -99,12 +99,13 @@ class Query:
 
 def parse_query(typed: str) -> Query:
     """``tool:NAME``, ``agent:NAME``, ``since:WHEN`` and ``read:PATH`` among the words set filters;
-    what is left is the text. SearchError when there is neither a text nor ``read:``."""
+    what is left is the text. SearchError when there is neither a text, nor ``read:``, nor a filter
+    (filters alone list the sessions they let through: ``first_prompts``)."""
     found = {name: value for name, value in _FILTER_WORD.findall(typed)}
     text = _FILTER_WORD.sub(" ", typed).strip()
     read = os.path.abspath(os.path.expanduser(found["read"])) if "read" in found else None
-    if read is None and not text:
-        raise SearchError("Search for some text, or read:PATH for the calls that read a file.")
+    if read is None and not text and not found:
+        raise SearchError("Search for some text, read:PATH for the calls that read a file, or filters alone.")
     agent = found.get("agent")
     if agent is not None and agent not in session_agents():
         raise SearchError(f"agent:{agent}: no such agent ({', '.join(session_agents())})")
@@ -160,6 +161,12 @@ def sessions_with(store: IndexStore, home: str | None, filters: Filters) -> list
         return [info_of(row) for row in cursor]
 
     return store.run(read)
+
+
+def first_prompts(store: IndexStore, home: str | None, filters: Filters) -> list[Hit]:
+    """The sessions the filters let through (``sessions_with``), each as its first prompt: what the
+    browser's search finds for filters without a text."""
+    return [Hit(info, "prompt", 1, None, "", info.title, (0, 0)) for info in sessions_with(store, home, filters)]
 
 
 def reads_of(

@@ -39,6 +39,7 @@ from agentpager.sessions_index.search import (
     Looked,
     SearchError,
     TextMatch,
+    first_prompts,
     found_while_reading,
     newest_session_first,
     parse_query,
@@ -372,7 +373,7 @@ class SessionsScreen(ReportsFailures, ExportsSessions, StyledOnce):
 
         hint = (
             "Prompts, call arguments and outputs; case matters only with a capital letter. Add tool:Read, "
-            "agent:codex, since:7d or read:PATH (the calls that read a file)."
+            "agent:codex, since:7d or read:PATH (the calls that read a file); filters alone list the sessions."
         )
         await self.app.push_screen(
             PromptScreen("Search every session", "text, and filters", query_problem, self.queries, hint), searched
@@ -389,8 +390,10 @@ class SessionsScreen(ReportsFailures, ExportsSessions, StyledOnce):
         look: Callable[[Filters], Iterable[Found]]
         if query.read is not None:
             look = partial(reads_of, store, self.home, query.read)
-        else:
+        elif query.text:
             look = partial(search, store, self.home, query.text, cancel=worker.cancelled_event)
+        else:
+            look = partial(first_prompts, store, self.home)
         left = len(unread(store, self.home))
         # the list behind the search (this worker cancelled the one that lists when it came first)
         self.post_message(self._Listed(sessions, left))
@@ -465,7 +468,7 @@ class SessionsScreen(ReportsFailures, ExportsSessions, StyledOnce):
 def query_problem(text: str) -> str | None:
     try:
         query = parse_query(text)
-        if query.read is None:
+        if query.read is None and query.text:
             TextMatch(query.text)
     except SearchError as error:
         return str(error)
