@@ -436,7 +436,8 @@ def _search(options: argparse.Namespace, store: Any, filters: Any) -> int:
 
     out, found = sys.stdout, 0
     try:
-        for found, hit in enumerate(search(store, options.home, options.search, filters), start=1):
+        for hit in search(store, options.home, options.search, filters):
+            found += 1
             info = hit.session
             if options.json:
                 record = {"path": info.path, "line": hit.line, "kind": hit.kind, "call": hit.call}
@@ -465,7 +466,8 @@ def _reads(options: argparse.Namespace, store: Any, filters: Any) -> int:
     from agentpager.sessions_index.search import reads_of
 
     out, found = sys.stdout, 0
-    for found, read in enumerate(reads_of(store, options.home, os.path.abspath(options.read), filters), start=1):
+    for read in reads_of(store, options.home, os.path.abspath(options.read), filters):
+        found += 1
         info = read.session
         last = "end" if read.last_line is None else str(read.last_line)
         if options.json:

@@ -106,9 +106,9 @@ def parse_query(typed: str) -> Query:
     read = os.path.abspath(os.path.expanduser(found["read"])) if "read" in found else None
     if read is None and not text and not found:
         raise SearchError("Search for some text, read:PATH for the calls that read a file, or filters alone.")
-    agent = found.get("agent")
-    if agent is not None and agent not in session_agents():
-        raise SearchError(f"agent:{agent}: no such agent ({', '.join(session_agents())})")
+    agent, agents = found.get("agent"), session_agents()
+    if agent is not None and agent not in agents:
+        raise SearchError(f"agent:{agent}: no such agent ({', '.join(agents)})")
     since = since_time(found["since"], named="since:") if "since" in found else None
     return Query(text, read, Filters(agent, found.get("tool"), since))
 

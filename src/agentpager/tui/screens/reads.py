@@ -13,7 +13,6 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from agentpager.tui.screens.dialog import Dialog
 from agentpager.sessions_index.listing import list_sessions
 from agentpager.sessions_index.pool import background_workers
 from agentpager.sessions_index.search import ReadCall, reads_of
@@ -21,6 +20,7 @@ from agentpager.sessions_index.store import IndexStore
 from agentpager.sessions_index.updating import unread, update_calls
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.found_list import AGENT_NAMES
+from agentpager.tui.screens.dialog import Dialog
 from agentpager.wording import plural
 
 

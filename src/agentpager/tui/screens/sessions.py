@@ -12,7 +12,6 @@ from 120 the model and version too.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable
