@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from waiting import HANG
 
 from agentpager.sessions_index.calls import output_tokens

@@ -277,7 +277,7 @@ class AgentContext:
                 top,
                 (
                     (tokens, -number)
-                    for number, (tokens, owner) in enumerate(zip(calls.tokens, calls.agent))
+                    for number, (tokens, owner) in enumerate(zip(calls.tokens, calls.agent, strict=True))
                     if tokens >= 0 and owner == agent
                 ),
             )

@@ -743,7 +743,7 @@ class RecordIndex:
         with self.lock:
             boundaries, calls, agents, end = self.boundaries, self.events.call, self.events.agent, len(self.events)
             for row, (new_session, agent, position) in enumerate(
-                zip(boundaries.new_session, boundaries.agent, boundaries.events_before)
+                zip(boundaries.new_session, boundaries.agent, boundaries.events_before, strict=True)
             ):
                 if new_session:
                     continue

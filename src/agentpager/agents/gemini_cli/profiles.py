@@ -62,9 +62,9 @@ from agentpager.agents.gemini_cli.content import (
     read_content,
 )
 from agentpager.agents.gemini_cli.discovery import (
+    BLOCKED_INITIALS,
     JIT_PREFIX,
     JIT_SUFFIX,
-    BLOCKED_INITIALS,
     LINES_LIMIT,
     READ_LIMIT,
     Discovery,
@@ -809,7 +809,7 @@ def read_many_files(call: Call, include: list[str]) -> str:
             runs.append(_Run(files.prefix, files.names, told))
         else:
             marks = itertools.repeat(files.empty) if isinstance(files.empty, bool) else files.empty
-            rows.extend(f"{files.prefix}{name}\0{'e' if empty else ''}" for name, empty in zip(files.names, marks))
+            rows.extend(f"{files.prefix}{name}\0{'e' if empty else ''}" for name, empty in zip(files.names, marks, strict=False))
     if all(map(str.isascii, rows)):
         rows.sort()  # each its own key
     else:

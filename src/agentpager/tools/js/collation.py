@@ -128,7 +128,7 @@ def ascii_locale_order(names: list[str]) -> list[int] | None:
         ranks = joined.translate(_RANK_BYTES).decode("ascii").split("\0")
         if cased:
             tertiaries = joined.translate(_TERTIARY_BYTES).decode("ascii").split("\0")
-            ranks = list(map("\0".join, zip(ranks, tertiaries)))
+            ranks = list(map("\0".join, zip(ranks, tertiaries, strict=True)))
         keys += ranks
     return sorted(range(len(keys)), key=keys.__getitem__)
 
