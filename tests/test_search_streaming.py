@@ -20,8 +20,10 @@ from agentpager.sessions_index.search import (
     Hit,
     Looked,
     ReadCall,
+    first_prompts,
     found_while_reading,
     newest_session_first,
+    parse_query,
     reads_of,
     search,
 )
@@ -128,3 +130,23 @@ def test_a_cancel_stops_the_reading_and_the_search(tmp_path: Path, reads: list[s
     cancel.set()
     assert {str(stem(step)) for step in steps} <= {"s4", "['s4']"}, "nothing of another session"
     assert reads == ["s4"]
+
+
+@pytest.mark.parametrize(("typed", "first"), [("since:2026-01-02", ["s4", "s3", "s2"]), ("tool:Grep", [])])
+def test_filters_alone_without_a_tool_list_every_session_before_any_is_read(
+    tmp_path: Path, reads: list[str], typed: str, first: list[str]
+) -> None:
+    """Their sessions need no calls read: all come in the first look, before the calls are read (in
+    the browser, at once); with a tool, each session comes once its calls are."""
+    for n in range(1, 5):
+        session(tmp_path, n)
+    store, home = IndexStore(), str(tmp_path)
+    list_sessions(home, store)
+    query = parse_query(typed)
+    look = partial(first_prompts, store, home)
+    steps = list(found_while_reading(store, home, look, query.filters, workers=0, needs_calls=query.needs_calls))
+    before = [stem(step) for step in steps[: steps.index(Looked([]))]]
+    assert before == first
+    assert reads == ["s4", "s3", "s2", "s1"], "the calls are read all the same"
+    found = [step for step in steps if not isinstance(step, Looked)]
+    assert newest_session_first(store, home, found) == list(look(query.filters))

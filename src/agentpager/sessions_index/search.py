@@ -96,6 +96,11 @@ class Query:
     """An absolute path: the calls that read it, instead of a text."""
     filters: Filters
 
+    @property
+    def needs_calls(self) -> bool:
+        """Whether what it finds is in the sessions' calls (filters alone without a tool are not)."""
+        return bool(self.text or self.read is not None or self.filters.tool)
+
 
 def parse_query(typed: str) -> Query:
     """``tool:NAME``, ``agent:NAME``, ``since:WHEN`` and ``read:PATH`` among the words set filters;
@@ -331,21 +336,27 @@ def found_while_reading(
     filters: Filters = Filters(),
     workers: int | None = None,
     cancel: threading.Event | None = None,
+    needs_calls: bool = True,
 ) -> Iterator[Finding | Looked]:
     """What ``look`` (``search`` or ``reads_of``, given filters) finds in the sessions of ``home`` while
     their calls are read: first in the sessions read already, then in each batch ``update_calls``
     reads, as soon as it is read (a ``Looked`` after each); last in any another process read
     meanwhile. Sessions come newest first within one look, not across them (``newest_session_first``
-    puts them in order). Run ``list_sessions`` first."""
+    puts them in order). A look that needs no calls (``needs_calls`` False: ``first_prompts``
+    without a tool) looks in every session at once, and the calls are read after it. Run
+    ``list_sessions`` first."""
     from agentpager.sessions_index.updating import unread, update_calls
 
-    looked = frozenset(_paths(store, home)) - {task.path for task, _, _ in unread(store, home)}
+    looked = frozenset(_paths(store, home))
+    if needs_calls:
+        looked -= {task.path for task, _, _ in unread(store, home)}
     yield from look(replace(filters, paths=looked))
     yield Looked([])
     for batch in update_calls(home, store, workers, cancel):
         paths = frozenset(info.path for info in batch) - looked
-        yield from look(replace(filters, paths=paths))
-        looked |= paths
+        if paths:
+            yield from look(replace(filters, paths=paths))
+            looked |= paths
         yield Looked(batch)
     if cancel is not None and cancel.is_set():
         return

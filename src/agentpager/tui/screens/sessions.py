@@ -398,7 +398,9 @@ class SessionsScreen(ReportsFailures, ExportsSessions, StyledOnce):
         self.post_message(self._Listed(sessions, left))
         found: list[Found] = []
         posted, shown = time.monotonic(), 0
-        steps = found_while_reading(store, self.home, look, query.filters, background_workers(), worker.cancelled_event)
+        steps = found_while_reading(
+            store, self.home, look, query.filters, background_workers(), worker.cancelled_event, query.needs_calls
+        )
         for step in steps:
             if isinstance(step, Looked):
                 if step.read:
