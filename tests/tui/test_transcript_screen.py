@@ -10,7 +10,7 @@ import pytest
 from pilot_helpers import settle, type_ahead, until
 from rich.cells import cell_len
 from rich.console import Console
-from textual.widgets import Markdown, Static, TabbedContent
+from textual.widgets import Markdown, Static, TabbedContent, TabPane
 from textual.widgets._footer import FooterKey, FooterLabel
 
 from agentpager import Workspace
@@ -584,3 +584,63 @@ async def test_the_help_over_the_transcript_lists_its_keys_first(root: Path) -> 
         assert not isinstance(app.screen, TranscriptScreen)
         await pilot.press("question_mark")
         assert "## The transcript" not in app.screen.query_one("Markdown", Markdown).source, "the workspace's help"
+
+
+def crafted_session(root: Path) -> Path:
+    """A Claude Code log whose records hold what no agent writes: arguments of every type, numbers
+    out of range, control and lone surrogate characters, a huge path, results for no call."""
+    cwd = str(root.absolute())
+
+    def call(n: int, name: object, arguments: object, usage: object = None) -> dict:
+        block = {"type": "tool_use", "id": f"t{n}", "name": name, "input": arguments}
+        message = {"id": f"m{n}", "role": "assistant", "content": [block], "usage": usage, "model": ["x"]}
+        return {"type": "assistant", "cwd": cwd, "timestamp": n, "message": message}
+
+    def result(n: int, content: object, **more: object) -> dict:
+        block = {"type": "tool_result", "tool_use_id": f"t{n}", "content": content, **more}
+        return {"type": "user", "cwd": cwd, "message": {"role": "user", "content": [block]}}
+
+    records: list[object] = [
+        {"type": "user", "cwd": cwd, "message": {"role": "user", "content": "go \x1b[31mred\x07 \u202eevil"}},
+        call(1, "Read", {"file_path": 12, "offset": "ten", "limit": -5}, {"input_tokens": 10**30}),
+        result(1, [{"type": "text", "text": "\ud800 \x00 \r\r\n"}, {"type": "image"}, 7]),
+        call(2, ["Read"], "not an object", {"input_tokens": -3, "output_tokens": "x"}),
+        result(2, None, is_error="yes"),
+        call(3, "Read", {"file_path": f"{cwd}/" + "d/" * 2000 + "f.txt", "offset": 10**20}),
+        result(3, {"nested": {"deep": [1, 2]}}),
+        call(4, "Bash", {"command": ["ls"], "timeout": {}}, "lots"),
+        result(4, "\t" * 300 + "x"),
+        call(5, "Grep\nGlob", {"pattern": "(" * 50, "path": None, "-n": "yes"}),
+        result(9, "for no call"),
+        {"type": "system", "subtype": "compact_boundary", "compactMetadata": {"preTokens": -1, "trigger": []}},
+        call(6, "Read", {}, {"input_tokens": 5, "cache_read_input_tokens": 10**12}),
+        [1, 2, 3],
+        "text",
+    ]
+    path = root / "crafted.jsonl"
+    path.write_bytes(
+        "".join(json.dumps(record) + "\n" for record in records).encode("utf-8", "surrogatepass")
+        + b'{"type": "user", "message": \xff}\n'
+    )
+    return path
+
+
+async def test_every_call_and_tab_of_a_crafted_session_shows(root: Path) -> None:
+    app = AgentPagerApp.for_transcript(open_transcript(str(crafted_session(root))), str(root))
+    app.animation_level = "none"  # a tab's underline is not waited for, 36 times
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        calls = app.screen.query_one(CallList)
+        outputs = app.screen.query_one("#outputs", TabbedContent)
+        tabs = [pane.id for pane in outputs.query(TabPane)]
+        assert len(calls.calls) == 6 and len(tabs) == 6
+        for row in range(len(calls.calls)):
+            assert calls.cursor == row
+            for tab in tabs:
+                outputs.active = str(tab)
+                await pilot.pause()
+            await settle(pilot)
+            await pilot.press("c")  # copy what a crafted call logged
+            outputs.active = str(tabs[0])
+            calls.focus()
+            await pilot.press("down")
