@@ -186,6 +186,27 @@ def test_every_claude_code_golden_has_a_profile() -> None:
     )
 
 
+def test_the_codex_profiles_describe_their_tools_as_their_version_offered_them() -> None:
+    """Codex's tools and their parameters, as the version each profile stands for described them
+    (0.171.0 says of ``login``: "Omit to inherit")."""
+    for profile in all_profiles():
+        real = profile.real_agent
+        if real is None or real.agent != "codex":
+            continue
+        offered = [
+            tool
+            for golden in GOLDENS
+            if (golden.agent, golden.version) == (real.agent, real.version)
+            for tool in golden.offered_tools
+        ]
+        assert offered, f"no golden of Codex {real.version}"
+        for tool in offered:
+            spec = profile.tool(tool["name"]).spec
+            assert spec.description == tool["description"]
+            described = {name: value["description"] for name, value in tool["parameters"]["properties"].items()}
+            assert {param.name: param.description for param in spec.params} == described
+
+
 def test_volatile_parts_match_their_pattern_and_nothing_else() -> None:
     golden = next(g for g in GOLDENS if g.agent == "codex")
     case = next(c for c in golden.cases if c.name == "cat_plain")
