@@ -297,6 +297,7 @@ VERSIONS = [
     ("claude-code", "2.1.332"),
     ("claude-code", "2.1.84"),
     ("claude-code", "2.0.21"),
+    ("codex", "0.171.0"),
     ("codex", "0.169.0"),
     ("codex", "0.60.1"),
     ("gemini-cli", "0.61.0"),

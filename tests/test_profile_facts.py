@@ -477,7 +477,7 @@ def test_a_real_agent_is_one_agentpager_can_run_at_a_version_its_goldens_were_re
         "claude-code@2.1.84": ("claude-code", "2.1.84"),
         "claude-code@2.0": ("claude-code", "2.0.21"),
         "gemini-cli": ("gemini-cli", "0.61.0"),
-        "codex": ("codex", "0.169.0"),
+        "codex": ("codex", "0.171.0"),
         "codex@0.60": ("codex", "0.60.1"),
     }.items()
     for agent in real.values():

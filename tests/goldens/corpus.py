@@ -626,6 +626,7 @@ TARGETS = (
     Target("claude-code", "2.1.332", "claude-sonnet-4-5"),
     Target("claude-code", "2.1.332", "claude-opus-5-5"),
     Target("codex", "0.169.0", "gpt-5.5"),
+    Target("codex", "0.171.0", "gpt-5.5"),
     Target("codex", "0.60.1", "gpt-5.1-codex-max", "codex-shell-command"),
     Target("codex", "0.60.1", "gpt-5", "codex-shell"),
     Target("gemini-cli", "0.61.0", "gemini-2.5-pro"),

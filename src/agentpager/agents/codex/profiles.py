@@ -1,8 +1,9 @@
 """The Codex CLI's tools, as its model sees them, equal to what the real programs sent it
 (``tests/goldens/codex``).
 
-- ``codex``: the newest (0.169.0) ``exec_command`` (unified exec), answered in its ``Chunk ID`` /
-  ``Wall time`` / ``Process exited with code`` / ``Original token count`` envelope.
+- ``codex``: the newest (0.171.0, which answers as 0.169.0 did) ``exec_command`` (unified exec),
+  answered in its ``Chunk ID`` / ``Wall time`` / ``Process exited with code`` / ``Original token
+  count`` envelope; its ``login`` described as 0.171.0 describes it.
 - ``codex@0.60``: 0.60.1's ``shell_command`` (a command line) and ``shell`` (an argv; also the
   ``local_shell`` and ``container.exec`` calls of other versions), answered ``Exit code`` /
   ``Wall time`` / ``Output`` or as JSON, as in pinouchon/rtchess's session.

@@ -165,7 +165,7 @@ def shown_by(recorded: str | None) -> dict[str, Any]:
 RIPGREP_0_169 = "15.2.0"
 RIPGREP_0_60 = "14.1.1"
 """The ripgrep each version bundles (``codex-path/rg``, ``path/rg`` in its npm package), which a
-command's ``rg`` runs."""
+command's ``rg`` runs (0.171.0 bundles 0.169.0's binary)."""
 
 
 def _run(call: Call, tool: str, command: str | list[str], workdir: str | None) -> ShellRun:
@@ -271,12 +271,8 @@ EXEC_COMMAND = Tool(
                 "workdir", "string", "Working directory for the command. Defaults to the turn cwd.", None, is_path=True
             ),
             Param("shell", "string", "Shell binary to launch. Defaults to the user's default shell.", None),
-            Param(
-                "login",
-                "boolean",
-                "True runs the shell with -l/-i semantics; false disables them. Defaults to true.",
-                True,
-            ),
+            # Omitted, the session's allow_login_shell decides (on unless configured off).
+            Param("login", "boolean", "Request login-shell startup. Omit to inherit.", True),
             Param("tty", "boolean", "True allocates a PTY for the command; false or omitted uses plain pipes.", False),
             Param(
                 "yield_time_ms",
@@ -340,12 +336,12 @@ SHELL = Tool(
 
 NEWEST = CodexShell(
     name="codex",
-    description="Codex 0.169.0's exec_command: the output in its Chunk ID / Wall time / exit code envelope.",
+    description="Codex 0.171.0's exec_command: the output in its Chunk ID / Wall time / exit code envelope.",
     error_form=lambda message: message,
     guarded=False,
-    real_agent=RealAgent(AGENT.id, "0.169.0"),
+    real_agent=RealAgent(AGENT.id, "0.171.0"),
     volatile=AGENT.volatile,
-    ground_truth="the real Codex 0.169.0, recorded in tests/goldens/codex",
+    ground_truth="the real Codex 0.171.0 (and 0.169.0, which answers the same), recorded in tests/goldens/codex",
     tools=(EXEC_COMMAND,),
 )
 V0_60 = CodexShell060(

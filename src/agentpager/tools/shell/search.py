@@ -139,7 +139,8 @@ class Flavor:
 @dataclass(frozen=True)
 class RipgrepRelease:
     """What differs between the ripgrep releases agents run, read off the real binaries: 13.0.0
-    (Debian 12's), 14.1.1 (bundled by Claude Code 2.0 to 2.1 and Codex 0.60), 15.2.0 (Codex 0.169)."""
+    (Debian 12's), 14.1.1 (bundled by Claude Code 2.0 to 2.1 and Codex 0.60), 15.2.0 (Codex 0.169
+    and 0.171)."""
 
     version: tuple[int, ...]
 
