@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from pilot_helpers import settle, until
+from pilot_helpers import settle, type_ahead, until
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -219,7 +219,8 @@ async def _searched_when_listed(pilot: Pilot, app: AgentPagerApp, text: str) -> 
     await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.listed, "listed")
     screen = app.screen
     assert isinstance(screen, SessionsScreen)
-    await pilot.press("slash", *text, "enter")
+    await pilot.press("slash")
+    await type_ahead(pilot, *text, "enter")
     return screen
 
 
@@ -364,10 +365,12 @@ async def test_filters_alone_list_the_sessions_they_let_through(root: Path, tmp_
         assert _found_rows(screen) == ["s2"], "s1 ended before"
         found = screen.query_one(FoundList)
         assert found.chosen is not None and found.chosen.kind == "prompt" and found.chosen.excerpt
-        await pilot.press("escape", "slash", *"agent:codex", "enter")
+        await pilot.press("escape", "slash")
+        await type_ahead(pilot, *"agent:codex", "enter")
         await settle(pilot)
         assert _found_rows(screen) == []
-        await pilot.press("escape", "slash", *"tool:Read", "enter")
+        await pilot.press("escape", "slash")
+        await type_ahead(pilot, *"tool:Read", "enter")
         await settle(pilot)
         assert _found_rows(screen) == ["s2", "s1"]
         await pilot.press("enter")

@@ -346,6 +346,7 @@ def test_a_session_search_pattern_is_checked_as_the_viewer_checks_it() -> None:
 
 async def test_arrows_and_brackets_switch_the_tabs_and_the_footer_says_so(root: Path) -> None:
     app = AgentPagerApp.for_transcript(open_transcript(str(session(root))), str(root))
+    app.animation_level = "none"  # the tabs' underline is not waited for
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         outputs = app.screen.query_one("#outputs", TabbedContent)
