@@ -373,6 +373,27 @@ def agent_context(transcript: Transcript, source: int = 0, agent: str = "") -> A
     return AgentContext(transcript.index_of(source), agent)
 
 
+def subagent_contexts(transcript: Transcript) -> Iterator[tuple[int, int | None, AgentContext]]:
+    """The context of each subagent whose model turns the session logs (inline, or in its own file),
+    in the order their turns were logged: its file (``ToolCall.source``), the list index of the call
+    that started it (its first call's parent; None when it made no call), and its context."""
+    files = [(0, transcript.index)]
+    files += [(child.source, child.transcript.index) for child in transcript.children if child.starter is not None]
+    for source, index in files:
+        with index.lock:
+            agents = list(dict.fromkeys([*index.turns.agent, *(index.strings.id(turn.agent) for turn in index.live)]))
+            first_calls: dict[int, int] = {}
+            for number, agent in enumerate(index.calls.agent):
+                first_calls.setdefault(agent, number)
+            names = {agent: index.strings[agent] for agent in agents}
+        for agent in agents:
+            if source == 0 and names[agent] == "":
+                continue  # the main agent
+            first = first_calls.get(agent)
+            starter = None if first is None else transcript.calls.call(source, first).parent
+            yield source, starter, AgentContext(index, names[agent])
+
+
 def estimate_note(estimated: list[int], turns: int) -> str:
     """The line that says which of ``turns`` turns' contexts are estimates (``estimated``: their
     numbers; ``~``: counted with cl100k over what the log holds before the turn); empty when none is."""
