@@ -139,6 +139,14 @@ def test_a_codex_exec_log_opens_and_replays_like_a_rollout(tmp_path: Path) -> No
     assert [turn.estimated for turn in transcript.turns] == [True] * 6, "no request's usage is logged"
 
 
+def test_a_codex_exec_log_does_not_say_what_the_model_received() -> None:
+    """``codex exec --json`` prints a command's whole output, for its client; the model got it cut
+    (a real log's ``grep -R`` of 1.16 MB was given as what the model received)."""
+    records = [json.loads(line) for line in agentpager("replay", str(CODEX_EXEC), "--json").splitlines()]
+    assert [(record["tool"], record["received"]) for record in records] == [("shell", None)] * 5
+    assert all(record["recorded"].startswith('{"output":') for record in records), "what the log kept, as before"
+
+
 def test_runs_logged_one_after_the_other_are_sessions_of_their_own(tmp_path: Path) -> None:
     """Two real stream-json runs in one log (as CI jobs keep them): the second's context starts empty."""
     log = tmp_path / "runs.jsonl"

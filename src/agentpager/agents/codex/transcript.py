@@ -215,6 +215,7 @@ class Codex(Collector):
 
 class CodexExec(Collector):
     format = AGENT.id
+    logs_what_was_sent = False
 
     @classmethod
     def recognises(cls, record: Record) -> bool:
