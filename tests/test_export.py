@@ -180,6 +180,25 @@ def test_the_page_is_written_while_the_calls_are_replayed(
     assert "".join(pieces).rstrip().endswith("</html>") and replayed == [0, 1]
 
 
+def test_what_a_log_does_not_say_is_left_out(tmp_path: Path) -> None:
+    """A stream-json run logs no times, a ``codex exec --json`` log no model or directory either: the
+    page said ``Time:  to`` (``<dd> – </dd>``) and named an empty model and directory."""
+    sessions = Path(__file__).parent / "sessions"
+    facts = {}
+    for name in ("claude-stream-subagent", "codex-exec-review"):
+        export_session(str(sessions / f"{name}.jsonl"), str(tmp_path / "s.md"), "markdown", str(tmp_path))
+        head = (tmp_path / "s.md").read_text().split("\n## Calls\n")[0]
+        export_session(str(sessions / f"{name}.jsonl"), str(tmp_path / "s.html"), "html", str(tmp_path))
+        page = (tmp_path / "s.html").read_text()
+        facts[name] = [line[2:].split(":")[0] for line in head.splitlines() if line.startswith("- ")]
+        terms = ("Session", "Agent", "Model", "Directory", "Time", "Calls")
+        assert facts[name] == [term for term in terms if f"<dt>{term}</dt>" in page], "the page says the same"
+    assert facts == {
+        "claude-stream-subagent": ["Session", "Agent", "Model", "Directory", "Calls"],
+        "codex-exec-review": ["Session", "Agent", "Calls"],
+    }
+
+
 def test_the_export_command(shop: tuple[Path, Path], tmp_path: Path) -> None:
     session, root = shop
     env = os.environ | {"AGENTPAGER_CACHE_DIR": str(tmp_path / "cache")}
