@@ -316,3 +316,34 @@ def test_a_subagent_in_its_own_file_has_its_own_turns_in_the_report(tmp_path: Pa
         + HEADER
         + "    1  10:00:04          3           0          700        4        703    200,000     0%             0\n"
     )
+
+
+def test_a_codex_exec_output_counts_no_more_than_codex_sent_of_it(tmp_path: Path) -> None:
+    """``codex exec --json`` logs a command's whole output, for its client; the model got at most
+    10,000 tokens of it. A real log's ``grep -R`` of 1.16 MB made its contexts 925,586 tokens, its 104
+    requests 57.6 million tokens in all, where its ``turn.completed`` says 7.5 million."""
+    grep = "src/a.ts:1:const key = process.env.ANTHROPIC_API_KEY;\n" * 5_000
+    commands = [("bash -lc 'grep -R ANTHROPIC'", grep), ("bash -lc ls", "a.ts\n")]
+    items = [
+        {"id": f"item_{n}", "type": "command_execution", "command": command, "aggregated_output": output}
+        | {"exit_code": 0, "status": "completed"}
+        for n, (command, output) in enumerate(commands)
+    ]
+    log = write_jsonl(
+        tmp_path / "exec.jsonl",
+        [
+            {"type": "thread.started", "thread_id": "t1"},
+            {"type": "turn.started"},
+            *({"type": "item.completed", "item": item} for item in items),
+            {"type": "turn.completed", "usage": {"input_tokens": 30_000, "cached_input_tokens": 0, "output_tokens": 9}},
+        ],
+    )
+    answer = json.dumps({"output": grep, "metadata": {"exit_code": 0, "duration_seconds": 0.0}}, separators=(",", ":"))
+    assert cl100k(answer) > 100_000
+    call = 'shell({"command": ["bash", "-lc", "grep -R ANTHROPIC"]})'
+    table = context_table(log).splitlines()
+    assert [row.split() for row in table[1:3]] == [
+        ["1", "~", "0", "0", "?", "0"],
+        ["2", "~", f"{cl100k(call) + 10_000:,}", "0", "?", "10,000"],
+    ]
+    assert table[table.index("costliest tool outputs (tokens):") + 1].startswith("~  10,000  #0     shell")

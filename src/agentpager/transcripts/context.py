@@ -360,7 +360,7 @@ class AgentContext:
         if tokens >= 0 and counted:
             return tokens
         found = index.output(number)
-        tokens = self.count(found[0] if found else "")
+        tokens = index.as_sent(self.count(found[0] if found else ""))
         with index.lock:
             if index.calls.tokens[number] < 0:
                 index.calls.tokens[number], index.calls.tokens_counted[number] = tokens, 1
