@@ -260,13 +260,12 @@ def _replay(options: argparse.Namespace) -> int:
 def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
     """Each model turn's context fill against the window, printed as the transcript is read; then the
     costliest tool outputs. The main agent's first, then each subagent's own."""
-    from agentpager.transcripts.context import AgentContext, subagent_contexts
+    from agentpager.transcripts.context import AgentContext, subagent_contexts, subagent_name
 
     _agent_context(transcript, AgentContext(transcript.index), 0)
     transcript.build.join()  # its index is being saved, for the next run; the subagents' files found
     for source, starter, context in subagent_contexts(transcript):
-        started = f"call #{starter}" if starter is not None else context.agent
-        sys.stdout.write(f"\nthe subagent of {started}, in its own context:\n")
+        sys.stdout.write(f"\n{subagent_name(starter, context.agent)}, in its own context:\n")
         _agent_context(transcript, context, source)
     _problems(path, transcript)
     return 0

@@ -394,6 +394,11 @@ def subagent_contexts(transcript: Transcript) -> Iterator[tuple[int, int | None,
             yield source, starter, AgentContext(index, names[agent])
 
 
+def subagent_name(starter: int | None, agent: str) -> str:
+    """``the subagent of call #12``: a subagent as the reports name it (by its id when it made no call)."""
+    return f"the subagent of call #{starter}" if starter is not None else f"the subagent {agent}"
+
+
 def estimate_note(estimated: list[int], turns: int) -> str:
     """The line that says which of ``turns`` turns' contexts are estimates (``estimated``: their
     numbers; ``~``: counted with cl100k over what the log holds before the turn); empty when none is."""
