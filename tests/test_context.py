@@ -276,3 +276,74 @@ def test_turns_reported_as_the_index_grows_are_each_copied_once(tmp_path: Path) 
     assert [fill.number for fill in fills] == list(range(1, turns + 1))
     assert [fill.context for fill in fills] == [908] * turns
     assert read <= 2 * turns  # each row once (and a few read again), not 40 * 40 / 2
+
+
+def test_a_subagent_in_its_own_file_has_its_own_turns_in_the_report(tmp_path: Path) -> None:
+    """A Task's subagent with a transcript of its own (``<session>/subagents/agent-*.jsonl``): its
+    turns are reported after the main agent's, from the usage its file records."""
+
+    def reply(number: str, call: dict, usage: dict, time: str) -> dict:
+        message = {"id": number, "role": "assistant", "model": "claude-sonnet-4-5", "content": [call], "usage": usage}
+        return line("assistant", message, time)
+
+    def result(call: str, output: str, time: str) -> dict:
+        return line("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call, "content": output}]}, time)
+
+    task = {"type": "tool_use", "id": "t1", "name": "Task", "input": {"prompt": "find the config"}}
+    read = {"type": "tool_use", "id": "t2", "name": "Read", "input": READ}
+    usage = {"input_tokens": 5, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 50, "output_tokens": 9}
+    own = {"input_tokens": 3, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 700, "output_tokens": 4}
+    finished = {"status": "completed", "agentId": "a1b2", "content": [{"type": "text", "text": "found"}]}
+    session = write_jsonl(
+        tmp_path / "s1.jsonl",
+        [
+            line("user", {"role": "user", "content": PROMPT}, "2026-01-01T10:00:00Z"),
+            reply("m1", task, usage, "2026-01-01T10:00:02Z"),
+            result("t1", "found", "2026-01-01T10:00:09Z") | {"toolUseResult": finished},
+        ],
+    )
+    (tmp_path / "s1" / "subagents").mkdir(parents=True)
+    subagent = [
+        line("user", {"role": "user", "content": "find the config"}, "2026-01-01T10:00:03Z"),
+        reply("x1", read, own, "2026-01-01T10:00:04Z"),
+        result("t2", README, "2026-01-01T10:00:05Z"),
+    ]
+    write_jsonl(tmp_path / "s1" / "subagents" / "agent-a1b2.jsonl", [record | {"isSidechain": True} for record in subagent])
+    main, its_own = context_table(session).split("\nthe subagent of ")
+    assert main.startswith(HEADER + "    1  10:00:02          5         100           50        9        155")
+    assert its_own.startswith(
+        "call #0, in its own context:\n"
+        + HEADER
+        + "    1  10:00:04          3           0          700        4        703    200,000     0%             0\n"
+    )
+
+
+def test_a_codex_exec_output_counts_no_more_than_codex_sent_of_it(tmp_path: Path) -> None:
+    """``codex exec --json`` logs a command's whole output, for its client; the model got at most
+    10,000 tokens of it. A real log's ``grep -R`` of 1.16 MB made its contexts 925,586 tokens, its 104
+    requests 57.6 million tokens in all, where its ``turn.completed`` says 7.5 million."""
+    grep = "src/a.ts:1:const key = process.env.ANTHROPIC_API_KEY;\n" * 5_000
+    commands = [("bash -lc 'grep -R ANTHROPIC'", grep), ("bash -lc ls", "a.ts\n")]
+    items = [
+        {"id": f"item_{n}", "type": "command_execution", "command": command, "aggregated_output": output}
+        | {"exit_code": 0, "status": "completed"}
+        for n, (command, output) in enumerate(commands)
+    ]
+    log = write_jsonl(
+        tmp_path / "exec.jsonl",
+        [
+            {"type": "thread.started", "thread_id": "t1"},
+            {"type": "turn.started"},
+            *({"type": "item.completed", "item": item} for item in items),
+            {"type": "turn.completed", "usage": {"input_tokens": 30_000, "cached_input_tokens": 0, "output_tokens": 9}},
+        ],
+    )
+    answer = json.dumps({"output": grep, "metadata": {"exit_code": 0, "duration_seconds": 0.0}}, separators=(",", ":"))
+    assert cl100k(answer) > 100_000
+    call = 'shell({"command": ["bash", "-lc", "grep -R ANTHROPIC"]})'
+    table = context_table(log).splitlines()
+    assert [row.split() for row in table[1:3]] == [
+        ["1", "~", "0", "0", "?", "0"],
+        ["2", "~", f"{cl100k(call) + 10_000:,}", "0", "?", "10,000"],
+    ]
+    assert table[table.index("costliest tool outputs (tokens):") + 1].startswith("~  10,000  #0     shell")

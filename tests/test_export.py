@@ -180,6 +180,42 @@ def test_the_page_is_written_while_the_calls_are_replayed(
     assert "".join(pieces).rstrip().endswith("</html>") and replayed == [0, 1]
 
 
+def test_what_a_log_does_not_say_is_left_out(tmp_path: Path) -> None:
+    """A stream-json run logs no times, a ``codex exec --json`` log no model or directory either: the
+    page said ``Time:  to`` (``<dd> – </dd>``) and named an empty model and directory."""
+    sessions = Path(__file__).parent / "sessions"
+    facts = {}
+    for name in ("claude-stream-subagent", "codex-exec-review"):
+        export_session(str(sessions / f"{name}.jsonl"), str(tmp_path / "s.md"), "markdown", str(tmp_path))
+        head = (tmp_path / "s.md").read_text().split("\n## Calls\n")[0]
+        export_session(str(sessions / f"{name}.jsonl"), str(tmp_path / "s.html"), "html", str(tmp_path))
+        page = (tmp_path / "s.html").read_text()
+        facts[name] = [line[2:].split(":")[0] for line in head.splitlines() if line.startswith("- ")]
+        terms = ("Session", "Agent", "Model", "Directory", "Time", "Calls")
+        assert facts[name] == [term for term in terms if f"<dt>{term}</dt>" in page], "the page says the same"
+    assert facts == {
+        "claude-stream-subagent": ["Session", "Agent", "Model", "Directory", "Calls"],
+        "codex-exec-review": ["Session", "Agent", "Calls"],
+    }
+
+
+def test_a_subagent_has_its_own_context_table(tmp_path: Path) -> None:
+    """The Context part held the main agent's turns only: a Task's subagent's went unsaid (a real
+    run's four subagents: 215 of its 251 turns)."""
+    session = Path(__file__).parent / "sessions" / "claude-stream-subagent.jsonl"
+    export_session(str(session), str(tmp_path / "s.md"), "markdown", str(tmp_path))
+    context = (tmp_path / "s.md").read_text().split("\n## Context\n\n")[1].split("\n## Conversation\n")[0]
+    table = "| turn | context | window | tool outputs |\n| ---: | ---: | ---: | ---: |\n"
+    assert context == (
+        f"{table}| 1 | 35,181 | 200,000 | 0 |\n| 2 | 40,547 | 200,000 | 4,921 |\n\n"
+        f"### The subagent of call \\#0, in its own context\n\n{table}| 1 | 11,730 | 200,000 | 0 |\n"
+    )
+    export_session(str(session), str(tmp_path / "s.html"), "html", str(tmp_path))
+    page = (tmp_path / "s.html").read_text()
+    assert page.count("<h3>The subagent of call #0, in its own context</h3>\n<table>") == 1
+    assert page.count('<td class="n">11,730</td>') == 1
+
+
 def test_the_export_command(shop: tuple[Path, Path], tmp_path: Path) -> None:
     session, root = shop
     env = os.environ | {"AGENTPAGER_CACHE_DIR": str(tmp_path / "cache")}

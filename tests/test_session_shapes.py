@@ -93,6 +93,22 @@ def test_a_task_subagent_is_under_its_call_with_a_context_of_its_own() -> None:
     ]
 
 
+def test_replay_context_gives_a_subagent_its_own_turns() -> None:
+    """``replay --context`` printed the main agent's turns alone: a real run's four Task subagents'
+    215 of its 251 turns were left out without a word."""
+    report = agentpager("replay", str(SUBAGENT), "--context")
+    main, *subagents = report.split("\nthe subagent of ")
+    assert main.endswith('    4,921  #0     Task           {"description": "Verify documentation updates", "prompt": "…\n')
+    assert subagents == [
+        "call #0, in its own context:\n"
+        " turn  time          input  cache read  cache write   output    context     window   fill  tool outputs  over\n"
+        "    1                    3           0       11,727        3     11,730    200,000     6%             0\n"
+        "tool outputs: their share of the growth the usage records\n"
+        "\n"
+        "costliest tool outputs (tokens):\n"
+    ], "the subagent's turn, as its message records it, under the Task call that started it"
+
+
 def test_a_codex_exec_log_opens_and_replays_like_a_rollout(tmp_path: Path) -> None:
     transcript = open_transcript(str(CODEX_EXEC))
     assert (transcript.format, transcript.parsed.session_id, transcript.problems) == (
@@ -121,6 +137,14 @@ def test_a_codex_exec_log_opens_and_replays_like_a_rollout(tmp_path: Path) -> No
     statuses = [replayer.replay(call).status for call in transcript.calls]
     assert statuses == ["same", "differs", "differs", "same", "same"], "ls lists another directory"
     assert [turn.estimated for turn in transcript.turns] == [True] * 6, "no request's usage is logged"
+
+
+def test_a_codex_exec_log_does_not_say_what_the_model_received() -> None:
+    """``codex exec --json`` prints a command's whole output, for its client; the model got it cut
+    (a real log's ``grep -R`` of 1.16 MB was given as what the model received)."""
+    records = [json.loads(line) for line in agentpager("replay", str(CODEX_EXEC), "--json").splitlines()]
+    assert [(record["tool"], record["received"]) for record in records] == [("shell", None)] * 5
+    assert all(record["recorded"].startswith('{"output":') for record in records), "what the log kept, as before"
 
 
 def test_runs_logged_one_after_the_other_are_sessions_of_their_own(tmp_path: Path) -> None:

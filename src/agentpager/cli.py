@@ -259,11 +259,23 @@ def _replay(options: argparse.Namespace) -> int:
 
 def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
     """Each model turn's context fill against the window, printed as the transcript is read; then the
-    costliest tool outputs."""
-    from agentpager.transcripts import short_arguments
-    from agentpager.transcripts.context import AgentContext, compaction_note, estimate_note
+    costliest tool outputs. The main agent's first, then each subagent's own."""
+    from agentpager.transcripts.context import AgentContext, subagent_contexts, subagent_name
 
-    context = AgentContext(transcript.index)
+    _agent_context(transcript, AgentContext(transcript.index), 0)
+    transcript.build.join()  # its index is being saved, for the next run; the subagents' files found
+    for source, starter, context in subagent_contexts(transcript):
+        sys.stdout.write(f"\n{subagent_name(starter, context.agent)}, in its own context:\n")
+        _agent_context(transcript, context, source)
+    _problems(path, transcript)
+    return 0
+
+
+def _agent_context(transcript, context, source: int) -> None:  # noqa: ANN001 - a Transcript, an AgentContext
+    """One agent's turns and costliest outputs (``source``: the file of its calls)."""
+    from agentpager.transcripts import short_arguments
+    from agentpager.transcripts.context import compaction_note, estimate_note
+
     out = sys.stdout
     out.write(
         f"{'turn':>5}  {'time':<8}  {'input':>9}  {'cache read':>10}  {'cache write':>11}  {'output':>7}  "
@@ -310,12 +322,9 @@ def _context(path: str, transcript) -> int:  # noqa: ANN001 - a Transcript
         + "\n\ncostliest tool outputs (tokens):\n"
     )
     for cost in context.costliest():
-        call = transcript.calls.call(0, cost.number)
+        call = transcript.calls.call(source, cost.number)
         mark = "~" if cost.counted else " "
         out.write(f"{mark}{cost.tokens:>8,}  #{call.index:<5} {call.tool:<14} {short_arguments(call.arguments)}\n")
-    transcript.build.join()  # its index is being saved, for the next run
-    _problems(path, transcript)
-    return 0
 
 
 def _sessions(options: argparse.Namespace) -> int:

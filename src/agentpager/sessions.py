@@ -52,7 +52,8 @@ class SessionInfo:
     calls: int | None = None
     """None until the session is counted (the first look reads only its ends)."""
     tokens: int | None = None
-    """Tokens of context the last model turn sent: None when the log records no usage, or (not
+    """Tokens of context the last model turn sent, and of its reply (what the context came to; ``replay
+    --context`` shows the turn's context without the reply): None when the log records no usage, or (not
     ``counted``) when its last lines do not."""
     title: str = ""
     """The first prompt, on one line."""

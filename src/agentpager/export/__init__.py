@@ -16,9 +16,12 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentpager.transcripts import Transcript, TranscriptError, listed_arguments, open_transcript
+
+if TYPE_CHECKING:
+    from agentpager.transcripts.context import AgentContext
 
 Format = Literal["html", "markdown"]
 Progress = Callable[[int, int], None]
@@ -68,6 +71,13 @@ class TurnRow:
 
 
 @dataclass(frozen=True)
+class AgentTurns:
+    name: str
+    """Empty for the main agent; ``the subagent of call #12``."""
+    turns: list[TurnRow]
+
+
+@dataclass(frozen=True)
 class Said:
     kind: str
     prompt: int
@@ -113,7 +123,7 @@ def render(
         session=_facts(transcript, replayer.root),
         calls=_calls(transcript, replayer, statuses, progress),
         statuses=statuses,
-        turns=_turns(transcript),
+        contexts=_contexts(transcript),
         conversation=_conversation(transcript),
         problems=transcript.problems,
     )
@@ -199,10 +209,18 @@ def _diff_kind(line: str, number: int) -> str:
     return {"@": "hunk", "-": "del", "+": "add"}.get(line[:1], "same")
 
 
-def _turns(transcript: Transcript) -> list[TurnRow]:
-    from agentpager.transcripts.context import agent_context
+def _contexts(transcript: Transcript) -> list[AgentTurns]:
+    """The main agent's turns, then each subagent's (in its own context)."""
+    from agentpager.transcripts.context import agent_context, subagent_contexts, subagent_name
 
-    fills = list(agent_context(transcript).fills())  # the main agent's turns
+    contexts = [AgentTurns("", _turns(agent_context(transcript)))]
+    for _source, starter, context in subagent_contexts(transcript):
+        contexts.append(AgentTurns(subagent_name(starter, context.agent), _turns(context)))
+    return contexts
+
+
+def _turns(context: AgentContext) -> list[TurnRow]:
+    fills = list(context.fills())
     widest = max((turn.window or turn.context for turn in fills), default=0) or 1
     return [
         TurnRow(

@@ -360,7 +360,7 @@ class AgentContext:
         if tokens >= 0 and counted:
             return tokens
         found = index.output(number)
-        tokens = self.count(found[0] if found else "")
+        tokens = index.as_sent(self.count(found[0] if found else ""))
         with index.lock:
             if index.calls.tokens[number] < 0:
                 index.calls.tokens[number], index.calls.tokens_counted[number] = tokens, 1
@@ -371,6 +371,32 @@ def agent_context(transcript: Transcript, source: int = 0, agent: str = "") -> A
     """The context of one agent: the main agent (``source`` 0, ``agent`` ""), a subagent logged in
     the session's own file (its ``agent``), or one with its own file (its ``source``)."""
     return AgentContext(transcript.index_of(source), agent)
+
+
+def subagent_contexts(transcript: Transcript) -> Iterator[tuple[int, int | None, AgentContext]]:
+    """The context of each subagent whose model turns the session logs (inline, or in its own file),
+    in the order their turns were logged: its file (``ToolCall.source``), the list index of the call
+    that started it (its first call's parent; None when it made no call), and its context."""
+    files = [(0, transcript.index)]
+    files += [(child.source, child.transcript.index) for child in transcript.children if child.starter is not None]
+    for source, index in files:
+        with index.lock:
+            agents = list(dict.fromkeys([*index.turns.agent, *(index.strings.id(turn.agent) for turn in index.live)]))
+            first_calls: dict[int, int] = {}
+            for number, agent in enumerate(index.calls.agent):
+                first_calls.setdefault(agent, number)
+            names = {agent: index.strings[agent] for agent in agents}
+        for agent in agents:
+            if source == 0 and names[agent] == "":
+                continue  # the main agent
+            first = first_calls.get(agent)
+            starter = None if first is None else transcript.calls.call(source, first).parent
+            yield source, starter, AgentContext(index, names[agent])
+
+
+def subagent_name(starter: int | None, agent: str) -> str:
+    """``the subagent of call #12``: a subagent as the reports name it (by its id when it made no call)."""
+    return f"the subagent of call #{starter}" if starter is not None else f"the subagent {agent}"
 
 
 def estimate_note(estimated: list[int], turns: int) -> str:

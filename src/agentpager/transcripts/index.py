@@ -860,12 +860,17 @@ class RecordIndex:
         found = self.output(number)
         if found is None:
             return None
-        tokens = count(found[0])
+        tokens = self.as_sent(count(found[0]))
         with self.lock:
             if self.calls.tokens[number] < 0:
                 self.calls.tokens[number] = tokens
                 self.calls.tokens_counted[number] = 1
             return self.calls.tokens[number]
+
+    def as_sent(self, tokens: int) -> int:
+        """The tokens counted over an output as logged, cut to what its agent sends at most."""
+        most = self.collector_type.sent_tokens_at_most
+        return tokens if most is None else min(tokens, most)
 
     def record(self, offset: int, size: int, line: int, container: int) -> Record | None:
         """The record at a place, read and parsed again; None when it cannot be (the file changed)."""

@@ -166,7 +166,9 @@ class Replayer:
 
     def received(self, call: ToolCall, recorded: str | None) -> str | None:
         """What the model received for ``call``, by the rules of the transcript's agent (a log of
-        model messages holds what the model received)."""
+        model messages holds what the model received); None when the log does not hold it."""
+        if not self.transcript.index_of(call.source).collector_type.logs_what_was_sent:
+            return None
         recorded_call = self.recorded_call(call, recorded)
         if recorded is None or recorded_call is None:
             return recorded
