@@ -539,6 +539,16 @@ async def test_a_call_shows_what_was_logged_and_what_the_model_received(tmp_path
         assert app.clipboard == received, "c copies the output whose tab is open"
 
 
+async def test_a_codex_exec_call_says_why_what_the_model_received_is_not_known(tmp_path: Path) -> None:
+    exec_log = Path(__file__).parent.parent / "sessions" / "codex-exec-review.jsonl"
+    app = AgentPagerApp.for_transcript(open_transcript(str(exec_log)), str(tmp_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert app.screen.query_one("#received", OutputArea).text == (
+            "(not known: this log keeps the whole output its client was shown; Codex sent its model a cut copy)"
+        )
+
+
 async def test_the_footer_under_a_dialog_shows_whole_keys_at_80x24(root: Path) -> None:
     """A dialog changes the transcript screen's keys: its footer was fitted before the new keys were
     laid out, and ended in ``q Q`` (Quit cut) under the help and the search prompt."""

@@ -230,10 +230,10 @@ class Collector:
     """Byte strings in every record that can hold a user's prompt."""
     task_tools: tuple[str, ...] = ()
     """The tools that start a subagent (its transcript is found by ``subagent_files``)."""
-    logs_what_was_sent = True
-    """Whether a result as logged is the one the agent sent its model (what its harness adds aside):
-    not in a log of what a client was shown (``codex exec --json``: a command's whole output, which
-    Codex cut for the model)."""
+    not_sent_as_logged = ""
+    """Why a result as logged is not the one the agent sent its model (what its harness adds aside),
+    when it is not: a log of what a client was shown (``codex exec --json``: a command's whole
+    output, which Codex cut for the model)."""
     sent_tokens_at_most: int | None = None
     """Where the log keeps more than was sent: the most tokens of an output the agent ever sends its
     model, to which an output's estimate (counted over the whole of it) is cut."""

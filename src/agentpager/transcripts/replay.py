@@ -33,6 +33,8 @@ from agentpager.workspace import ToolResult, Workspace
 
 SHELL_NOT_CLAIMED = "a shell call with arguments its agent's shell tools do not take"
 STATUSES = ("same", "differs", "uncertain", "unchanged", "not replayable")
+UNRECEIVED = "the log does not hold enough of this result, such as the images of one made of blocks"
+"""Why what the model received is not known, unless the agent's log says otherwise."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ class Replay:
     """What the model received: ``recorded`` (what the log kept) with what the agent's harness adds
     on the way to the model, by its profiles' rules for the call's version and model; None when the
     log does not hold enough to tell."""
+    unreceived: str = ""
+    """Why ``received`` is None while a result is recorded."""
 
     @property
     def matches(self) -> bool | None:
@@ -167,19 +171,24 @@ class Replayer:
     def received(self, call: ToolCall, recorded: str | None) -> str | None:
         """What the model received for ``call``, by the rules of the transcript's agent (a log of
         model messages holds what the model received); None when the log does not hold it."""
-        if not self.transcript.index_of(call.source).collector_type.logs_what_was_sent:
+        if self.transcript.index_of(call.source).collector_type.not_sent_as_logged:
             return None
         recorded_call = self.recorded_call(call, recorded)
         if recorded is None or recorded_call is None:
             return recorded
         return self.profiles[0].received(recorded_call) if self.agent_profiles else recorded
 
+    def unreceived(self, call: ToolCall) -> str:
+        """Why what the model received for a recorded result is not known."""
+        return self.transcript.index_of(call.source).collector_type.not_sent_as_logged or UNRECEIVED
+
     def replay(self, call: ToolCall) -> Replay:
         recorded = self.transcript.recorded(call)
         received = self.received(call, recorded)
+        unreceived = self.unreceived(call) if received is None and recorded is not None else ""
         plan = self.plan(call, recorded)
         if plan is None:
-            return Replay(call, recorded, None, None, self.not_replayed(call, recorded), received)
+            return Replay(call, recorded, None, None, self.not_replayed(call, recorded), received, unreceived)
         workspace = self.workspace.with_profile(plan.profile, plan.settings)
         result = workspace.call(plan.tool, plan.arguments)
         if call.result is not None and too_long(call.result.where):
@@ -190,8 +199,9 @@ class Replayer:
                 result,
                 f"its recorded output is in a record not read whole ({_size(call.result.where)})",
                 received,
+                unreceived,
             )
-        return Replay(call, recorded, plan, result, result.unreplayable, received)
+        return Replay(call, recorded, plan, result, result.unreplayable, received, unreceived)
 
 
 def _size(where: Location) -> str:

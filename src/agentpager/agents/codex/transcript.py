@@ -215,7 +215,7 @@ class Codex(Collector):
 
 class CodexExec(Collector):
     format = AGENT.id
-    logs_what_was_sent = False
+    not_sent_as_logged = "this log keeps the whole output its client was shown; Codex sent its model a cut copy"
     sent_tokens_at_most = 10_000
     """Codex gives its model a cut copy of a command's output: 10 KiB of its head and tail in its
     versions of autumn 2025 (``format_exec_output_str``), 10,000 tokens or bytes from 0.60 (see the

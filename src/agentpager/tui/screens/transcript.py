@@ -819,7 +819,7 @@ def _received(replay: Replay) -> str:
         return replay.received
     if replay.recorded is None:
         return "(no result recorded)"
-    return "(not known: the log does not hold enough of this result, such as the images of one made of blocks)"
+    return f"(not known: {replay.unreceived})"
 
 
 def _replayed(replay: Replay) -> str:
