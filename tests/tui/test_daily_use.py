@@ -221,6 +221,19 @@ async def test_the_viewer_shades_what_the_call_covers(workspace_dir: Path) -> No
         assert gutter == "  450▌ "
 
 
+async def test_each_file_chosen_gets_its_own_call_even_at_the_same_window(workspace_dir: Path) -> None:
+    """Two files shown from their first line have the same window: choosing the second (or the
+    same one again) still gives the panel its call and the viewer its shading."""
+    (workspace_dir / "other.txt").write_text("".join(f"other {n}\n" for n in range(1, 1001)))
+    app = make_app(workspace_dir)
+    async with app.run_test(size=SMALL) as pilot:
+        for path in ("big.txt", "other.txt", "big.txt", "big.txt"):
+            app.post_message(WorkspaceTree.FileChosen(path))
+            await settle(pilot)
+            assert call_shown(app) == ("read_file", {"path": path, "start_line": 1}), path
+            assert app.viewer.shading == Shading(path, 1, 200), path
+
+
 async def test_characters_a_vault_call_covers(workspace_dir: Path) -> None:
     app = make_app(workspace_dir, "big.txt", "vault")
     async with app.run_test(size=LARGE) as pilot:

@@ -271,6 +271,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self.path = path
         self.view = None
         self.shading = None
+        self._last_window = None  # the new file's first window is told even when it is the last one's
         self.reads = None
         self._focus_when_open = focus
         self._reset_lines([f"Opening {path}…"])
