@@ -361,6 +361,20 @@ async def test_open_in_editor_at_the_line_in_view(workspace_dir: Path, monkeypat
         assert app.viewer.line_count == 1001, "the file is read again after the editor"
 
 
+async def test_a_file_changed_on_disk_is_shown_as_it_is_now(workspace_dir: Path) -> None:
+    """A file rewritten while it is open (by an agent, say), not followed: the viewer's own check
+    sees it, and the panel runs its call again, though the window on screen stays the same."""
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        (workspace_dir / "big.txt").write_text("".join(f"new {n}\n" for n in range(1, 11)))
+        await until(pilot, lambda: app.viewer.line_count == 10, "the viewer's check saw the file shrink")
+        await settle(pilot)
+        assert app.viewer.line(1) == ("new 1", False)
+        assert app.viewer.shading == Shading("big.txt", 1, 10)
+        assert app.panel.outcome.result.text.startswith("[File: big.txt | Lines 1-10 of 10]\n")
+
+
 # -- the tree -------------------------------------------------------------------------------------
 
 

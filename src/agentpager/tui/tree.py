@@ -27,7 +27,7 @@ from agentpager.tui.failures import ReportsFailures
 from agentpager.workspace import DirectoryEntries, Workspace, printable
 
 CHECK_SECONDS = 2.0
-"""How often the directories on screen are checked for changes."""
+"""How often the directories on screen, and the file in the viewer, are checked for changes."""
 
 Stamp = tuple[int, int]
 

@@ -33,6 +33,7 @@ from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.lines import Shading, marker, paint, smart_case
 from agentpager.tui.read_counts import ReadCounts, counted, summarized
 from agentpager.tui.screens.key_prompt import KeyPrompt
+from agentpager.tui.tree import CHECK_SECONDS
 from agentpager.workspace import Workspace, printable
 
 if TYPE_CHECKING:
@@ -92,6 +93,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         lines: int
         complete: bool
         fraction: float
+        version: tuple[int, int] | None = None
+        """The version of the file counted (``FileView.version``), once complete."""
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, FileViewer.Indexed) and message.view is self.view
@@ -235,6 +238,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         """Marks set with ``m``: letter -> (path, top line)."""
         self.previous: tuple[str, int] | None = None
         """Where the last jump left from (``''`` goes back)."""
+        self._counted: tuple[int, int] | None = None
+        """The version of the file the line count was taken from (None while counting)."""
         self._message: list[str] = START
         self._windows: LRUCache[int, list[tuple[str, bool]]] = LRUCache(16)
         self._strips: LRUCache[int, Strip] = LRUCache(512)
@@ -272,6 +277,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self.view = None
         self.shading = None
         self._last_window = None  # the new file's first window is told even when it is the last one's
+        self._counted = None
         self.reads = None
         self._focus_when_open = focus
         self._reset_lines([f"Opening {path}…"])
@@ -326,6 +332,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
                 self.post_message(self.Indexed(view, lines, False, scanned / max(size, 1)))
 
         try:
+            version = view.version()  # taken first: a change during the count is seen by the next check
             total = view.count_lines(progress, worker.cancelled_event)
         except Cancelled:
             return
@@ -334,7 +341,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
                 self.Failed(view.name, [f"The file changed or could not be read: {error}", "", NEXT_STEP])
             )
             return
-        self.post_message(self.Indexed(view, total, True, 1.0))
+        self.post_message(self.Indexed(view, total, True, 1.0, version))
 
     @on(Opened)
     def _opened(self, event: FileViewer.Opened) -> None:
@@ -377,6 +384,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             ]
             self._update_virtual_size()
         self.status = "" if event.complete else f"indexing {event.fraction:.0%}"
+        if event.complete:
+            self._counted = event.version
         if event.complete and self.reads is None:
             self.count_reads()
         if self.following:
@@ -914,7 +923,10 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
     def match_count(self) -> int:
         return len(self._matches)
 
-    # -- following a growing file ------------------------------------------------------------------
+    # -- following a growing file, and noticing a changed one ---------------------------------------
+
+    def on_mount(self) -> None:
+        self.set_interval(CHECK_SECONDS, self._check_for_change)
 
     def action_toggle_follow(self) -> None:
         if self.view is None:
@@ -926,19 +938,38 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             self._follow_timer.stop()
             self._follow_timer = None
         if following:
-            self._follow_timer = self.set_interval(0.5, self._poll)
+            self._follow_timer = self.set_interval(0.5, self._check_for_change)
             self.action_go_bottom()
         self._show_where()
 
-    def _poll(self) -> None:
-        if self.view is not None:
+    def _check_for_change(self) -> None:
+        """Count the lines again if the file changed since they were counted (an agent or an editor
+        rewrote it, or it grew): checked as often as the tree checks its directories, and more
+        often while following."""
+        if self.view is not None and self._counted is not None:
+            self._check(self.view, self._counted)
+
+    @work(thread=True, group="file-check", exclusive=True, exit_on_error=False, description="checking the file")
+    def _check(self, view: FileView, counted: tuple[int, int]) -> None:
+        try:
+            changed = view.version() != counted
+        except OSError:
+            changed = True  # gone or unreadable: counting again says so
+        if changed:
+            self.app.call_from_thread(self._changed, view)
+
+    def _changed(self, view: FileView) -> None:
+        if view is self.view and self._counted is not None:
             self.recount()
 
     def recount(self) -> None:
-        """Count the lines again (the file grew, or an editor changed it)."""
+        """Count the lines again (the file changed, or an editor changed it); the panel then runs
+        its call again, on the file as it is now, even if the window on screen stays the same."""
         if self.view is not None:
             self._windows.clear()
             self._clear_strips()
+            self._counted = None
+            self._last_window = None
             self._recount(self.view)
 
     @work(thread=True, group="file", exclusive=True, exit_on_error=False, description="counting the file again")
