@@ -193,6 +193,35 @@ async def test_switching_profile_while_pinned_carries_the_window_over(
         assert call_shown(app) == expected
 
 
+async def test_switching_profile_follows_a_directory_or_an_unreadable_file_or_nothing(workspace_dir: Path) -> None:
+    """Without a file in the viewer, a profile chosen shows its call for what the panel follows: a
+    directory's listing (none without a listing tool), an unreadable file's read, or no call at all
+    before anything was chosen (its read tool ran with no arguments, and its error was shown)."""
+    app = make_app(workspace_dir)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await choose_profile(pilot, "forge")
+        await settle(pilot)
+        assert app.panel.outcome is None, "nothing chosen yet"
+        app.post_message(WorkspaceTree.DirectoryChosen("many", None))
+        await settle(pilot)
+        assert app.panel.outcome is None, "forge has no tool that lists a directory"
+        await choose_profile(pilot, "codex")
+        await settle(pilot)
+        assert call_shown(app) == ("exec_command", {"cmd": "ls many"})
+        await choose_profile(pilot, "forge")
+        await settle(pilot)
+        assert app.panel.outcome is None, "not codex's listing under forge's name"
+        assert app.query_one(CallStatus).query_one("#call-summary").render().plain == "no call yet"
+        app.post_message(WorkspaceTree.FileChosen("image.png"))
+        await settle(pilot)
+        assert call_shown(app) == ("fs_read", {"path": "image.png"})
+        await choose_profile(pilot, "qq")
+        await settle(pilot)
+        assert call_shown(app) == ("read_file", {"path": "image.png"})
+        assert app.panel.outcome.result.text.startswith("Error: Binary files are not supported.")
+
+
 async def test_editing_crushs_start_line_moves_its_end_line(workspace_dir: Path) -> None:
     app = make_app(workspace_dir, "big.txt", "crush")
     async with app.run_test(size=LARGE) as pilot:

@@ -404,7 +404,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead, CollectsWhenIdle):
     @on(ToolPanel.Ran)
     def _ran(self, event: ToolPanel.Ran) -> None:
         self.query_one(CallStatus).show(event.outcome, self.panel.pinned)
-        self.viewer.shade(event.outcome.shading)
+        self.viewer.shade(event.outcome.shading if event.outcome else None)
 
     def _pinned_changed(self, pinned: bool) -> None:
         self.query_one(CallStatus).show(self.panel.outcome, pinned)

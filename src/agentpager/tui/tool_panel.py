@@ -80,9 +80,9 @@ class ToolPanel(ReportsFailures, Vertical):
 
     @dataclass
     class Ran(Message):
-        """A call ran: what was sent and what came back."""
+        """A call ran: what was sent and what came back (None: no call is shown)."""
 
-        outcome: Outcome
+        outcome: Outcome | None
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, ToolPanel.Ran)
@@ -175,6 +175,11 @@ class ToolPanel(ReportsFailures, Vertical):
         self._errors: dict[str, Static] = {}
         self._call_number = 0
         self._last_window: Window | None = None
+        self._unreadable: str | None = None
+        """The file the panel follows that the viewer cannot show (its call answers the agent's error)."""
+        self._directory: tuple[str, int | None] | None = None
+        """The directory the panel follows, and where the page of its files shown starts (None: the
+        call an agent makes first)."""
         self._edit_base: dict[str, Any] = {}
         """The call before a person started editing it (a window's end moves with its start from there)."""
         self._touched: set[str] = set()
@@ -467,8 +472,36 @@ class ToolPanel(ReportsFailures, Vertical):
             self._build_form()
             self._carry_over(before, self._workspace(), tool, arguments, self.view)
         else:
-            self._choose_tool(*self._read_call())
+            self._follow_anew()
         self._show_choices()
+
+    def _follow_anew(self) -> None:
+        """The new profile's call for what the panel follows: an unreadable file's read, a directory's
+        listing, else the viewer's window. With none of them (nothing chosen yet, a directory this
+        profile cannot list), its first tool's form and no call: not its read with no arguments."""
+        workspace = self._workspace()
+        if self._unreadable is not None:
+            call = workspace.read_call(self._unreadable)
+        elif self._directory is not None and (listing := workspace.listing_call(*self._directory)) is not None:
+            call = listing
+        elif self.view is not None:
+            self._choose_tool(*self._read_call())
+            return
+        else:
+            if self._directory is not None:
+                self._say_it_cannot_list()
+            self._show_no_call()
+            return
+        self.tool, self.arguments = call
+        self._build_form()
+        self._run()
+
+    def _show_no_call(self) -> None:
+        self.tool, self.arguments = self._workspace().tool_names()[0], {}
+        self._build_form()
+        self._show_json()
+        self._call_number += 1  # a call still running is not shown either
+        self.post_message(self.Ran(None))
 
     @work(
         thread=True,
@@ -524,6 +557,7 @@ class ToolPanel(ReportsFailures, Vertical):
         """Show the call for the viewer's window, unless the call is pinned."""
         self.view = view
         self._last_window = window
+        self._unreadable = self._directory = None
         if not self.pinned:
             self._follow(self._workspace(), view, window)
 
@@ -545,6 +579,7 @@ class ToolPanel(ReportsFailures, Vertical):
         """Show the read call for a file the viewer cannot show: its answer is the agent's error."""
         self.view = None
         self._last_window = None
+        self._unreadable, self._directory = path, None
         if not self.pinned:
             self._show_call(*self._workspace().read_call(path))
 
@@ -552,11 +587,15 @@ class ToolPanel(ReportsFailures, Vertical):
         """Show the listing call for a directory (None: the call an agent makes first) or a page of it."""
         if self.pinned:
             return
+        self._directory, self._unreadable = (path, file_offset), None
         listing = self._workspace().listing_call(path, file_offset)
         if listing is None:
-            self.notify(f"The {self.profile} profile has no tool that lists a directory.")
+            self._say_it_cannot_list()
             return
         self._show_call(*listing)
+
+    def _say_it_cannot_list(self) -> None:
+        self.notify(f"The {self.profile} profile has no tool that lists a directory.")
 
     def _show_call(self, tool: str, arguments: dict[str, Any]) -> None:
         if tool != self.tool:
@@ -624,7 +663,7 @@ class ToolPanel(ReportsFailures, Vertical):
     @on(Ran)
     def _ran(self, event: ToolPanel.Ran) -> None:
         self.outcome = event.outcome
-        self.query_one("#output", OutputArea).show(event.outcome.result.text)
+        self.query_one("#output", OutputArea).show(event.outcome.result.text if event.outcome else "")
         self._show_stats()
 
     @on(Input.Changed, "#budget Input")
