@@ -21,6 +21,7 @@ from textual import on, work
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
+from textual.markup import escape
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -30,11 +31,11 @@ from textual.worker import Worker, get_current_worker
 
 from agentpager.fileview import Cancelled, FileView, ViewError
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.lines import Shading, marker, paint, smart_case
+from agentpager.tui.lines import Shading, marker, one_row, paint, smart_case
 from agentpager.tui.read_counts import ReadCounts, counted, summarized
 from agentpager.tui.screens.key_prompt import KeyPrompt
 from agentpager.tui.tree import CHECK_SECONDS
-from agentpager.workspace import Workspace, printable
+from agentpager.workspace import Workspace
 
 if TYPE_CHECKING:
     from agentpager.fileview import Matcher
@@ -282,7 +283,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._focus_when_open = focus
         self._reset_lines([f"Opening {path}…"])
         self._wanted_top = line
-        self.border_title = printable(path)
+        self.border_title = escape(one_row(path))
         self.status = "opening…"
         self._open(path)
 
@@ -348,7 +349,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self.view = event.view
         self.path = event.view.name
         self._reset_lines([])
-        self.border_title = printable(event.view.name) + (
+        self.border_title = escape(one_row(event.view.name)) + (
             " (converted to Markdown)" if event.view.kind == "document" else ""
         )
         try:
@@ -455,7 +456,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
 
     def _message_rows(self, width: int) -> list[str]:
         """The message folded to the viewer's width (it says what to do next: all of it must show)."""
-        return [row for line in self._message for row in (textwrap.wrap(line, max(width, 10)) or [""])]
+        return [row for line in self._message for row in (textwrap.wrap(one_row(line), max(width, 10)) or [""])]
 
     def _gutter_width(self) -> int:
         return len(f"{max(self.line_count, 1):,}") + 2 if self.line_count else 0
