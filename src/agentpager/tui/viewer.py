@@ -805,7 +805,10 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         def chosen(letter: str | None) -> None:
             if letter:
                 self.marks[letter] = (self.path, self.window.top)
-                self.notify(f"Mark {letter}: {self.path} line {self.window.top:,}. Press ' {letter} to come back.")
+                self.notify(
+                    f"Mark {letter}: {one_row(self.path)} line {self.window.top:,}. Press ' {letter} to come back.",
+                    markup=False,
+                )
 
         await self.app.push_screen(KeyPrompt("Set a mark: press a letter"), chosen)
 
