@@ -342,7 +342,8 @@ async def test_a_name_that_is_not_utf8_is_shown_printable_and_copied_as_json(roo
 async def test_names_with_control_characters_or_markup_are_shown_as_they_are(root: Path) -> None:
     """A name's control characters never reach the terminal (an escape sequence in a file name
     coloured the screen, and every row after it was misplaced): in the tree, the viewer's title and
-    messages and the file finder, each is its control picture, on one row; brackets are no markup."""
+    messages, the call's form and the file finder, each is its control picture, on one row;
+    brackets are no markup."""
     for name in ("esc\x1b[31mred.txt", "new\nline.txt", "tab\there.txt", "[b]bold.txt"):
         (root / name).write_text("x\n")
     app = make_app(root, "esc\x1b[31mred.txt")
@@ -351,6 +352,8 @@ async def test_names_with_control_characters_or_markup_are_shown_as_they_are(roo
         labels = {str(node.label) for node in app.query_one(WorkspaceTree).root.children}
         assert labels == {"esc␛[31mred.txt", "new␊line.txt", "tab␉here.txt", "[b]bold.txt"}
         assert "╭─ esc␛[31mred.txt ─" in screen_text(app)
+        assert "\x1b" not in screen_text(app), "the call's form shows the name's path argument so too"
+        assert app.panel._fields["path"].value == "esc\x1b[31mred.txt", "and keeps it exact"
         app.viewer.open_file("[b]bold.txt")
         await settle(pilot)
         assert "╭─ [b]bold.txt ─" in screen_text(app)

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,7 +24,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, Tab, Tabs, T
 from agentpager.exchange import PAIR_FORMATS, call_json, read_call
 from agentpager.fileview import FileView
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.lines import Shading
+from agentpager.tui.lines import Shading, one_row
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.viewer import Window
 from agentpager.workspace import ToolError, ToolResult, ToolSpec, Workspace, overflow_severity
@@ -41,6 +42,15 @@ class Outcome:
     result: ToolResult
     tokens: int
     shading: Shading | None = None
+
+
+class ArgumentField(Input):
+    """An argument's field: its value exact, a file name's control characters shown as their
+    pictures (an escape sequence in a name reached the terminal), one for one: the cursor stays true."""
+
+    @property
+    def _value(self) -> Text:  # what Textual's Input draws (8.2.8)
+        return Text(one_row(self.value), no_wrap=True, overflow="ignore", end="")
 
 
 class ProfileSelect(Select[str]):
@@ -294,7 +304,7 @@ class ToolPanel(ReportsFailures, Vertical):
                 hint = (
                     "required" if param.required else "absent" if param.default is None else f"default {param.default}"
                 )
-                field = Input(placeholder=hint, compact=True, tooltip=param.description)
+                field = ArgumentField(placeholder=hint, compact=True, tooltip=param.description)
             self._fields[param.name] = field
             self._errors[param.name] = Static("", classes="argument-error -none")  # no error: no restyle
             self._errors[param.name].styles.padding = (0, 0, 0, names_width)
