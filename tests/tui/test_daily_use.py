@@ -402,6 +402,13 @@ async def test_a_file_changed_on_disk_is_shown_as_it_is_now(workspace_dir: Path)
         assert app.viewer.line(1) == ("new 1", False)
         assert app.viewer.shading == Shading("big.txt", 1, 10)
         assert app.panel.outcome.result.text.startswith("[File: big.txt | Lines 1-10 of 10]\n")
+        app.post_message(WorkspaceTree.DirectoryChosen("many", None))  # the panel lists, the viewer keeps the file
+        await settle(pilot)
+        (workspace_dir / "big.txt").unlink()
+        await until(pilot, lambda: app.viewer.view is None, "the viewer's check saw the file go")
+        await settle(pilot)
+        assert app.viewer._message[0] == "The file changed or could not be read: File 'big.txt' does not exist."
+        assert app.viewer.border_subtitle == "", "no count of the lines it had"
 
 
 # -- the tree -------------------------------------------------------------------------------------

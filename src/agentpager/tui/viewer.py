@@ -403,6 +403,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._scroll(0, 0)
         self._update_virtual_size()
         self.refresh()
+        self._show_where()
 
     def _set_line_count(self, lines: int, complete: bool) -> None:
         if lines != self.line_count:
