@@ -263,6 +263,28 @@ async def test_each_file_chosen_gets_its_own_call_even_at_the_same_window(worksp
             assert app.viewer.shading == Shading(path, 1, 200), path
 
 
+async def test_choosing_the_file_shown_keeps_its_place(workspace_dir: Path) -> None:
+    """Enter on the file already shown keeps the viewer where it was (it opened it again at line 1),
+    and the panel follows the viewer again, after a directory or a pinned call."""
+    app = make_app(workspace_dir)
+    async with app.run_test(size=SMALL) as pilot:
+        app.post_message(WorkspaceTree.FileChosen("big.txt"))
+        await settle(pilot)
+        app.viewer.go_to_line(450)
+        await settle(pilot)
+        app.post_message(WorkspaceTree.DirectoryChosen("many", None))
+        await settle(pilot)
+        app.panel.load_call("qq", "read_file", {"path": "big.txt", "start_line": 700})
+        await settle(pilot)
+        app.viewer.go_to_line(450)
+        await settle(pilot)
+        app.post_message(WorkspaceTree.FileChosen("big.txt"))
+        await settle(pilot)
+        assert app.viewer.window.top == 450
+        assert not app.panel.pinned
+        assert call_shown(app) == ("read_file", {"path": "big.txt", "start_line": 450})
+
+
 async def test_characters_a_vault_call_covers(workspace_dir: Path) -> None:
     app = make_app(workspace_dir, "big.txt", "vault")
     async with app.run_test(size=LARGE) as pilot:

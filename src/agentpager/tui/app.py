@@ -267,7 +267,13 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead, CollectsWhenIdle):
 
     @on(WorkspaceTree.FileChosen)
     def _file_chosen(self, event: WorkspaceTree.FileChosen) -> None:
-        """A file chosen in the tree is shown while the focus stays in the tree."""
+        """A file chosen in the tree is shown while the focus stays in the tree; the file shown stays
+        where it is, and the panel follows it again."""
+        viewer = self.viewer
+        if event.path == viewer.path and viewer.view is not None:
+            self.panel.pinned = False
+            self.panel.follow_file(viewer.view, viewer.window)
+            return
         self._open(event.path, focus=False)
 
     def _open(self, path: str, focus: bool) -> None:
