@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pilot_helpers import choose_profile, settle, until
 from samples import png_bytes
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, Select, TextArea
 
 from agentpager import Workspace
 from agentpager.tui import tree as tree_module
@@ -220,6 +220,24 @@ async def test_switching_profile_follows_a_directory_or_an_unreadable_file_or_no
         await settle(pilot)
         assert call_shown(app) == ("read_file", {"path": "image.png"})
         assert app.panel.outcome.result.text.startswith("Error: Binary files are not supported.")
+
+
+async def test_a_tool_chosen_starts_from_the_open_files_call_or_its_directory(workspace_dir: Path) -> None:
+    """list_files and count_files, chosen while a file is open, take its directory (they took the
+    file's path, and answered "is not a directory"); read_file chosen back takes the file."""
+    app = make_app(workspace_dir, "many/f007.txt")
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        tools = app.panel.query_one("#tool", Select)
+        for tool, expected in (
+            ("list_files", {"path": "many"}),
+            ("count_files", {"path": "many"}),
+            ("read_file", {"path": "many/f007.txt"}),
+        ):
+            tools.value = tool
+            await settle(pilot)
+            assert call_shown(app) == (tool, expected), tool
+            assert not app.panel.outcome.result.is_error, tool
 
 
 async def test_editing_crushs_start_line_moves_its_end_line(workspace_dir: Path) -> None:

@@ -9,6 +9,7 @@ the output are two tabs; the one-line status under the screen always says what t
 from __future__ import annotations
 
 import json
+import posixpath
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -542,7 +543,16 @@ class ToolPanel(ReportsFailures, Vertical):
     def _tool_chosen(self, event: Select.Changed) -> None:
         if event.value != self.tool:
             self.pinned = True
-            self._choose_tool(str(event.value), self._read_call()[1])
+            self._choose_tool(str(event.value), self._arguments_for(str(event.value)))
+
+    def _arguments_for(self, tool: str) -> dict[str, Any]:
+        """What a tool chosen by hand starts from: the open file's read call; any other tool, the
+        listing of the file's directory (list_files and count_files take the directory, not the file)."""
+        read_tool, arguments = self._read_call()
+        if self.view is None or tool == read_tool:
+            return arguments
+        listing = self._workspace().listing_call(posixpath.dirname(self.view.name) or ".")
+        return arguments if listing is None else listing[1]
 
     def _read_call(self) -> tuple[str, dict[str, Any]]:
         """The current profile's plain read call for the open file (no arguments without one)."""
