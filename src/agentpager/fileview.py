@@ -83,6 +83,12 @@ class FileView:
             reader.build_index(progress, cancel)
             return reader.line_count()
 
+    def version(self) -> tuple[int, int]:
+        """Which version of the file the index describes now: another one once the file grew, was
+        replaced or was rewritten (a stat, no read of an unchanged file)."""
+        with self.open() as reader:
+            return reader.generation, reader.size
+
     def available_lines(self) -> int:
         """Lines that can be shown now: all of them once indexed, else those already scanned whole."""
         with self.open() as reader:

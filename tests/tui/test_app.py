@@ -339,6 +339,34 @@ async def test_a_name_that_is_not_utf8_is_shown_printable_and_copied_as_json(roo
         assert json.loads(assistant["tool_calls"][0]["function"]["arguments"])["path"] == name
 
 
+async def test_names_with_control_characters_or_markup_are_shown_as_they_are(root: Path) -> None:
+    """A name's control characters never reach the terminal (an escape sequence in a file name
+    coloured the screen, and every row after it was misplaced): in the tree, the viewer's title and
+    messages, the call's form and the file finder, each is its control picture, on one row;
+    brackets are no markup."""
+    for name in ("esc\x1b[31mred.txt", "new\nline.txt", "tab\there.txt", "[b]bold.txt"):
+        (root / name).write_text("x\n")
+    app = make_app(root, "esc\x1b[31mred.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        labels = {str(node.label) for node in app.query_one(WorkspaceTree).root.children}
+        assert labels == {"esc␛[31mred.txt", "new␊line.txt", "tab␉here.txt", "[b]bold.txt"}
+        assert "╭─ esc␛[31mred.txt ─" in screen_text(app)
+        assert "\x1b" not in screen_text(app), "the call's form shows the name's path argument so too"
+        assert app.panel._fields["path"].value == "esc\x1b[31mred.txt", "and keeps it exact"
+        app.viewer.open_file("[b]bold.txt")
+        await settle(pilot)
+        assert "╭─ [b]bold.txt ─" in screen_text(app)
+        (root / "new\nline.txt").unlink()
+        app.viewer.open_file("new\nline.txt")
+        await settle(pilot)
+        assert "File 'new␊line.txt' does not exist." in screen_text(app)
+        await pilot.press("o", *"tabhere")
+        await settle(pilot)
+        assert "tab␉here.txt" in screen_text(app)
+        assert "\x1b" not in screen_text(app)
+
+
 async def test_copy_uses_pyperclip_when_it_works(workspace_dir: Path, monkeypatch) -> None:
     copied: list[str] = []
     monkeypatch.setattr("agentpager.tui.app.system_clipboard", lambda: "xclip")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pilot_helpers import choose_profile, settle, until
 from samples import png_bytes
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, Select, TextArea
 
 from agentpager import Workspace
 from agentpager.tui import tree as tree_module
@@ -193,6 +193,53 @@ async def test_switching_profile_while_pinned_carries_the_window_over(
         assert call_shown(app) == expected
 
 
+async def test_switching_profile_follows_a_directory_or_an_unreadable_file_or_nothing(workspace_dir: Path) -> None:
+    """Without a file in the viewer, a profile chosen shows its call for what the panel follows: a
+    directory's listing (none without a listing tool), an unreadable file's read, or no call at all
+    before anything was chosen (its read tool ran with no arguments, and its error was shown)."""
+    app = make_app(workspace_dir)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await choose_profile(pilot, "forge")
+        await settle(pilot)
+        assert app.panel.outcome is None, "nothing chosen yet"
+        app.post_message(WorkspaceTree.DirectoryChosen("many", None))
+        await settle(pilot)
+        assert app.panel.outcome is None, "forge has no tool that lists a directory"
+        await choose_profile(pilot, "codex")
+        await settle(pilot)
+        assert call_shown(app) == ("exec_command", {"cmd": "ls many"})
+        await choose_profile(pilot, "forge")
+        await settle(pilot)
+        assert app.panel.outcome is None, "not codex's listing under forge's name"
+        assert app.query_one(CallStatus).query_one("#call-summary").render().plain == "no call yet"
+        app.post_message(WorkspaceTree.FileChosen("image.png"))
+        await settle(pilot)
+        assert call_shown(app) == ("fs_read", {"path": "image.png"})
+        await choose_profile(pilot, "qq")
+        await settle(pilot)
+        assert call_shown(app) == ("read_file", {"path": "image.png"})
+        assert app.panel.outcome.result.text.startswith("Error: Binary files are not supported.")
+
+
+async def test_a_tool_chosen_starts_from_the_open_files_call_or_its_directory(workspace_dir: Path) -> None:
+    """list_files and count_files, chosen while a file is open, take its directory (they took the
+    file's path, and answered "is not a directory"); read_file chosen back takes the file."""
+    app = make_app(workspace_dir, "many/f007.txt")
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        tools = app.panel.query_one("#tool", Select)
+        for tool, expected in (
+            ("list_files", {"path": "many"}),
+            ("count_files", {"path": "many"}),
+            ("read_file", {"path": "many/f007.txt"}),
+        ):
+            tools.value = tool
+            await settle(pilot)
+            assert call_shown(app) == (tool, expected), tool
+            assert not app.panel.outcome.result.is_error, tool
+
+
 async def test_editing_crushs_start_line_moves_its_end_line(workspace_dir: Path) -> None:
     app = make_app(workspace_dir, "big.txt", "crush")
     async with app.run_test(size=LARGE) as pilot:
@@ -219,6 +266,41 @@ async def test_the_viewer_shades_what_the_call_covers(workspace_dir: Path) -> No
         assert app.viewer.border_subtitle == "450-649 / 1,000 (64%)"
         gutter = "".join(segment.text for segment in app.viewer._gutter(450))
         assert gutter == "  450▌ "
+
+
+async def test_each_file_chosen_gets_its_own_call_even_at_the_same_window(workspace_dir: Path) -> None:
+    """Two files shown from their first line have the same window: choosing the second (or the
+    same one again) still gives the panel its call and the viewer its shading."""
+    (workspace_dir / "other.txt").write_text("".join(f"other {n}\n" for n in range(1, 1001)))
+    app = make_app(workspace_dir)
+    async with app.run_test(size=SMALL) as pilot:
+        for path in ("big.txt", "other.txt", "big.txt", "big.txt"):
+            app.post_message(WorkspaceTree.FileChosen(path))
+            await settle(pilot)
+            assert call_shown(app) == ("read_file", {"path": path, "start_line": 1}), path
+            assert app.viewer.shading == Shading(path, 1, 200), path
+
+
+async def test_choosing_the_file_shown_keeps_its_place(workspace_dir: Path) -> None:
+    """Enter on the file already shown keeps the viewer where it was (it opened it again at line 1),
+    and the panel follows the viewer again, after a directory or a pinned call."""
+    app = make_app(workspace_dir)
+    async with app.run_test(size=SMALL) as pilot:
+        app.post_message(WorkspaceTree.FileChosen("big.txt"))
+        await settle(pilot)
+        app.viewer.go_to_line(450)
+        await settle(pilot)
+        app.post_message(WorkspaceTree.DirectoryChosen("many", None))
+        await settle(pilot)
+        app.panel.load_call("qq", "read_file", {"path": "big.txt", "start_line": 700})
+        await settle(pilot)
+        app.viewer.go_to_line(450)
+        await settle(pilot)
+        app.post_message(WorkspaceTree.FileChosen("big.txt"))
+        await settle(pilot)
+        assert app.viewer.window.top == 450
+        assert not app.panel.pinned
+        assert call_shown(app) == ("read_file", {"path": "big.txt", "start_line": 450})
 
 
 async def test_characters_a_vault_call_covers(workspace_dir: Path) -> None:
@@ -346,6 +428,27 @@ async def test_open_in_editor_at_the_line_in_view(workspace_dir: Path, monkeypat
         await settle(pilot)
         assert ran == [["nano", "-w", "+300", os.path.join(app.workspace.root.path, "big.txt")]]
         assert app.viewer.line_count == 1001, "the file is read again after the editor"
+
+
+async def test_a_file_changed_on_disk_is_shown_as_it_is_now(workspace_dir: Path) -> None:
+    """A file rewritten while it is open (by an agent, say), not followed: the viewer's own check
+    sees it, and the panel runs its call again, though the window on screen stays the same."""
+    app = make_app(workspace_dir, "big.txt")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        (workspace_dir / "big.txt").write_text("".join(f"new {n}\n" for n in range(1, 11)))
+        await until(pilot, lambda: app.viewer.line_count == 10, "the viewer's check saw the file shrink")
+        await settle(pilot)
+        assert app.viewer.line(1) == ("new 1", False)
+        assert app.viewer.shading == Shading("big.txt", 1, 10)
+        assert app.panel.outcome.result.text.startswith("[File: big.txt | Lines 1-10 of 10]\n")
+        app.post_message(WorkspaceTree.DirectoryChosen("many", None))  # the panel lists, the viewer keeps the file
+        await settle(pilot)
+        (workspace_dir / "big.txt").unlink()
+        await until(pilot, lambda: app.viewer.view is None, "the viewer's check saw the file go")
+        await settle(pilot)
+        assert app.viewer._message[0] == "The file changed or could not be read: File 'big.txt' does not exist."
+        assert app.viewer.border_subtitle == "", "no count of the lines it had"
 
 
 # -- the tree -------------------------------------------------------------------------------------

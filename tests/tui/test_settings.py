@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from pilot_helpers import settle
+from textual.content import Content
 from textual.widgets import Input, Select
 
 from agentpager import Workspace
@@ -36,6 +37,11 @@ def app_with_config(root: Path, theme: str | None = None) -> AgentPagerApp:
 
 def notices(app: AgentPagerApp) -> list[str]:
     return [str(notice.message) for notice in app._notifications]
+
+
+def notices_shown(app: AgentPagerApp) -> list[str]:
+    """The notifications as their toasts show them (Textual's Toast: markup applied when it is on)."""
+    return [(Content.from_markup if notice.markup else Content)(notice.message).plain for notice in app._notifications]
 
 
 # -- theme files ---------------------------------------------------------------------------------
@@ -248,6 +254,21 @@ async def test_config_problems_are_one_notification_and_defaults_are_used(
         assert app.theme == "textual-dark"
         assert app.panel.query_one("#window", Input).value == "200,000"
         assert app.panel.query_one("#pair", Select).value == "anthropic", "the valid setting is kept"
+
+
+async def test_notifications_show_the_config_s_brackets(workspace_dir: Path, isolated_config: Path) -> None:
+    """What is said of a config names its tables: [keys], [settings] are text, not markup (they
+    were taken for style tags and dropped: "Change  in the config.")."""
+    (isolated_config / "config.toml").write_text('settings = 3\n[keys]\nwrap = "j"\n')
+    app = app_with_config(workspace_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.viewer.focus()
+        await pilot.press("j")
+        await settle(pilot)
+        shown = " ".join(notices_shown(app))
+        assert "settings: expected a table such as [settings]" in shown
+        assert "Change [keys] in the config." in shown
 
 
 async def test_budget_and_theme_from_the_config(workspace_dir: Path, isolated_config: Path) -> None:

@@ -26,6 +26,7 @@ from agentpager.tui.editor import editor_command
 from agentpager.tui.failures import ReportsFailures
 from agentpager.tui.footer import FittedFooter
 from agentpager.tui.idle_collection import CollectsWhenIdle
+from agentpager.tui.lines import one_row
 from agentpager.tui.screens.prompt import PromptScreen
 from agentpager.tui.screens.reads import ReadsScreen
 from agentpager.tui.screens.sessions import SessionsScreen
@@ -222,7 +223,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead, CollectsWhenIdle):
         if self.welcome:
             self.notify(self.welcome, title="agentpager demo", timeout=10)
         for title, problem in self.problems:
-            self.notify(problem, title=title, severity="warning", timeout=15)
+            self.notify(problem, title=title, severity="warning", timeout=15, markup=False)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.watch(self.panel, "pinned", self._pinned_changed, init=False)
         self.watch(self.viewer, "scroll_y", self.idle_collections.saw_activity, init=False)
@@ -250,23 +251,29 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead, CollectsWhenIdle):
         try:
             save_setting(path, "theme", name, remappable_keys())
         except (ConfigError, OSError) as error:
-            self.notify(f"The theme is used but not saved: {error}", title="Settings", severity="warning")
+            self.notify(f"The theme is used but not saved: {error}", title="Settings", severity="warning", markup=False)
         else:
             self.config.theme = name
-            self.notify(f"Theme {name}, saved in {path}.", title="Settings")
+            self.notify(f"Theme {name}, saved in {path}.", title="Settings", markup=False)
 
     def handle_bindings_clash(self, clashed_bindings: set[Binding], node: DOMNode) -> None:
         """Keys remapped onto keys already in use: say so once (Textual keeps the first binding)."""
         told = ", ".join(sorted(f"{binding.key} ({binding.action})" for binding in clashed_bindings))
         if told not in self._clashes_told:
             self._clashes_told.add(told)
-            self.notify(f"These keys clash: {told}. Change [keys] in the config.", severity="warning")
+            self.notify(f"These keys clash: {told}. Change [keys] in the config.", severity="warning", markup=False)
 
     # -- wiring -----------------------------------------------------------------------------------
 
     @on(WorkspaceTree.FileChosen)
     def _file_chosen(self, event: WorkspaceTree.FileChosen) -> None:
-        """A file chosen in the tree is shown while the focus stays in the tree."""
+        """A file chosen in the tree is shown while the focus stays in the tree; the file shown stays
+        where it is, and the panel follows it again."""
+        viewer = self.viewer
+        if event.path == viewer.path and viewer.view is not None:
+            self.panel.pinned = False
+            self.panel.follow_file(viewer.view, viewer.window)
+            return
         self._open(event.path, focus=False)
 
     def _open(self, path: str, focus: bool) -> None:
@@ -280,7 +287,8 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead, CollectsWhenIdle):
         found = sniff(path, filesystem=self.workspace.filesystem)
         if found:
             self.offered_transcript = path
-            self.notify(f"{path} looks like a {found} transcript: press t to see its tool calls.")
+            offer = f"{one_row(path)} looks like a {found} transcript: press t to see its tool calls."
+            self.notify(offer, markup=False)
 
     # -- transcripts ------------------------------------------------------------------------------
 
@@ -321,7 +329,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead, CollectsWhenIdle):
         try:
             transcript = open_transcript(path, wait=False, paused=True, filesystem=self.workspace.filesystem)
         except TranscriptError as error:
-            self.notify(str(error), severity="error")
+            self.notify(str(error), severity="error", markup=False)
             return
         self.replayer = Replayer(transcript, workspace=self.workspace)
         self.call_from_thread(self._show_transcript, self.replayer)
@@ -352,7 +360,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead, CollectsWhenIdle):
         try:
             transcript = open_transcript(path, wait=False, paused=True)
         except TranscriptError as error:
-            self.notify(str(error), severity="error")
+            self.notify(str(error), severity="error", markup=False)
             return
         self.replayer = Replayer(transcript, workspace=self.workspace)
         self.call_from_thread(self._show_transcript, self.replayer, at_line)
@@ -404,7 +412,7 @@ class AgentPagerApp(ReportsFailures, KeepsTypedAhead, CollectsWhenIdle):
     @on(ToolPanel.Ran)
     def _ran(self, event: ToolPanel.Ran) -> None:
         self.query_one(CallStatus).show(event.outcome, self.panel.pinned)
-        self.viewer.shade(event.outcome.shading)
+        self.viewer.shade(event.outcome.shading if event.outcome else None)
 
     def _pinned_changed(self, pinned: bool) -> None:
         self.query_one(CallStatus).show(self.panel.outcome, pinned)

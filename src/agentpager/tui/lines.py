@@ -15,6 +15,7 @@ from rich.style import Style
 from rich.text import Text
 
 from agentpager.fileview import compile_search
+from agentpager.workspace import printable
 
 if TYPE_CHECKING:
     from agentpager.fileview import Matcher
@@ -25,6 +26,7 @@ DISPLAY_CUT_NOTE = " …cut for display"
 
 _CONTROL_PICTURES = {code: chr(0x2400 + code) for code in range(0x20) if code not in (0x09, 0x0A)}
 _CONTROL_PICTURES |= {0x7F: "\u2421", 0x2028: "\u2424", 0x2029: "\u2424", 0x85: "\u2424"}
+_ROW_PICTURES = _CONTROL_PICTURES | {0x09: "\u2409", 0x0A: "\u240a"}
 _PICTURE = re.compile("[\u2400-\u241f\u2421\u2424]")
 _ESCAPED = re.compile(r"\\.")
 
@@ -32,6 +34,13 @@ _ESCAPED = re.compile(r"\\.")
 def visible(text: str) -> str:
     """Text as shown: tabs expanded, control characters but the newline as their control pictures."""
     return text.expandtabs(TAB_SIZE).translate(_CONTROL_PICTURES)
+
+
+def one_row(text: str) -> str:
+    """Text for one row of the screen (a file name, a message that names one): bytes that are not
+    UTF-8 as U+FFFD, and every control character, a tab or a newline too, as its control picture,
+    one for one; a terminal never gets an escape sequence from a file's name."""
+    return printable(text).translate(_ROW_PICTURES)
 
 
 def display_column(text: str, index: int) -> int:

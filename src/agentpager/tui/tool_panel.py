@@ -9,9 +9,11 @@ the output are two tabs; the one-line status under the screen always says what t
 from __future__ import annotations
 
 import json
+import posixpath
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,7 +25,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, Tab, Tabs, T
 from agentpager.exchange import PAIR_FORMATS, call_json, read_call
 from agentpager.fileview import FileView
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.lines import Shading
+from agentpager.tui.lines import Shading, one_row
 from agentpager.tui.output_area import OutputArea
 from agentpager.tui.viewer import Window
 from agentpager.workspace import ToolError, ToolResult, ToolSpec, Workspace, overflow_severity
@@ -41,6 +43,15 @@ class Outcome:
     result: ToolResult
     tokens: int
     shading: Shading | None = None
+
+
+class ArgumentField(Input):
+    """An argument's field: its value exact, a file name's control characters shown as their
+    pictures (an escape sequence in a name reached the terminal), one for one: the cursor stays true."""
+
+    @property
+    def _value(self) -> Text:  # what Textual's Input draws (8.2.8)
+        return Text(one_row(self.value), no_wrap=True, overflow="ignore", end="")
 
 
 class ProfileSelect(Select[str]):
@@ -80,9 +91,9 @@ class ToolPanel(ReportsFailures, Vertical):
 
     @dataclass
     class Ran(Message):
-        """A call ran: what was sent and what came back."""
+        """A call ran: what was sent and what came back (None: no call is shown)."""
 
-        outcome: Outcome
+        outcome: Outcome | None
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, ToolPanel.Ran)
@@ -175,6 +186,11 @@ class ToolPanel(ReportsFailures, Vertical):
         self._errors: dict[str, Static] = {}
         self._call_number = 0
         self._last_window: Window | None = None
+        self._unreadable: str | None = None
+        """The file the panel follows that the viewer cannot show (its call answers the agent's error)."""
+        self._directory: tuple[str, int | None] | None = None
+        """The directory the panel follows, and where the page of its files shown starts (None: the
+        call an agent makes first)."""
         self._edit_base: dict[str, Any] = {}
         """The call before a person started editing it (a window's end moves with its start from there)."""
         self._touched: set[str] = set()
@@ -289,7 +305,7 @@ class ToolPanel(ReportsFailures, Vertical):
                 hint = (
                     "required" if param.required else "absent" if param.default is None else f"default {param.default}"
                 )
-                field = Input(placeholder=hint, compact=True, tooltip=param.description)
+                field = ArgumentField(placeholder=hint, compact=True, tooltip=param.description)
             self._fields[param.name] = field
             self._errors[param.name] = Static("", classes="argument-error -none")  # no error: no restyle
             self._errors[param.name].styles.padding = (0, 0, 0, names_width)
@@ -467,8 +483,36 @@ class ToolPanel(ReportsFailures, Vertical):
             self._build_form()
             self._carry_over(before, self._workspace(), tool, arguments, self.view)
         else:
-            self._choose_tool(*self._read_call())
+            self._follow_anew()
         self._show_choices()
+
+    def _follow_anew(self) -> None:
+        """The new profile's call for what the panel follows: an unreadable file's read, a directory's
+        listing, else the viewer's window. With none of them (nothing chosen yet, a directory this
+        profile cannot list), its first tool's form and no call: not its read with no arguments."""
+        workspace = self._workspace()
+        if self._unreadable is not None:
+            call = workspace.read_call(self._unreadable)
+        elif self._directory is not None and (listing := workspace.listing_call(*self._directory)) is not None:
+            call = listing
+        elif self.view is not None:
+            self._choose_tool(*self._read_call())
+            return
+        else:
+            if self._directory is not None:
+                self._say_it_cannot_list()
+            self._show_no_call()
+            return
+        self.tool, self.arguments = call
+        self._build_form()
+        self._run()
+
+    def _show_no_call(self) -> None:
+        self.tool, self.arguments = self._workspace().tool_names()[0], {}
+        self._build_form()
+        self._show_json()
+        self._call_number += 1  # a call still running is not shown either
+        self.post_message(self.Ran(None))
 
     @work(
         thread=True,
@@ -499,7 +543,16 @@ class ToolPanel(ReportsFailures, Vertical):
     def _tool_chosen(self, event: Select.Changed) -> None:
         if event.value != self.tool:
             self.pinned = True
-            self._choose_tool(str(event.value), self._read_call()[1])
+            self._choose_tool(str(event.value), self._arguments_for(str(event.value)))
+
+    def _arguments_for(self, tool: str) -> dict[str, Any]:
+        """What a tool chosen by hand starts from: the open file's read call; any other tool, the
+        listing of the file's directory (list_files and count_files take the directory, not the file)."""
+        read_tool, arguments = self._read_call()
+        if self.view is None or tool == read_tool:
+            return arguments
+        listing = self._workspace().listing_call(posixpath.dirname(self.view.name) or ".")
+        return arguments if listing is None else listing[1]
 
     def _read_call(self) -> tuple[str, dict[str, Any]]:
         """The current profile's plain read call for the open file (no arguments without one)."""
@@ -524,6 +577,7 @@ class ToolPanel(ReportsFailures, Vertical):
         """Show the call for the viewer's window, unless the call is pinned."""
         self.view = view
         self._last_window = window
+        self._unreadable = self._directory = None
         if not self.pinned:
             self._follow(self._workspace(), view, window)
 
@@ -545,6 +599,7 @@ class ToolPanel(ReportsFailures, Vertical):
         """Show the read call for a file the viewer cannot show: its answer is the agent's error."""
         self.view = None
         self._last_window = None
+        self._unreadable, self._directory = path, None
         if not self.pinned:
             self._show_call(*self._workspace().read_call(path))
 
@@ -552,11 +607,15 @@ class ToolPanel(ReportsFailures, Vertical):
         """Show the listing call for a directory (None: the call an agent makes first) or a page of it."""
         if self.pinned:
             return
+        self._directory, self._unreadable = (path, file_offset), None
         listing = self._workspace().listing_call(path, file_offset)
         if listing is None:
-            self.notify(f"The {self.profile} profile has no tool that lists a directory.")
+            self._say_it_cannot_list()
             return
         self._show_call(*listing)
+
+    def _say_it_cannot_list(self) -> None:
+        self.notify(f"The {self.profile} profile has no tool that lists a directory.")
 
     def _show_call(self, tool: str, arguments: dict[str, Any]) -> None:
         if tool != self.tool:
@@ -624,7 +683,7 @@ class ToolPanel(ReportsFailures, Vertical):
     @on(Ran)
     def _ran(self, event: ToolPanel.Ran) -> None:
         self.outcome = event.outcome
-        self.query_one("#output", OutputArea).show(event.outcome.result.text)
+        self.query_one("#output", OutputArea).show(event.outcome.result.text if event.outcome else "")
         self._show_stats()
 
     @on(Input.Changed, "#budget Input")

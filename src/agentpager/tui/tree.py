@@ -24,10 +24,11 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode, UnknownNodeID
 
 from agentpager.tui.failures import ReportsFailures
-from agentpager.workspace import DirectoryEntries, Workspace, printable
+from agentpager.tui.lines import one_row
+from agentpager.workspace import DirectoryEntries, Workspace
 
 CHECK_SECONDS = 2.0
-"""How often the directories on screen are checked for changes."""
+"""How often the directories on screen, and the file in the viewer, are checked for changes."""
 
 Stamp = tuple[int, int]
 
@@ -278,7 +279,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         if isinstance(entry, DirectoryEntry):
             label = self._directory_label(entry)
         elif isinstance(entry, FileEntry):
-            label = Text(printable(os.path.basename(entry.path)))
+            label = Text(one_row(os.path.basename(entry.path)))
             if entry.outside:
                 label.append(" → outside the workspace", style="dim italic")
         else:
@@ -292,7 +293,7 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
         name = (
             os.path.basename(root.path) or root.path
             if entry.path == "."
-            else printable(os.path.basename(entry.path)) + "/"
+            else one_row(os.path.basename(entry.path)) + "/"
         )
         label = Text(name, style="bold")
         listing = entry.listing

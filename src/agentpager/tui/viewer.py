@@ -21,6 +21,7 @@ from textual import on, work
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
+from textual.markup import escape
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -30,10 +31,11 @@ from textual.worker import Worker, get_current_worker
 
 from agentpager.fileview import Cancelled, FileView, ViewError
 from agentpager.tui.failures import ReportsFailures
-from agentpager.tui.lines import Shading, marker, paint, smart_case
+from agentpager.tui.lines import Shading, marker, one_row, paint, smart_case
 from agentpager.tui.read_counts import ReadCounts, counted, summarized
 from agentpager.tui.screens.key_prompt import KeyPrompt
-from agentpager.workspace import Workspace, printable
+from agentpager.tui.tree import CHECK_SECONDS
+from agentpager.workspace import Workspace
 
 if TYPE_CHECKING:
     from agentpager.fileview import Matcher
@@ -92,6 +94,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         lines: int
         complete: bool
         fraction: float
+        version: tuple[int, int] | None = None
+        """The version of the file counted (``FileView.version``), once complete."""
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, FileViewer.Indexed) and message.view is self.view
@@ -235,6 +239,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         """Marks set with ``m``: letter -> (path, top line)."""
         self.previous: tuple[str, int] | None = None
         """Where the last jump left from (``''`` goes back)."""
+        self._counted: tuple[int, int] | None = None
+        """The version of the file the line count was taken from (None while counting)."""
         self._message: list[str] = START
         self._windows: LRUCache[int, list[tuple[str, bool]]] = LRUCache(16)
         self._strips: LRUCache[int, Strip] = LRUCache(512)
@@ -271,11 +277,13 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self.path = path
         self.view = None
         self.shading = None
+        self._last_window = None  # the new file's first window is told even when it is the last one's
+        self._counted = None
         self.reads = None
         self._focus_when_open = focus
         self._reset_lines([f"Opening {path}…"])
         self._wanted_top = line
-        self.border_title = printable(path)
+        self.border_title = escape(one_row(path))
         self.status = "opening…"
         self._open(path)
 
@@ -325,6 +333,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
                 self.post_message(self.Indexed(view, lines, False, scanned / max(size, 1)))
 
         try:
+            version = view.version()  # taken first: a change during the count is seen by the next check
             total = view.count_lines(progress, worker.cancelled_event)
         except Cancelled:
             return
@@ -333,14 +342,14 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
                 self.Failed(view.name, [f"The file changed or could not be read: {error}", "", NEXT_STEP])
             )
             return
-        self.post_message(self.Indexed(view, total, True, 1.0))
+        self.post_message(self.Indexed(view, total, True, 1.0, version))
 
     @on(Opened)
     def _opened(self, event: FileViewer.Opened) -> None:
         self.view = event.view
         self.path = event.view.name
         self._reset_lines([])
-        self.border_title = printable(event.view.name) + (
+        self.border_title = escape(one_row(event.view.name)) + (
             " (converted to Markdown)" if event.view.kind == "document" else ""
         )
         try:
@@ -376,6 +385,8 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             ]
             self._update_virtual_size()
         self.status = "" if event.complete else f"indexing {event.fraction:.0%}"
+        if event.complete:
+            self._counted = event.version
         if event.complete and self.reads is None:
             self.count_reads()
         if self.following:
@@ -392,6 +403,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         self._scroll(0, 0)
         self._update_virtual_size()
         self.refresh()
+        self._show_where()
 
     def _set_line_count(self, lines: int, complete: bool) -> None:
         if lines != self.line_count:
@@ -445,7 +457,7 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
 
     def _message_rows(self, width: int) -> list[str]:
         """The message folded to the viewer's width (it says what to do next: all of it must show)."""
-        return [row for line in self._message for row in (textwrap.wrap(line, max(width, 10)) or [""])]
+        return [row for line in self._message for row in (textwrap.wrap(one_row(line), max(width, 10)) or [""])]
 
     def _gutter_width(self) -> int:
         return len(f"{max(self.line_count, 1):,}") + 2 if self.line_count else 0
@@ -794,7 +806,10 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
         def chosen(letter: str | None) -> None:
             if letter:
                 self.marks[letter] = (self.path, self.window.top)
-                self.notify(f"Mark {letter}: {self.path} line {self.window.top:,}. Press ' {letter} to come back.")
+                self.notify(
+                    f"Mark {letter}: {one_row(self.path)} line {self.window.top:,}. Press ' {letter} to come back.",
+                    markup=False,
+                )
 
         await self.app.push_screen(KeyPrompt("Set a mark: press a letter"), chosen)
 
@@ -913,7 +928,10 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
     def match_count(self) -> int:
         return len(self._matches)
 
-    # -- following a growing file ------------------------------------------------------------------
+    # -- following a growing file, and noticing a changed one ---------------------------------------
+
+    def on_mount(self) -> None:
+        self.set_interval(CHECK_SECONDS, self._check_for_change)
 
     def action_toggle_follow(self) -> None:
         if self.view is None:
@@ -925,19 +943,38 @@ class FileViewer(ReportsFailures, ScrollView, can_focus=True, inherit_bindings=F
             self._follow_timer.stop()
             self._follow_timer = None
         if following:
-            self._follow_timer = self.set_interval(0.5, self._poll)
+            self._follow_timer = self.set_interval(0.5, self._check_for_change)
             self.action_go_bottom()
         self._show_where()
 
-    def _poll(self) -> None:
-        if self.view is not None:
+    def _check_for_change(self) -> None:
+        """Count the lines again if the file changed since they were counted (an agent or an editor
+        rewrote it, or it grew): checked as often as the tree checks its directories, and more
+        often while following."""
+        if self.view is not None and self._counted is not None:
+            self._check(self.view, self._counted)
+
+    @work(thread=True, group="file-check", exclusive=True, exit_on_error=False, description="checking the file")
+    def _check(self, view: FileView, counted: tuple[int, int]) -> None:
+        try:
+            changed = view.version() != counted
+        except OSError:
+            changed = True  # gone or unreadable: counting again says so
+        if changed:
+            self.app.call_from_thread(self._changed, view)
+
+    def _changed(self, view: FileView) -> None:
+        if view is self.view and self._counted is not None:
             self.recount()
 
     def recount(self) -> None:
-        """Count the lines again (the file grew, or an editor changed it)."""
+        """Count the lines again (the file changed, or an editor changed it); the panel then runs
+        its call again, on the file as it is now, even if the window on screen stays the same."""
         if self.view is not None:
             self._windows.clear()
             self._clear_strips()
+            self._counted = None
+            self._last_window = None
             self._recount(self.view)
 
     @work(thread=True, group="file", exclusive=True, exit_on_error=False, description="counting the file again")

@@ -25,6 +25,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from agentpager.tui.lines import one_row
 from agentpager.tui.screens.dialog import Dialog
 from agentpager.workspace import Workspace
 
@@ -196,7 +197,7 @@ class FindFile(Dialog[str | None]):
         options.clear_options()
         labels = []
         for path, positions in found:
-            label = Text(path)
+            label = Text(one_row(path))
             for position in positions:
                 label.stylize("bold reverse", position, position + 1)
             labels.append(Option(label, id=path))
