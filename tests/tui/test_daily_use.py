@@ -14,6 +14,7 @@ from textual.widgets import Input, Select, TextArea
 
 from agentpager import Workspace
 from agentpager.tui import tree as tree_module
+from agentpager.tui import viewer as viewer_module
 from agentpager.tui.app import AgentPagerApp
 from agentpager.tui.lines import Shading
 from agentpager.tui.screens.find_file import Candidates, FindFile, fuzzy
@@ -430,9 +431,10 @@ async def test_open_in_editor_at_the_line_in_view(workspace_dir: Path, monkeypat
         assert app.viewer.line_count == 1001, "the file is read again after the editor"
 
 
-async def test_a_file_changed_on_disk_is_shown_as_it_is_now(workspace_dir: Path) -> None:
+async def test_a_file_changed_on_disk_is_shown_as_it_is_now(workspace_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file rewritten while it is open (by an agent, say), not followed: the viewer's own check
     sees it, and the panel runs its call again, though the window on screen stays the same."""
+    monkeypatch.setattr(viewer_module, "CHECK_SECONDS", 0.1)  # not two seconds a look
     app = make_app(workspace_dir, "big.txt")
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
