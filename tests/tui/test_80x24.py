@@ -59,6 +59,25 @@ async def test_the_warning_of_a_directory_over_20_files_shows_in_the_narrow_tree
         assert len([line for line in lines if "⚠" in line]) == 2, lines
 
 
+async def test_the_links_to_the_next_pages_show_their_arrow_in_the_narrow_tree(root: Path) -> None:
+    (root / "many").mkdir()
+    for n in range(150):
+        (root / "many" / f"d{n:03d}").mkdir()
+        (root / "many" / f"f{n:03d}.txt").write_text("x\n")
+    app = AgentPagerApp(Workspace(root))
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "enter")  # many/: opened
+        await settle(pilot)
+        tree = app.query_one(WorkspaceTree)
+        links = [str(node.label) for node in tree.root.children[0].children if "▶" in str(node.label)]
+        assert links == ["▶ directories 101-150 of 150", "▶ files 101-150 of 150"]
+        tree.scroll_to(y=tree.virtual_size.height, animate=False)
+        await settle(pilot)
+        shown = [line.strip("│├└ ") for line in text_of(tree) if "101-150" in line or "▶ f" in line]
+        assert shown and all(line.startswith("▶ files") for line in shown), text_of(tree)
+
+
 async def test_the_footer_shows_whole_keys_and_keeps_pin_sessions_and_quit(root: Path) -> None:
     big_file(root)
     app = AgentPagerApp(Workspace(root), "big.txt")

@@ -279,7 +279,7 @@ async def test_tree_pages_a_big_directory_and_shows_its_listing(workspace_dir: P
         tree = app.query_one(WorkspaceTree)
         assert str(many.label).startswith("⚠ ") and "250 files" in str(many.label)
         labels = [str(child.label) for child in many.children]
-        assert len(labels) == 101 and labels[0] == "f000.txt" and labels[-1] == "files 101-200 of 250 ▶"
+        assert len(labels) == 101 and labels[0] == "f000.txt" and labels[-1] == "▶ files 101-200 of 250"
         tree.select_node(many)
         await settle(pilot)
         assert call_shown(app) == ("list_files", {"path": "many"}), "the call an agent makes first"
@@ -288,7 +288,7 @@ async def test_tree_pages_a_big_directory_and_shows_its_listing(workspace_dir: P
         await settle(pilot)
         labels = [str(child.label) for child in many.children]
         assert (
-            labels[0] == "◀ files 1-100 of 250" and labels[1] == "f100.txt" and labels[-1] == "files 201-250 of 250 ▶"
+            labels[0] == "◀ files 1-100 of 250" and labels[1] == "f100.txt" and labels[-1] == "▶ files 201-250 of 250"
         )
         assert isinstance(many.children[-1].data, PageLink)
         assert call_shown(app) == ("list_files", {"path": "many", "offset": 100, "limit": 100})

@@ -502,14 +502,14 @@ async def test_the_tree_pages_files_as_list_files_does(workspace_dir: Path) -> N
         node.expand()
         await settle(pilot)
         labels = [str(child.label) for child in node.children]
-        assert labels[:2] == ["d000/", "d001/"] and labels[100] == "directories 101-120 of 120 ▶"
-        assert labels[101] == "f000.txt" and labels[-1] == "files 101-130 of 130 ▶" and len(labels) == 202
+        assert labels[:2] == ["d000/", "d001/"] and labels[100] == "▶ directories 101-120 of 120"
+        assert labels[101] == "f000.txt" and labels[-1] == "▶ files 101-130 of 130" and len(labels) == 202
         tree.select_node(node.children[-1])
         await settle(pilot)
         assert call_shown(app) == ("list_files", {"path": "mixed", "offset": 100, "limit": 100})
         assert app.panel.outcome.result.text.startswith("[Files 101-130 of 130]\nmixed/f100.txt\n")
         labels = [str(child.label) for child in node.children]
-        assert labels[100:103] == ["directories 101-120 of 120 ▶", "◀ files 1-100 of 130", "f100.txt"]
+        assert labels[100:103] == ["▶ directories 101-120 of 120", "◀ files 1-100 of 130", "f100.txt"]
         assert tree.cursor_node is not None and str(tree.cursor_node.label) == "f100.txt", "the page's first file"
 
 

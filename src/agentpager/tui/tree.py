@@ -260,14 +260,15 @@ class WorkspaceTree(ReportsFailures, Tree[object]):
     def _add_links(
         self, node: TreeNode[object], kind: Literal["files", "directories"], start: int, total: int, before: bool
     ) -> None:
-        """The link to the previous page (``before``) or the next one, when there is one."""
+        """The link to the previous page (``before``) or the next one, when there is one; its arrow
+        first, so that a narrow tree cuts the numbers rather than the arrow."""
         page = self.workspace.listing_page_size
         if before and start:
             offset = max(0, start - page)
             label = f"◀ {kind} {offset + 1:,}-{min(offset + page, total):,} of {total:,}"
         elif not before and start + page < total:
             offset = start + page
-            label = f"{kind} {offset + 1:,}-{min(offset + page, total):,} of {total:,} ▶"
+            label = f"▶ {kind} {offset + 1:,}-{min(offset + page, total):,} of {total:,}"
         else:
             return
         node.add_leaf(Text(label, style="italic"), PageLink(node, kind, offset))
