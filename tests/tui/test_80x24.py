@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from pilot_helpers import choose_profile, settle, type_ahead
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Footer, Input, Label, Select, Static
 from textual.widgets._footer import FooterKey
 
 from agentpager import Workspace
@@ -76,6 +76,33 @@ async def test_the_links_to_the_next_pages_show_their_arrow_in_the_narrow_tree(r
         await settle(pilot)
         shown = [line.strip("│├└ ") for line in text_of(tree) if "101-150" in line or "▶ f" in line]
         assert shown and all(line.startswith("▶ files") for line in shown), text_of(tree)
+
+
+async def test_the_footer_makes_its_keys_again_only_when_they_change(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual recomposes a footer for each change of bindings it is told of: five times as the app
+    started, and twice more for each Tab that moved the focus between two widgets."""
+    made: list[str] = []
+    recompose = Footer.recompose
+
+    async def counted(footer: Footer) -> None:
+        made.append(" ".join(key.key for key in footer.query(FooterKey)))
+        await recompose(footer)
+
+    monkeypatch.setattr(Footer, "recompose", counted)
+    big_file(root)
+    app = AgentPagerApp(Workspace(root), "big.txt")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        assert len(made) == 1
+        shown = []
+        for _ in range(3):  # to the panel's tabs, its output, its first field
+            await pilot.press("tab")
+            await settle(pilot)
+            shown.append(footer_keys(app))
+        assert len(made) <= 4 and len(set(made)) == len(made), made
+        assert "q Quit" in shown[1] and shown[2] == ["esc Back"], "a field takes the letters"
 
 
 async def test_the_footer_shows_whole_keys_and_keeps_pin_sessions_and_quit(root: Path) -> None:

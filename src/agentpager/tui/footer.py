@@ -32,6 +32,8 @@ class FittedFooter(Footer):
         self._left_out: list[Widget] = []
         self._fitted = False
         """Whether the keys were measured since they last changed (or the footer's width did)."""
+        self._composed: tuple[Any, ...] | None = None
+        """What the keys were last made from (``_shown``)."""
 
     def compose(self) -> ComposeResult:
         """Textual's keys, each bound key given the footer's ``compact`` before it is mounted. A
@@ -50,9 +52,24 @@ class FittedFooter(Footer):
         self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out)
 
     async def recompose(self) -> None:
+        """Textual recomposes once for each change of the screen's bindings it is told of (14 as an
+        app starts, most of them after the last change): keys made from the same bindings are kept."""
+        shown = self._shown()
+        if shown == self._composed:
+            return
+        self._composed = shown
         self._left_out = []
         await super().recompose()
         self._fitted = False
+
+    def _shown(self) -> tuple[Any, ...]:
+        """What ``compose`` makes the keys from."""
+        bindings = [
+            (binding, enabled, tooltip, self.app.get_key_display(binding))
+            for _, binding, enabled, tooltip in self.screen.active_bindings.values()
+            if binding.show
+        ]
+        return (self._bindings_ready, self.compact, self.show_command_palette, bindings)
 
     def on_resize(self) -> None:
         for widget in self._left_out:
